@@ -1,0 +1,78 @@
+//! Command-line front end: one module per subcommand, each an args struct and a short `run`.
+//!
+//! Exit codes: 0 success; 1 a user or plan error, reported as `ERR_CODE: reason` lines; 2 a
+//! usage error (clap's own); 3 an internal failure.
+
+mod ui;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use git_papayu::Problem;
+
+/// Ask an LLM for a plan, keep it as a git note, apply it as a commit on a papayu/* branch.
+#[derive(Debug, Parser)]
+#[command(name = "git papayu", bin_name = "git papayu", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {}
+
+/// Why a command failed, as far as the exit code is concerned.
+#[derive(Debug)]
+pub enum CliError {
+    /// The user's input or the plan was rejected: print every problem, exit 1.
+    Problems(Vec<Problem>),
+    /// Something broke that is not the user's doing: exit 3.
+    Internal(anyhow::Error),
+}
+
+impl From<Problem> for CliError {
+    fn from(p: Problem) -> Self {
+        CliError::Problems(vec![p])
+    }
+}
+
+impl From<Vec<Problem>> for CliError {
+    fn from(p: Vec<Problem>) -> Self {
+        CliError::Problems(p)
+    }
+}
+
+impl From<anyhow::Error> for CliError {
+    fn from(e: anyhow::Error) -> Self {
+        CliError::Internal(e)
+    }
+}
+
+pub type CliResult = Result<(), CliError>;
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Problems(problems)) => {
+            for p in &problems {
+                ui::problem(p);
+            }
+            ExitCode::from(1)
+        }
+        Err(CliError::Internal(e)) => {
+            ui::status(&format!("error: {e:#}"));
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn dispatch(command: Command) -> CliResult {
+    match command {}
+}

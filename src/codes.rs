@@ -1,0 +1,163 @@
+//! Stable error codes and the `Problem` type every rejection is reported with.
+//!
+//! A code is part of the tool's interface: scripts match on it, the repair round sends it back
+//! to the model, and `trace report` counts it. Codes are never renamed or reused; a new rule gets
+//! a new code. The reason that travels with a code is one line that says what went wrong *and*
+//! what to do next.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+macro_rules! codes {
+    ($($variant:ident => $text:literal,)*) => {
+        /// Every stable error code the tool can print.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($variant,)*
+        }
+
+        impl Code {
+            /// All codes, in declaration order (used by docs and tests to stay in sync).
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code as printed, e.g. `ERR_PATH_DOTDOT`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+
+            /// Looks a printed code up again (for traces and golden files).
+            pub fn parse(text: &str) -> Option<Code> {
+                match text {
+                    $($text => Some(Code::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // Reading the model's answer.
+    EmptyInput => "ERR_EMPTY_INPUT",
+    InputNotUtf8 => "ERR_INPUT_NOT_UTF8",
+    InputTooLarge => "ERR_INPUT_TOO_LARGE",
+    NoJson => "ERR_NO_JSON",
+    JsonParse => "ERR_JSON_PARSE",
+    JsonTooDeep => "ERR_JSON_TOO_DEEP",
+    SchemaViolation => "ERR_SCHEMA_VIOLATION",
+    V2RootNotObject => "ERR_V2_ROOT_NOT_OBJECT",
+    V2NestedActions => "ERR_V2_NESTED_ACTIONS",
+    // Paths.
+    PathEmpty => "ERR_PATH_EMPTY",
+    PathAbsolute => "ERR_PATH_ABSOLUTE",
+    PathDrive => "ERR_PATH_DRIVE",
+    PathUnc => "ERR_PATH_UNC",
+    PathHome => "ERR_PATH_HOME",
+    PathDotDot => "ERR_PATH_DOTDOT",
+    PathDot => "ERR_PATH_DOT",
+    PathBackslash => "ERR_PATH_BACKSLASH",
+    PathControlChar => "ERR_PATH_CONTROL_CHAR",
+    PathTooLong => "ERR_PATH_TOO_LONG",
+    PathGitInternal => "ERR_PATH_GIT_INTERNAL",
+    PathThroughSymlink => "ERR_PATH_THROUGH_SYMLINK",
+    ProtectedPath => "ERR_PROTECTED_PATH",
+    ForbiddenPath => "ERR_FORBIDDEN_PATH",
+    // Limits and content.
+    TooManyActions => "ERR_TOO_MANY_ACTIONS",
+    FileTooLarge => "ERR_FILE_TOO_LARGE",
+    TotalTooLarge => "ERR_TOTAL_CONTENT_TOO_LARGE",
+    ContentNul => "ERR_CONTENT_NUL",
+    PseudoBinary => "ERR_PSEUDO_BINARY",
+    ContentMissing => "ERR_CONTENT_MISSING",
+    ContentUnexpected => "ERR_CONTENT_UNEXPECTED",
+    // Plan shape.
+    ActionConflict => "ERR_ACTION_CONFLICT",
+    NoChangesMarker => "ERR_NO_CHANGES_MARKER",
+    V2UpdateExistingForbidden => "ERR_V2_UPDATE_EXISTING_FORBIDDEN",
+    V1KindNotAllowed => "ERR_V1_KIND_NOT_ALLOWED",
+    PatchMissing => "ERR_PATCH_MISSING",
+    PatchWithContent => "ERR_PATCH_WITH_CONTENT",
+    PatchNotUnified => "ERR_PATCH_NOT_UNIFIED",
+    PatchApplyFailed => "ERR_PATCH_APPLY_FAILED",
+    RangeInvalid => "ERR_RANGE_INVALID",
+    BaseSha256Invalid => "ERR_BASE_SHA256_INVALID",
+    BaseMismatch => "ERR_BASE_MISMATCH",
+    NonUtf8File => "ERR_NON_UTF8_FILE",
+    UpdateWithoutBase => "ERR_UPDATE_WITHOUT_BASE",
+    MemoryPatchType => "ERR_MEMORY_PATCH_TYPE",
+    // Applying to a tree.
+    TargetExists => "ERR_TARGET_EXISTS",
+    TargetMissing => "ERR_TARGET_MISSING",
+    FileDirConflict => "ERR_FILE_DIR_CONFLICT",
+    // Repository and workflow.
+    NotARepository => "ERR_NOT_A_REPOSITORY",
+    BadRevision => "ERR_BAD_REVISION",
+    PlanNotFound => "ERR_PLAN_NOT_FOUND",
+    PlanAmbiguous => "ERR_PLAN_AMBIGUOUS",
+    PlanState => "ERR_PLAN_STATE",
+    DirtyWorktree => "ERR_DIRTY_WORKTREE",
+    MergeFailed => "ERR_MERGE_FAILED",
+    CheckFailed => "ERR_CHECK_FAILED",
+    RefMoved => "ERR_REF_MOVED",
+    NothingToUndo => "ERR_NOTHING_TO_UNDO",
+    NothingToRedo => "ERR_NOTHING_TO_REDO",
+    Io => "ERR_IO",
+    Git => "ERR_GIT",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One rejection: a stable code and a one-line reason that says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{code}: {reason}")]
+pub struct Problem {
+    pub code: Code,
+    pub reason: String,
+}
+
+impl Problem {
+    pub fn new(code: Code, reason: impl Into<String>) -> Problem {
+        let reason: String = reason.into();
+        // A reason is one line by contract: fold anything a caller let through.
+        let reason = if reason.contains('\n') {
+            reason.split('\n').collect::<Vec<_>>().join(" / ")
+        } else {
+            reason
+        };
+        Problem { code, reason }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for code in Code::ALL {
+            assert!(seen.insert(code.as_str()), "duplicate {code}");
+            assert_eq!(Code::parse(code.as_str()), Some(*code));
+        }
+    }
+
+    #[test]
+    fn reasons_are_folded_to_one_line() {
+        let p = Problem::new(Code::Io, "a\nb");
+        assert_eq!(p.reason, "a / b");
+        assert_eq!(p.to_string(), "ERR_IO: a / b");
+    }
+}

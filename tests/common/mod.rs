@@ -1,0 +1,220 @@
+//! Shared harness for integration tests: temporary repositories with a clean git environment
+//! and fixed dates, and the built binary run as `git papayu`.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::io::Write;
+
+/// Directory holding the built `git-papayu`, so `git papayu` finds it on `PATH`.
+pub fn bin_dir() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_git-papayu"));
+    exe.parent().expect("binary has a parent").to_path_buf()
+}
+
+fn path_with_bin() -> std::ffi::OsString {
+    let mut paths = vec![bin_dir()];
+    if let Some(p) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(paths).expect("joinable PATH")
+}
+
+/// A command with the hermetic environment every test uses.
+pub fn hermetic(program: &str, cwd: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(cwd)
+        .env_clear()
+        .env("PATH", path_with_bin())
+        .env("HOME", cwd)
+        .env("XDG_CONFIG_HOME", cwd.join(".xdg-test-config"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Test Author")
+        .env("GIT_AUTHOR_EMAIL", "author@example.com")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_NAME", "Test Committer")
+        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_PAGER", "cat")
+        .env("PAGER", "cat")
+        .env("LANG", "C")
+        .env("NO_COLOR", "1");
+    cmd
+}
+
+/// The result of one command, with everything needed to explain a failure.
+#[derive(Debug)]
+pub struct Run {
+    pub cmdline: String,
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from_output(cmdline: String, out: Output) -> Run {
+        Run {
+            cmdline,
+            status: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn dump(&self) -> String {
+        format!(
+            "command: {}\nexit: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.cmdline, self.status, self.stdout, self.stderr
+        )
+    }
+
+    /// Asserts exit 0 and returns self.
+    pub fn ok(self) -> Run {
+        assert_eq!(self.status, Some(0), "expected success\n{}", self.dump());
+        self
+    }
+
+    /// Asserts the given exit code and returns self.
+    pub fn code(self, code: i32) -> Run {
+        assert_eq!(self.status, Some(code), "expected exit {code}\n{}", self.dump());
+        self
+    }
+
+    /// Asserts exit 1 with `ERR_CODE` on stderr.
+    pub fn err(self, err_code: &str) -> Run {
+        assert_eq!(self.status, Some(1), "expected exit 1 with {err_code}\n{}", self.dump());
+        assert!(self.stderr.contains(err_code), "expected {err_code} on stderr\n{}", self.dump());
+        self
+    }
+}
+
+/// Runs `program args…` in `cwd` with optional stdin.
+pub fn run_in<I, S>(cwd: &Path, program: &str, args: I, stdin: Option<&[u8]>) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+    let cmdline = std::iter::once(program.to_string())
+        .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut cmd = hermetic(program, cwd);
+    cmd.args(&args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {cmdline}: {e}"));
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin piped");
+        let input = input.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+    let out = child.wait_with_output().expect("wait");
+    Run::from_output(cmdline, out)
+}
+
+/// A temporary git repository with one initial commit on `main`.
+pub struct TestRepo {
+    pub dir: tempfile::TempDir,
+}
+
+impl TestRepo {
+    /// An empty repository (no commits yet) on branch `main`.
+    pub fn empty() -> TestRepo {
+        let dir = tempfile::Builder::new().prefix("papayu-test").tempdir().expect("tempdir");
+        let repo = TestRepo { dir };
+        repo.git(["init", "-q", "-b", "main"]).ok();
+        repo
+    }
+
+    /// A repository whose first commit holds `files` (path, content).
+    pub fn with_files(files: &[(&str, &str)]) -> TestRepo {
+        let repo = TestRepo::empty();
+        for (path, content) in files {
+            repo.write(path, content);
+        }
+        repo.commit_all("initial");
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, path: &str, content: &str) {
+        let full = self.path().join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, content).expect("write");
+    }
+
+    pub fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.path().join(path)).expect("read")
+    }
+
+    pub fn commit_all(&self, message: &str) -> String {
+        self.git(["add", "-A"]).ok();
+        self.git(["commit", "-q", "-m", message]).ok();
+        self.rev("HEAD")
+    }
+
+    pub fn git<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        run_in(self.path(), "git", args, None)
+    }
+
+    /// Runs `git papayu args…`.
+    pub fn papayu<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut all: Vec<std::ffi::OsString> = vec!["papayu".into()];
+        all.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        run_in(self.path(), "git", all, None)
+    }
+
+    /// Runs `git papayu args…` with `stdin` fed to it.
+    pub fn papayu_stdin<I, S>(&self, args: I, stdin: &[u8]) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut all: Vec<std::ffi::OsString> = vec!["papayu".into()];
+        all.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        run_in(self.path(), "git", all, Some(stdin))
+    }
+
+    /// The full object id `rev` resolves to.
+    pub fn rev(&self, rev: &str) -> String {
+        self.git(["rev-parse", "--verify", "-q", rev]).ok().stdout.trim().to_string()
+    }
+
+    /// Asserts `git fsck --strict` reports nothing wrong.
+    pub fn fsck(&self) {
+        let run = self.git(["fsck", "--strict", "--no-progress"]);
+        assert_eq!(run.status, Some(0), "git fsck failed\n{}", run.dump());
+        assert!(!run.stderr.contains("error"), "git fsck complained\n{}", run.dump());
+    }
+
+    /// Every ref and its value, plus HEAD, index and status: compare before/after to prove a
+    /// command left the user's repository alone.
+    pub fn snapshot(&self) -> String {
+        let refs = self.git(["for-each-ref", "--format=%(refname) %(objectname)"]).ok().stdout;
+        let head = self.git(["symbolic-ref", "-q", "HEAD"]).stdout;
+        let index = std::fs::read(self.path().join(".git/index")).unwrap_or_default();
+        let index = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            index.hash(&mut h);
+            h.finish()
+        };
+        let status = self.git(["status", "--porcelain=v2", "--untracked-files=all"]).ok().stdout;
+        format!("{refs}\nHEAD={head}\nindex={index:x}\nstatus={status}")
+    }
+}
