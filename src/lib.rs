@@ -9,7 +9,9 @@
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod codes;
+pub mod engine;
 pub mod patch;
 pub mod protocol;
+pub mod store;
 
 pub use codes::{Code, Problem};

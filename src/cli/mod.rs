@@ -3,7 +3,17 @@
 //! Exit codes: 0 success; 1 a user or plan error, reported as `ERR_CODE: reason` lines; 2 a
 //! usage error (clap's own); 3 an internal failure.
 
+mod apply;
+mod diff;
+mod discard;
+mod init;
+mod list;
+mod merge;
+mod plan;
+mod render;
+mod show;
 mod ui;
+mod undo;
 
 use std::process::ExitCode;
 
@@ -19,7 +29,18 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    Plan(plan::PlanArgs),
+    Apply(apply::ApplyArgs),
+    List(list::ListArgs),
+    Show(show::ShowArgs),
+    Diff(diff::DiffArgs),
+    Merge(merge::MergeArgs),
+    Discard(discard::DiscardArgs),
+    Undo(undo::UndoArgs),
+    Redo(undo::RedoArgs),
+    Init(init::InitArgs),
+}
 
 /// Why a command failed, as far as the exit code is concerned.
 #[derive(Debug)]
@@ -39,6 +60,12 @@ impl From<Problem> for CliError {
 impl From<Vec<Problem>> for CliError {
     fn from(p: Vec<Problem>) -> Self {
         CliError::Problems(p)
+    }
+}
+
+impl From<git_papayu::store::StoreError> for CliError {
+    fn from(e: git_papayu::store::StoreError) -> Self {
+        CliError::Problems(vec![e.to_problem()])
     }
 }
 
@@ -74,5 +101,16 @@ pub fn main() -> ExitCode {
 }
 
 fn dispatch(command: Command) -> CliResult {
-    match command {}
+    match command {
+        Command::Plan(args) => plan::run(args),
+        Command::Apply(args) => apply::run(args),
+        Command::List(args) => list::run(args),
+        Command::Show(args) => show::run(args),
+        Command::Diff(args) => diff::run(args),
+        Command::Merge(args) => merge::run(args),
+        Command::Discard(args) => discard::run(args),
+        Command::Undo(args) => undo::run_undo(args),
+        Command::Redo(args) => undo::run_redo(args),
+        Command::Init(args) => init::run(args),
+    }
 }

@@ -13,10 +13,10 @@ pub fn out(text: &str) {
     let result = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());
-    if let Err(e) = result {
-        if e.kind() == io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
+    if let Err(e) = result
+        && e.kind() == io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(0);
     }
 }
 

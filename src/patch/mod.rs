@@ -53,3 +53,26 @@ pub fn apply(original: &str, diff: &str) -> Result<Applied, Problem> {
         .collect();
     Ok(Applied { content, hunks })
 }
+
+/// Replaces lines `start..=end` (1-based) with `content`.
+pub fn replace_range(
+    original: &str,
+    start: usize,
+    end: usize,
+    content: &str,
+) -> Result<String, Problem> {
+    let lines: Vec<&str> = original.split_inclusive('\n').collect();
+    if start == 0 || end + 1 < start || end > lines.len() {
+        return Err(Problem::new(
+            Code::RangeInvalid,
+            format!(
+                "lines {start}-{end} are outside the file's {} lines",
+                lines.len()
+            ),
+        ));
+    }
+    let mut out: String = lines[..start - 1].concat();
+    out.push_str(content);
+    out.push_str(&lines[end..].concat());
+    Ok(out)
+}

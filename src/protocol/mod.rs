@@ -19,3 +19,6 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     }
     out
 }
+
+mod interim;
+pub use interim::{ParseOptions, Parsed, check_path, parse_answer, schema_hash};

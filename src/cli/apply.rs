@@ -1,0 +1,136 @@
+//! `git papayu apply`: commit a stored plan on its own papayu/* branch.
+
+use clap::Args;
+use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
+use git_papayu::engine::check::CheckChoice;
+use git_papayu::store::Store;
+use git_papayu::{Code, Problem};
+
+use super::{CliError, CliResult, render, ui};
+
+/// Apply a plan as one commit on a new branch papayu/<slug>-<id>.
+///
+/// The commit is built straight from the object database: your working tree, index and current
+/// branch are not touched. When a check command is configured (--check, PAPAYU_CHECK_COMMAND,
+/// git config papayu.checkCommand, or default_test_command in .papa-yu/project.json at the base)
+/// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first; if it fails, no branch
+/// is created and the plan is marked failed. apply never calls a model.
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// Plan id (a unique prefix); default: the newest plan on HEAD.
+    pub plan: Option<String>,
+    /// Run this check command (through sh -c) in the proposal's worktree.
+    #[arg(long, value_name = "CMD", conflicts_with = "no_check")]
+    pub check: Option<String>,
+    /// Do not run any check.
+    #[arg(long)]
+    pub no_check: bool,
+    /// Apply onto this revision instead of the plan's base; every file the plan touches must be
+    /// unchanged there.
+    #[arg(long, value_name = "REV")]
+    pub onto: Option<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also show how each patch hunk was placed.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+pub fn run(args: ApplyArgs) -> CliResult {
+    let ApplyArgs {
+        plan,
+        check,
+        no_check,
+        onto,
+        json,
+        verbose,
+    } = args;
+    let check = match (check, no_check) {
+        (Some(cmd), _) => CheckChoice::Command(cmd),
+        (None, true) => CheckChoice::Skip,
+        (None, false) => CheckChoice::Configured,
+    };
+    let store = Store::open()?;
+    let outcome = apply::apply(&store, &ApplyRequest { plan, onto, check })?;
+    match outcome {
+        Outcome::Applied {
+            record,
+            branch,
+            commit,
+            changes,
+            check,
+        } => {
+            ui::status("APPLY_SUCCESS");
+            if json {
+                ui::json(&serde_json::json!({
+                    "plan": record.id, "branch": branch, "commit": commit.to_string(),
+                    "changes": changes, "check": check,
+                }));
+                return Ok(());
+            }
+            if let Some(report) = &check {
+                ui::status(&format!(
+                    "check passed: {} ({:.1}s)",
+                    report.command, report.seconds
+                ));
+            }
+            if verbose {
+                for change in &changes {
+                    for hunk in &change.hunks {
+                        ui::status(&format!(
+                            "{}: hunk {} placed at line {} by {} (offset {:+})",
+                            change.path, hunk.hunk, hunk.line, hunk.strategy, hunk.offset
+                        ));
+                    }
+                }
+            }
+            ui::outln(&format!(
+                "Applied plan {} as {branch} ({})",
+                record.short_id(),
+                &commit.to_string()[..10]
+            ));
+            ui::out(&render::diffstat(&changes));
+            ui::outln(&format!(
+                "Review: git papayu diff {0}   Merge: git papayu merge {0}   Discard: git papayu discard {0}",
+                record.short_id()
+            ));
+            Ok(())
+        }
+        Outcome::NothingToApply { record } => {
+            if json {
+                ui::json(&serde_json::json!({ "plan": record.id, "branch": null, "changes": [] }));
+            } else {
+                ui::outln(&format!(
+                    "Plan {} changes nothing at its target; no branch was created.",
+                    record.short_id()
+                ));
+            }
+            Ok(())
+        }
+        Outcome::CheckFailed { record, report } => {
+            ui::status("APPLY_ROLLBACK");
+            if json {
+                ui::json(
+                    &serde_json::json!({ "plan": record.id, "branch": null, "check": report }),
+                );
+            } else {
+                ui::status(&format!(
+                    "--- last lines of `{}` ---\n{}\n---",
+                    report.command, report.output_tail
+                ));
+            }
+            let exit = report
+                .exit_code
+                .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
+            Err(CliError::from(Problem::new(
+                Code::CheckFailed,
+                format!(
+                    "check `{}` failed ({exit}); no branch was created and plan {} is marked failed",
+                    report.command,
+                    record.short_id()
+                ),
+            )))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! `git papayu diff`: a plan's changes, shown by `git diff` with your pager and colours.
+
+use std::ffi::OsString;
+
+use clap::Args;
+use git_papayu::engine::apply::{find_plan, load_ledger};
+use git_papayu::engine::tree::{self, BuildOptions};
+use git_papayu::store::records::EventKind;
+use git_papayu::store::{Store, worktree};
+use git_papayu::{Code, Problem};
+
+use super::CliResult;
+
+/// Show a plan's diff through git diff (pager, colour and diff settings apply).
+///
+/// For an applied plan this is its proposal branch against the commit it was applied onto; for
+/// a plan not applied yet, the dry run against its base. Arguments after -- go to git diff
+/// (e.g. -- --stat).
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
+    pub plan: Option<String>,
+    /// Extra options for git diff.
+    #[arg(last = true)]
+    pub git_args: Vec<OsString>,
+}
+
+pub fn run(args: DiffArgs) -> CliResult {
+    let DiffArgs { plan, git_args } = args;
+    let store = Store::open()?;
+    let ledger = load_ledger(&store)?;
+    let record = find_plan(&store, &ledger, plan.as_deref())?;
+    let branch_tip = ledger
+        .branch(&record.id)
+        .and_then(|b| store.ref_value(&format!("refs/heads/{b}")).ok().flatten());
+    let (from, to) = match branch_tip {
+        Some(tip) => {
+            let first = ledger
+                .events_of(&record.id)
+                .iter()
+                .rev()
+                .filter(|e| e.event == EventKind::Applied)
+                .find_map(|e| {
+                    e.commit
+                        .as_deref()
+                        .and_then(|c| git2::Oid::from_str(c).ok())
+                })
+                .unwrap_or(tip);
+            let parent = store
+                .repo
+                .find_commit(first)
+                .and_then(|c| c.parent_id(0))
+                .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
+            (parent.to_string(), tip.to_string())
+        }
+        None => {
+            let base = record.base_oid()?;
+            let base_tree = store
+                .repo
+                .find_commit(base)
+                .and_then(|c| c.tree())
+                .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
+            let built = tree::build(
+                &store.repo,
+                &base_tree,
+                &record.plan,
+                &BuildOptions {
+                    write: true,
+                    read: None,
+                },
+            )?;
+            (base.to_string(), built.tree.expect("written").to_string())
+        }
+    };
+    let mut cmd = worktree::git(&store);
+    if let Some(workdir) = store.repo.workdir() {
+        cmd.current_dir(workdir);
+    }
+    cmd.arg("diff").args(&git_args).arg(&from).arg(&to);
+    let status = cmd
+        .status()
+        .map_err(|e| Problem::new(Code::Io, format!("running git diff: {e}")))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(Problem::new(Code::Git, format!("git diff exited with {status}")).into())
+    }
+}

@@ -1,0 +1,32 @@
+//! `git papayu discard`: drop a proposal (undoable).
+
+use clap::Args;
+use git_papayu::engine::review;
+use git_papayu::store::Store;
+
+use super::{CliResult, ui};
+
+/// Delete a plan's proposal branch and check worktree and mark the plan discarded.
+///
+/// The branch tip stays reachable from the operation log, so git papayu undo brings it back
+/// even after git gc.
+#[derive(Debug, Args)]
+pub struct DiscardArgs {
+    /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
+    pub plan: Option<String>,
+}
+
+pub fn run(args: DiscardArgs) -> CliResult {
+    let DiscardArgs { plan } = args;
+    let store = Store::open()?;
+    let discarded = review::discard(&store, plan.as_deref())?;
+    let what = match &discarded.branch {
+        Some(branch) => format!("deleted {branch}"),
+        None => "it had no branch".to_string(),
+    };
+    ui::outln(&format!(
+        "Discarded plan {} ({what}). Undo with git papayu undo.",
+        discarded.record.short_id()
+    ));
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! `git papayu list`: every plan with its status.
+
+use clap::Args;
+use git_papayu::engine::apply::load_ledger;
+use git_papayu::store::Store;
+use git_papayu::store::records::now_millis;
+
+use super::{CliResult, render, ui};
+
+/// List plans, newest first, with status, base, branch and age.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: ListArgs) -> CliResult {
+    let ListArgs { json } = args;
+    let store = Store::open()?;
+    let ledger = load_ledger(&store)?;
+    let now = now_millis();
+    let rows: Vec<serde_json::Value> = ledger
+        .records
+        .iter()
+        .rev()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.id,
+                "short_id": r.short_id(),
+                "status": ledger.status(&r.id),
+                "base": r.base,
+                "branch": ledger.branch(&r.id),
+                "created_at": r.created_at,
+                "provider": r.provider,
+                "goal": r.goal,
+                "actions": r.plan.actions.len(),
+            })
+        })
+        .collect();
+    if json {
+        ui::json(&rows);
+        return Ok(());
+    }
+    if ledger.records.is_empty() {
+        ui::status("no plans yet; make one with git papayu plan --response FILE \"goal\"");
+        return Ok(());
+    }
+    for r in ledger.records.iter().rev() {
+        let status = ledger.status(&r.id);
+        let place = ledger
+            .branch(&r.id)
+            .map_or_else(|| format!("base {}", &r.base[..10]), str::to_string);
+        ui::outln(&format!(
+            "{}  {:<9}  {:>8}  {}  {}",
+            r.short_id(),
+            status.as_str(),
+            render::age(r.created_at, now),
+            git_papayu::engine::plan::one_line(&r.goal),
+            place
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,53 @@
+//! `git papayu merge`: bring a proposal into the current branch with git's own merge.
+
+use clap::Args;
+use git_papayu::engine::review::{self, MergeStyle};
+use git_papayu::store::Store;
+
+use super::{CliResult, ui};
+
+/// Merge a plan's proposal branch into the current branch (git merge; hooks apply).
+///
+/// Refuses when tracked files have uncommitted changes. A merge that stops on a conflict is
+/// aborted, leaving everything as it was. Undo with git papayu undo.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
+    pub plan: Option<String>,
+    /// Make one commit with the proposal's changes and message instead of a merge.
+    #[arg(long, conflicts_with = "ff_only")]
+    pub squash: bool,
+    /// Only fast-forward; refuse if the branches diverged.
+    #[arg(long)]
+    pub ff_only: bool,
+}
+
+pub fn run(args: MergeArgs) -> CliResult {
+    let MergeArgs {
+        plan,
+        squash,
+        ff_only,
+    } = args;
+    let style = match (squash, ff_only) {
+        (true, _) => MergeStyle::Squash,
+        (_, true) => MergeStyle::FastForwardOnly,
+        _ => MergeStyle::Merge,
+    };
+    let store = Store::open()?;
+    let merged = review::merge(&store, plan.as_deref(), style)?;
+    let into = merged.into.trim_start_matches("refs/heads/");
+    if merged.old == merged.new {
+        ui::outln(&format!(
+            "Plan {} is already contained in {into}; nothing to merge.",
+            merged.record.short_id()
+        ));
+    } else {
+        ui::outln(&format!(
+            "Merged plan {} into {into} ({}..{}). Undo with git papayu undo.",
+            merged.record.short_id(),
+            &merged.old.to_string()[..10],
+            &merged.new.to_string()[..10]
+        ));
+    }
+    Ok(())
+}

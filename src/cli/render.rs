@@ -1,0 +1,178 @@
+//! Rendering for humans: diffs, diffstats, ages. Pure functions returning strings.
+
+use std::io::IsTerminal;
+
+use git_papayu::engine::tree::{ChangeKind, FileChange};
+
+/// Whether to colour stdout: a terminal, `NO_COLOR` unset, and git's `color.ui` not `never`.
+pub fn color_enabled() -> bool {
+    if std::env::var_os("NO_COLOR").is_some() || !std::io::stdout().is_terminal() {
+        return false;
+    }
+    let configured = git2::Config::open_default()
+        .ok()
+        .and_then(|c| c.get_string("color.ui").ok())
+        .unwrap_or_default();
+    configured != "never" && configured != "false"
+}
+
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+/// A unified diff of every change, git style.
+pub fn diff(changes: &[FileChange], color: bool) -> String {
+    let paint = Paint { on: color };
+    let mut out = String::new();
+    for change in changes {
+        let path = &change.path;
+        out.push_str(&paint.wrap("1", &format!("diff --git a/{path} b/{path}")));
+        out.push('\n');
+        match change.kind {
+            ChangeKind::Added => out.push_str(&paint.wrap("1", "new file\n--- /dev/null")),
+            ChangeKind::Deleted => {
+                out.push_str(&paint.wrap("1", &format!("deleted file\n--- a/{path}")))
+            }
+            ChangeKind::Modified => out.push_str(&paint.wrap("1", &format!("--- a/{path}"))),
+        }
+        out.push('\n');
+        let plus = if change.kind == ChangeKind::Deleted {
+            "+++ /dev/null".to_string()
+        } else {
+            format!("+++ b/{path}")
+        };
+        out.push_str(&paint.wrap("1", &plus));
+        out.push('\n');
+        let old = change.old.as_deref().unwrap_or_default();
+        let new = change.new.as_deref().unwrap_or_default();
+        match (std::str::from_utf8(old), std::str::from_utf8(new)) {
+            (Ok(old), Ok(new)) => {
+                let patch = diffy::create_patch(old, new);
+                for hunk in patch.hunks() {
+                    let header = format!("@@ -{} +{} @@", hunk.old_range(), hunk.new_range());
+                    out.push_str(&paint.wrap("36", &header));
+                    out.push('\n');
+                    for line in hunk.lines() {
+                        let (text, colored) = match line {
+                            diffy::Line::Insert(t) => (
+                                t,
+                                paint.wrap("32", &format!("+{}", t.trim_end_matches('\n'))),
+                            ),
+                            diffy::Line::Delete(t) => (
+                                t,
+                                paint.wrap("31", &format!("-{}", t.trim_end_matches('\n'))),
+                            ),
+                            diffy::Line::Context(t) => {
+                                (t, format!(" {}", t.trim_end_matches('\n')))
+                            }
+                        };
+                        out.push_str(&colored);
+                        out.push('\n');
+                        if !text.ends_with('\n') {
+                            out.push_str("\\ No newline at end of file\n");
+                        }
+                    }
+                }
+            }
+            _ => out.push_str("Binary files differ\n"),
+        }
+    }
+    out
+}
+
+/// Lines added and removed in one change.
+fn counts(change: &FileChange) -> (usize, usize) {
+    let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default()).into_owned();
+    let new = String::from_utf8_lossy(change.new.as_deref().unwrap_or_default()).into_owned();
+    let patch = diffy::create_patch(&old, &new);
+    let mut added = 0;
+    let mut removed = 0;
+    for hunk in patch.hunks() {
+        for line in hunk.lines() {
+            match line {
+                diffy::Line::Insert(_) => added += 1,
+                diffy::Line::Delete(_) => removed += 1,
+                diffy::Line::Context(_) => {}
+            }
+        }
+    }
+    (added, removed)
+}
+
+/// `git diff --stat`-like summary.
+pub fn diffstat(changes: &[FileChange]) -> String {
+    let mut out = String::new();
+    let width = changes.iter().map(|c| c.path.len()).max().unwrap_or(0);
+    let (mut total_add, mut total_del) = (0, 0);
+    for change in changes {
+        let (add, del) = counts(change);
+        total_add += add;
+        total_del += del;
+        out.push_str(&format!(
+            " {:width$} | {:>4} {}{}\n",
+            change.path,
+            add + del,
+            "+".repeat(add.min(30)),
+            "-".repeat(del.min(30))
+        ));
+    }
+    let files = changes.len();
+    out.push_str(&format!(
+        " {files} file{} changed, {total_add} insertion{}(+), {total_del} deletion{}(-)\n",
+        if files == 1 { "" } else { "s" },
+        if total_add == 1 { "" } else { "s" },
+        if total_del == 1 { "" } else { "s" }
+    ));
+    out
+}
+
+/// How long ago a millisecond timestamp was, in the largest whole unit.
+pub fn age(then_millis: i64, now_millis: i64) -> String {
+    let secs = (now_millis - then_millis).max(0) / 1000;
+    match secs {
+        0..60 => format!("{secs}s ago"),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_use_the_largest_unit() {
+        assert_eq!(age(0, 59_000), "59s ago");
+        assert_eq!(age(0, 3_600_000), "1h ago");
+        assert_eq!(age(0, 3 * 86_400_000), "3d ago");
+        assert_eq!(age(10, 0), "0s ago");
+    }
+
+    #[test]
+    fn diffstat_counts_lines() {
+        let change = FileChange {
+            path: "a.txt".into(),
+            kind: ChangeKind::Modified,
+            old: Some(b"one\ntwo\n".to_vec()),
+            new: Some(b"one\n2\nthree\n".to_vec()),
+            hunks: Vec::new(),
+        };
+        let stat = diffstat(&[change]);
+        assert!(stat.contains("a.txt |    3 ++-"), "{stat}");
+        assert!(
+            stat.contains("1 file changed, 2 insertions(+), 1 deletion(-)"),
+            "{stat}"
+        );
+    }
+}

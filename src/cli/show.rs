@@ -1,0 +1,116 @@
+//! `git papayu show`: one plan in full.
+
+use clap::Args;
+use git_papayu::engine::apply::{find_plan, load_ledger};
+use git_papayu::store::Store;
+use git_papayu::store::records::{Event, PlanRecord, Status};
+
+use super::{CliResult, render, ui};
+
+/// Show one plan: goal, summary, steps, risks, questions, actions, status and history.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
+    pub plan: Option<String>,
+    /// Print the record, status and events as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: ShowArgs) -> CliResult {
+    let ShowArgs { plan, json } = args;
+    let store = Store::open()?;
+    let ledger = load_ledger(&store)?;
+    let record = find_plan(&store, &ledger, plan.as_deref())?;
+    let status = ledger.status(&record.id);
+    let events = ledger.events_of(&record.id);
+    if json {
+        ui::json(&serde_json::json!({
+            "plan": record,
+            "status": status,
+            "branch": ledger.branch(&record.id),
+            "events": events,
+        }));
+    } else {
+        ui::out(&describe(&record, Some(status), events));
+    }
+    Ok(())
+}
+
+fn list(out: &mut String, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!("{title}:\n"));
+    for item in items {
+        out.push_str(&format!("  - {}\n", item.replace('\n', "\n    ")));
+    }
+}
+
+/// The human description of a plan shared by `plan` and `show`.
+pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -> String {
+    let plan = &record.plan;
+    let mut out = format!(
+        "plan {}  (protocol v{}, {} action{}, base {})\n",
+        record.short_id(),
+        record.schema_version,
+        plan.actions.len(),
+        if plan.actions.len() == 1 { "" } else { "s" },
+        &record.base[..record.base.len().min(10)]
+    );
+    if let Some(status) = status {
+        out.push_str(&format!("Status: {}\n", status.as_str()));
+    }
+    out.push_str(&format!("Goal: {}\n", record.goal));
+    if let Some(summary) = &plan.summary {
+        out.push_str(&format!(
+            "Summary: {}\n",
+            summary.trim_end().replace('\n', "\n  ")
+        ));
+    }
+    if !plan.steps.is_empty() {
+        out.push_str("Steps:\n");
+        for (i, step) in plan.steps.iter().enumerate() {
+            match &step.details {
+                Some(d) => out.push_str(&format!("  {}. {} — {}\n", i + 1, step.step, d)),
+                None => out.push_str(&format!("  {}. {}\n", i + 1, step.step)),
+            }
+        }
+    }
+    list(&mut out, "Risks", &plan.risks);
+    list(&mut out, "Questions", &plan.questions);
+    list(
+        &mut out,
+        "Commands suggested (never run by papayu)",
+        &plan.commands_to_run,
+    );
+    if !plan.actions.is_empty() {
+        out.push_str("Actions:\n");
+        for action in &plan.actions {
+            out.push_str(&format!("  {:<13} {}\n", action.kind.as_str(), action.path));
+        }
+    }
+    if !events.is_empty() {
+        out.push_str("History:\n");
+        let now = git_papayu::store::records::now_millis();
+        for e in events {
+            let mut line = format!(
+                "  {:<9} {}",
+                serde_json::to_value(e.event)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                render::age(e.at, now)
+            );
+            if let Some(b) = &e.branch {
+                line.push_str(&format!("  {b}"));
+            }
+            if let Some(code) = e.exit_code {
+                line.push_str(&format!("  exit {code}"));
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -1,0 +1,57 @@
+//! `git papayu undo` and `git papayu redo`.
+
+use clap::Args;
+use git_papayu::engine::history::{self, Reverted};
+use git_papayu::store::Store;
+
+use super::{CliResult, ui};
+
+/// Undo the last papayu operation (plan, apply, merge, discard), refs compare-and-swap.
+///
+/// Refuses, changing nothing, when a ref the operation moved has moved again since.
+#[derive(Debug, Args)]
+pub struct UndoArgs {}
+
+/// Redo the operation the last undo reverted.
+#[derive(Debug, Args)]
+pub struct RedoArgs {}
+
+fn report(headline: &str, reverted: &Reverted) {
+    ui::outln(headline);
+    for change in &reverted.changes {
+        let show = |o: Option<git2::Oid>| {
+            o.map_or_else(|| "(none)".to_string(), |o| o.to_string()[..10].to_string())
+        };
+        ui::status(&format!(
+            "  {}: {} -> {}",
+            change.name,
+            show(change.old),
+            show(change.new)
+        ));
+    }
+}
+
+pub fn run_undo(args: UndoArgs) -> CliResult {
+    let UndoArgs {} = args;
+    let store = Store::open()?;
+    let reverted = history::undo(&store)?;
+    report(
+        &format!("Undid: {}", reverted.target.op.description),
+        &reverted,
+    );
+    Ok(())
+}
+
+pub fn run_redo(args: RedoArgs) -> CliResult {
+    let RedoArgs {} = args;
+    let store = Store::open()?;
+    let reverted = history::redo(&store)?;
+    report(
+        &format!(
+            "Redid: {}",
+            reverted.target.op.description.trim_start_matches("undo ")
+        ),
+        &reverted,
+    );
+    Ok(())
+}

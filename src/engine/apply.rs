@@ -1,0 +1,279 @@
+//! Applying a stored plan: one commit, built from the object database, on a new
+//! `papayu/<slug>-<id>` branch — after the user's check passed in a worktree, when there is one.
+//!
+//! The branch only comes into existence once the commit has passed its check, and it is created
+//! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
+//! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
+
+use git2::{Oid, Signature};
+
+use super::check::{self, CheckChoice, CheckReport};
+use super::tree::{self, BuildOptions, FileChange};
+use crate::codes::{Code, Problem};
+use crate::store::oplog::{self, OpKind, Pending};
+use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
+use crate::store::refs::RefChange;
+use crate::store::{NOTES_REF, Store, StoreError, worktree};
+
+pub struct ApplyRequest {
+    /// Plan id prefix or proposal branch; `None` = the newest plan on `HEAD`.
+    pub plan: Option<String>,
+    /// Apply onto this revision instead of the plan's base.
+    pub onto: Option<String>,
+    pub check: CheckChoice,
+}
+
+/// How an apply ended (failures that leave nothing behind are `Err`).
+pub enum Outcome {
+    Applied {
+        record: PlanRecord,
+        branch: String,
+        commit: Oid,
+        changes: Vec<FileChange>,
+        check: Option<CheckReport>,
+    },
+    /// The plan changes nothing at its target: there is nothing to commit.
+    NothingToApply { record: PlanRecord },
+    /// The check failed: no branch, a `failed` event on the plan.
+    CheckFailed {
+        record: PlanRecord,
+        report: CheckReport,
+    },
+}
+
+/// Finds the plan a command is about: the one named; else the newest plan based on `HEAD`;
+/// else the plan `HEAD` itself carries out (a merged proposal's `Papayu-Plan:` trailer, on
+/// `HEAD` or on the merged side of a merge commit).
+pub fn find_plan(
+    store: &Store,
+    ledger: &Ledger,
+    spec: Option<&str>,
+) -> Result<PlanRecord, Problem> {
+    if let Some(spec) = spec {
+        return ledger.resolve(spec).cloned();
+    }
+    let head = store.resolve_commit("HEAD").map_err(|_| {
+        Problem::new(
+            Code::PlanNotFound,
+            "HEAD has no commit, so it has no plan; name one (git papayu list)",
+        )
+    })?;
+    if let Some(record) = ledger.newest_on(head) {
+        return Ok(record.clone());
+    }
+    let commit = store
+        .repo
+        .find_commit(head)
+        .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
+    let carriers = std::iter::once(commit.clone()).chain(commit.parent(1).ok());
+    for carrier in carriers {
+        let message = String::from_utf8_lossy(carrier.message_bytes()).into_owned();
+        let id = message
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("Papayu-Plan:"))
+            .map(str::trim);
+        if let Some(record) = id.and_then(|id| ledger.records.iter().find(|r| r.id == id)) {
+            return Ok(record.clone());
+        }
+    }
+    Err(Problem::new(
+        Code::PlanNotFound,
+        "no plan on HEAD; name one (git papayu list)",
+    ))
+}
+
+pub fn load_ledger(store: &Store) -> Result<Ledger, Problem> {
+    let notes = store.ref_value(NOTES_REF)?;
+    Ok(Ledger::load(&store.repo, notes)?)
+}
+
+pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Problem>> {
+    let ledger = load_ledger(store).map_err(|p| vec![p])?;
+    let record = find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
+    refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
+    let target = match &request.onto {
+        Some(rev) => store
+            .resolve_commit(rev)
+            .map_err(|e| vec![e.to_problem()])?,
+        None => record.base_oid().map_err(|e| vec![e.to_problem()])?,
+    };
+    let repo = &store.repo;
+    let target_commit = repo
+        .find_commit(target)
+        .map_err(|e| vec![StoreError::git("reading the target commit", e).to_problem()])?;
+    let target_tree = target_commit
+        .tree()
+        .map_err(|e| vec![StoreError::git("reading the target tree", e).to_problem()])?;
+    let built = tree::build(
+        repo,
+        &target_tree,
+        &record.plan,
+        &BuildOptions {
+            write: true,
+            read: Some(&record.context),
+        },
+    )?;
+    let new_tree = built.tree.expect("written builds have a tree");
+    if new_tree == target_tree.id() {
+        return Ok(Outcome::NothingToApply { record });
+    }
+    let commit =
+        write_commit(store, &record, target, new_tree).map_err(|e| vec![e.to_problem()])?;
+    let branch = branch_name(&record);
+
+    let mut report = None;
+    if let Some(command) = check::resolve(store, &request.check, target) {
+        let slot = worktree::acquire(store).map_err(|e| vec![e.to_problem()])?;
+        let result = check::run(store, &slot, commit, &command, &record.id)
+            .map_err(|e| vec![e.to_problem()])?;
+        if !result.passed {
+            record_failure(store, &record, target, commit, &result)
+                .map_err(|e| vec![e.to_problem()])?;
+            return Ok(Outcome::CheckFailed {
+                record,
+                report: result,
+            });
+        }
+        report = Some(result);
+    }
+
+    let mut event = Event::new(&record.id, EventKind::Applied);
+    event.branch = Some(branch.clone());
+    event.commit = Some(commit.to_string());
+    let mut pending = Pending::new(
+        OpKind::Apply,
+        format!("apply {} as {branch}", record.short_id()),
+    );
+    pending.refs.push(RefChange::new(
+        format!("refs/heads/{branch}"),
+        None,
+        Some(commit),
+    ));
+    pending.note_lines.push((
+        record.base_oid().map_err(|e| vec![e.to_problem()])?,
+        to_line(&event),
+    ));
+    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+    Ok(Outcome::Applied {
+        record,
+        branch,
+        commit,
+        changes: built.changes,
+        check: report,
+    })
+}
+
+/// A plan is applied at most once at a time: re-applying an applied or merged plan would only
+/// produce a second identical branch.
+fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<(), Problem> {
+    let status = ledger.status(&record.id);
+    if matches!(status, Status::Applied | Status::Merged) {
+        let branch = ledger.branch(&record.id).unwrap_or("its branch");
+        let exists = store
+            .ref_value(&format!("refs/heads/{branch}"))
+            .ok()
+            .flatten()
+            .is_some();
+        if exists {
+            return Err(Problem::new(
+                Code::PlanState,
+                format!(
+                    "plan {} is already {} as {branch}; review it with git papayu show, or discard it first",
+                    record.short_id(),
+                    status.as_str()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn record_failure(
+    store: &Store,
+    record: &PlanRecord,
+    target: Oid,
+    commit: Oid,
+    result: &CheckReport,
+) -> Result<(), StoreError> {
+    let mut event = Event::new(&record.id, EventKind::Failed);
+    event.commit = Some(commit.to_string());
+    event.exit_code = result.exit_code;
+    event.output_tail = Some(result.output_tail.clone());
+    event.detail = Some(format!("check `{}` failed onto {target}", result.command));
+    let mut pending = Pending::new(
+        OpKind::Apply,
+        format!("apply {} (check failed)", record.short_id()),
+    );
+    pending
+        .note_lines
+        .push((record.base_oid()?, to_line(&event)));
+    oplog::commit(store, &pending).map(|_| ())
+}
+
+pub fn to_line(event: &Event) -> String {
+    serde_json::to_string(event).expect("event serializes")
+}
+
+/// The commit message: the plan's summary, then the trailers that tie the commit to its plan.
+pub fn commit_message(record: &PlanRecord) -> String {
+    let summary = record
+        .plan
+        .summary
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let mut message = match summary {
+        Some(s) => s.to_string(),
+        None => format!("papayu: {}", super::plan::one_line(&record.goal)),
+    };
+    message.push_str(&format!(
+        "\n\nPapayu-Plan: {}\nPapayu-Trace: {}\n",
+        record.id, record.trace_id
+    ));
+    message
+}
+
+fn write_commit(
+    store: &Store,
+    record: &PlanRecord,
+    parent: Oid,
+    tree: Oid,
+) -> Result<Oid, StoreError> {
+    let repo = &store.repo;
+    let parent = repo
+        .find_commit(parent)
+        .map_err(|e| StoreError::git("reading the parent commit", e))?;
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|e| StoreError::git("reading the new tree", e))?;
+    let author: Signature<'_> = crate::store::author(repo);
+    let committer = crate::store::signature(repo);
+    repo.commit(
+        None,
+        &author,
+        &committer,
+        &commit_message(record),
+        &tree,
+        &[&parent],
+    )
+    .map_err(|e| StoreError::git("writing the proposal commit", e))
+}
+
+/// `papayu/<slug>-<id10>`, where the slug comes from the goal.
+pub fn branch_name(record: &PlanRecord) -> String {
+    let mut slug = String::new();
+    for c in record.goal.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+        if slug.len() >= 40 {
+            break;
+        }
+    }
+    let slug = slug.trim_matches('-');
+    let slug = if slug.is_empty() { "plan" } else { slug };
+    format!("papayu/{slug}-{}", record.short_id())
+}

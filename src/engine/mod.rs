@@ -1,0 +1,13 @@
+//! The workflows behind the commands: making, applying, reviewing and undoing plans.
+//!
+//! Each function here is one user-visible operation. It reads through [`crate::store`], decides,
+//! and commits its effect as one logged operation; it never prints.
+
+pub mod apply;
+pub mod check;
+pub mod history;
+pub mod plan;
+pub mod review;
+pub mod setup;
+mod trace;
+pub mod tree;

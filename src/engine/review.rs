@@ -1,0 +1,280 @@
+//! Finishing a proposal: merge it into the current branch with git's own merge, or discard it.
+//!
+//! Merge shells out to `git merge` on purpose: it must honour the user's hooks, merge drivers,
+//! attributes and working tree exactly as git does. It refuses on a dirty tree, and a merge that
+//! stops half-way is aborted so the repository is left as it was.
+
+use std::process::Command;
+
+use git2::Oid;
+
+use super::apply::{find_plan, load_ledger, to_line};
+use crate::codes::{Code, Problem};
+use crate::store::oplog::{self, OpKind, Pending};
+use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
+use crate::store::refs::RefChange;
+use crate::store::{Store, worktree};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeStyle {
+    /// A merge commit, or a fast-forward when possible (git's default).
+    Merge,
+    /// One new commit on the current branch carrying the proposal's changes and message.
+    Squash,
+    /// Only a fast-forward; refuse otherwise.
+    FastForwardOnly,
+}
+
+pub struct Merged {
+    pub record: PlanRecord,
+    pub into: String,
+    pub old: Oid,
+    pub new: Oid,
+}
+
+pub struct Discarded {
+    pub record: PlanRecord,
+    pub branch: Option<String>,
+    pub worktrees_removed: usize,
+}
+
+/// The proposal branch of a plan and its tip, when it exists.
+fn live_branch(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Option<(String, Oid)> {
+    let branch = ledger.branch(&record.id)?.to_string();
+    let tip = store
+        .ref_value(&format!("refs/heads/{branch}"))
+        .ok()
+        .flatten()?;
+    Some((branch, tip))
+}
+
+/// A git command in the user's working tree.
+fn git_here(store: &Store) -> Result<Command, Problem> {
+    let workdir = store.repo.workdir().ok_or_else(|| {
+        Problem::new(
+            Code::PlanState,
+            "this repository has no working tree; merge needs one",
+        )
+    })?;
+    let mut cmd = Command::new("git");
+    cmd.current_dir(workdir).env("GIT_MERGE_AUTOEDIT", "no");
+    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"] {
+        cmd.env_remove(var);
+    }
+    Ok(cmd)
+}
+
+fn git_output(store: &Store, args: &[&str]) -> Result<std::process::Output, Problem> {
+    git_here(store)?
+        .args(args)
+        .output()
+        .map_err(|e| Problem::new(Code::Io, format!("running git {}: {e}", args.join(" "))))
+}
+
+/// Refuses when tracked files have uncommitted changes (untracked files are fine: git itself
+/// refuses to overwrite them).
+pub fn require_clean(store: &Store) -> Result<(), Problem> {
+    let out = git_output(
+        store,
+        &[
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--ignore-submodules=dirty",
+        ],
+    )?;
+    if !out.status.success() {
+        return Err(Problem::new(
+            Code::Git,
+            format!(
+                "git status failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        ));
+    }
+    if !out.stdout.is_empty() {
+        let first = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        return Err(Problem::new(
+            Code::DirtyWorktree,
+            format!(
+                "your working tree has uncommitted changes ({}); commit or stash them first",
+                first.trim()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub fn merge(store: &Store, spec: Option<&str>, style: MergeStyle) -> Result<Merged, Problem> {
+    let ledger = load_ledger(store)?;
+    let record = find_plan(store, &ledger, spec)?;
+    let (branch, tip) = live_branch(store, &ledger, &record).ok_or_else(|| {
+        Problem::new(
+            Code::PlanState,
+            format!(
+                "plan {} has no proposal branch; apply it first",
+                record.short_id()
+            ),
+        )
+    })?;
+    let into = store.head_branch().ok_or_else(|| {
+        Problem::new(
+            Code::PlanState,
+            "HEAD is detached; check out the branch to merge into",
+        )
+    })?;
+    if into == format!("refs/heads/{branch}") {
+        return Err(Problem::new(
+            Code::PlanState,
+            format!("you are on {branch}; check out the branch to merge into"),
+        ));
+    }
+    require_clean(store)?;
+    let old = store.ref_value(&into)?;
+    let old =
+        old.ok_or_else(|| Problem::new(Code::PlanState, "the current branch has no commit yet"))?;
+
+    run_merge(store, &branch, tip, style)?;
+    let new = store.ref_value(&into)?.unwrap_or(old);
+
+    let mut event = Event::new(&record.id, EventKind::Merged);
+    event.branch = Some(branch.clone());
+    event.commit = Some(new.to_string());
+    event.detail = Some(format!("into {into}"));
+    let mut pending = Pending::new(
+        OpKind::Merge,
+        format!(
+            "merge {branch} into {}",
+            into.trim_start_matches("refs/heads/")
+        ),
+    );
+    if new != old {
+        pending
+            .recorded
+            .push(RefChange::new(into.clone(), Some(old), Some(new)));
+    }
+    pending
+        .note_lines
+        .push((record.base_oid()?, to_line(&event)));
+    oplog::commit(store, &pending)?;
+    Ok(Merged {
+        record,
+        into,
+        old,
+        new,
+    })
+}
+
+fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result<(), Problem> {
+    let tip = tip.to_string();
+    let args: Vec<&str> = match style {
+        MergeStyle::Merge => vec!["merge", "--no-edit", "--quiet", branch],
+        MergeStyle::FastForwardOnly => vec!["merge", "--ff-only", "--quiet", branch],
+        MergeStyle::Squash => vec!["merge", "--squash", "--quiet", branch],
+    };
+    let out = git_output(store, &args)?;
+    if !out.status.success() {
+        abort_merge(store);
+        let why = String::from_utf8_lossy(&out.stderr)
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string();
+        let why = if why.is_empty() {
+            String::from_utf8_lossy(&out.stdout)
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_string()
+        } else {
+            why
+        };
+        return Err(Problem::new(
+            Code::MergeFailed,
+            format!(
+                "git merge stopped ({why}); nothing was changed, resolve by hand with git merge {branch}"
+            ),
+        ));
+    }
+    if style == MergeStyle::Squash {
+        let staged = git_output(store, &["diff", "--cached", "--quiet"])?;
+        if staged.status.success() {
+            return Ok(()); // Already contained: nothing to commit.
+        }
+        let out = git_output(store, &["commit", "--quiet", "--no-verify", "-C", &tip])?;
+        if !out.status.success() {
+            abort_merge(store);
+            return Err(Problem::new(
+                Code::MergeFailed,
+                format!(
+                    "committing the squashed change failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Puts the working tree back after a merge that did not complete.
+fn abort_merge(store: &Store) {
+    let merging = store.repo.path().join("MERGE_HEAD").exists();
+    let args: &[&str] = if merging {
+        &["merge", "--abort"]
+    } else {
+        &["reset", "--merge", "--quiet"]
+    };
+    let _ = git_output(store, args);
+}
+
+pub fn discard(store: &Store, spec: Option<&str>) -> Result<Discarded, Problem> {
+    let ledger = load_ledger(store)?;
+    let record = find_plan(store, &ledger, spec)?;
+    let status = ledger.status(&record.id);
+    let live = live_branch(store, &ledger, &record);
+    if status == Status::Discarded && live.is_none() {
+        return Err(Problem::new(
+            Code::PlanState,
+            format!("plan {} is already discarded", record.short_id()),
+        ));
+    }
+    if let Some((branch, _)) = &live
+        && store.head_branch().as_deref() == Some(&format!("refs/heads/{branch}"))
+    {
+        return Err(Problem::new(
+            Code::PlanState,
+            format!("you are on {branch}; check out another branch before discarding it"),
+        ));
+    }
+    let mut event = Event::new(&record.id, EventKind::Discarded);
+    let mut pending = Pending::new(OpKind::Discard, format!("discard {}", record.short_id()));
+    if let Some((branch, tip)) = &live {
+        event.branch = Some(branch.clone());
+        event.commit = Some(tip.to_string());
+        pending.refs.push(RefChange::new(
+            format!("refs/heads/{branch}"),
+            Some(*tip),
+            None,
+        ));
+        pending.description = format!("discard {} ({branch})", record.short_id());
+    }
+    pending
+        .note_lines
+        .push((record.base_oid()?, to_line(&event)));
+    oplog::commit(store, &pending)?;
+    let worktrees_removed = match &live {
+        Some((_, tip)) => worktree::remove_holding(store, *tip)?,
+        None => 0,
+    };
+    Ok(Discarded {
+        record,
+        branch: live.map(|(b, _)| b),
+        worktrees_removed,
+    })
+}

@@ -1,0 +1,676 @@
+//! Turning a plan's actions into a new tree, straight from the object database.
+//!
+//! No checkout and no index: each action looks up only the paths it names in the base tree, and
+//! the new tree is written with `TreeUpdateBuilder`, so the cost grows with the number of
+//! changed paths, never with the size of the repository. The same code is the dry run that
+//! previews a plan (with `write: false` nothing is stored) and the real apply.
+//!
+//! It must never follow a symlink, turn a file into a directory or back, or write half a plan:
+//! every problem is collected first and the tree is only built when there are none.
+
+use std::collections::BTreeMap;
+
+use git2::{FileMode, ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder};
+
+use crate::codes::{Code, Problem};
+use crate::patch::{self, HunkReport};
+use crate::protocol::{Action, ActionKind, Plan, ProtocolVersion, sha256_hex};
+use crate::store::records::Fingerprint;
+
+/// What happened to one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One file's change, with both sides for previews and diffstats.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FileChange {
+    pub path: String,
+    pub kind: ChangeKind,
+    #[serde(skip)]
+    pub old: Option<Vec<u8>>,
+    #[serde(skip)]
+    pub new: Option<Vec<u8>>,
+    /// Per-hunk placement, for `PATCH_FILE`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<HunkReport>,
+}
+
+/// The result of building: the new tree (when written), the changes, and the fingerprint of
+/// every existing file the plan touched.
+#[derive(Debug)]
+pub struct Built {
+    pub tree: Option<Oid>,
+    pub changes: Vec<FileChange>,
+    pub touched: Vec<Fingerprint>,
+}
+
+/// How to build.
+pub struct BuildOptions<'a> {
+    /// Write blobs and trees to the object database (apply) or only check (preview).
+    pub write: bool,
+    /// At apply: the files the plan read when it was made. `UPDATE_FILE` must name one of them,
+    /// and every file the plan touches must still hold the blob it read.
+    pub read: Option<&'a [Fingerprint]>,
+}
+
+/// A path's state in the base tree, as far as the plan cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Missing,
+    File { oid: Oid, mode: i32 },
+    Symlink,
+    Dir,
+    Submodule,
+}
+
+/// What the plan has done so far to a path (an overlay on the base tree).
+#[derive(Debug, Clone)]
+enum Overlay {
+    File { content: Vec<u8>, mode: i32 },
+    Deleted,
+    DirDeleted,
+    Dir,
+}
+
+struct Builder<'r> {
+    repo: &'r Repository,
+    base: &'r Tree<'r>,
+    overlay: BTreeMap<String, Overlay>,
+    changes: Vec<FileChange>,
+    touched: Vec<Fingerprint>,
+    problems: Vec<Problem>,
+}
+
+/// Applies `plan`'s actions to `base`. All problems are reported together; on any problem
+/// nothing is written.
+pub fn build(
+    repo: &Repository,
+    base: &Tree<'_>,
+    plan: &Plan,
+    opts: &BuildOptions<'_>,
+) -> Result<Built, Vec<Problem>> {
+    // The builder borrows `base` for its whole life; re-find it to get a tree tied to `repo`.
+    let base = repo
+        .find_tree(base.id())
+        .map_err(|e| vec![git_problem("reading the base tree", &e)])?;
+    let mut b = Builder {
+        repo,
+        base: &base,
+        overlay: BTreeMap::new(),
+        changes: Vec::new(),
+        touched: Vec::new(),
+        problems: Vec::new(),
+    };
+    for (index, action) in plan.actions.iter().enumerate() {
+        b.action(index, action, plan.protocol, opts);
+    }
+    b.finish_dirs(plan);
+    if !b.problems.is_empty() {
+        return Err(b.problems);
+    }
+    let tree = if opts.write {
+        Some(b.write().map_err(|p| vec![p])?)
+    } else {
+        None
+    };
+    Ok(Built {
+        tree,
+        changes: b.changes,
+        touched: b.touched,
+    })
+}
+
+fn git_problem(context: &str, e: &git2::Error) -> Problem {
+    Problem::new(Code::Git, format!("{context}: {}", e.message()))
+}
+
+fn label(index: usize, action: &Action) -> String {
+    format!(
+        "action {} ({} {})",
+        index + 1,
+        action.kind.as_str(),
+        action.path
+    )
+}
+
+impl Builder<'_> {
+    fn fail(&mut self, code: Code, index: usize, action: &Action, why: impl AsRef<str>) {
+        self.problems.push(Problem::new(
+            code,
+            format!("{}: {}", label(index, action), why.as_ref()),
+        ));
+    }
+
+    /// The base tree's entry at `path` (ignoring the overlay).
+    fn base_entry(&self, path: &str) -> Entry {
+        match self.base.get_path(std::path::Path::new(path)) {
+            Err(_) => Entry::Missing,
+            Ok(e) => match (e.kind(), e.filemode()) {
+                (Some(ObjectType::Tree), _) => Entry::Dir,
+                (Some(ObjectType::Commit), _) => Entry::Submodule,
+                (_, mode) if mode == i32::from(FileMode::Link) => Entry::Symlink,
+                (_, mode) => Entry::File { oid: e.id(), mode },
+            },
+        }
+    }
+
+    /// Checks every proper prefix of `path`: it must be a directory (or absent) in the plan's
+    /// view of the tree, never a symlink, a file or a submodule.
+    fn parents_ok(&mut self, index: usize, action: &Action) -> bool {
+        let path = action.path.as_str();
+        let mut end = 0;
+        while let Some(slash) = path[end..].find('/') {
+            end += slash;
+            let prefix = &path[..end];
+            end += 1;
+            let overlay = self.overlay.get(prefix).cloned();
+            let entry = self.base_entry(prefix);
+            let problem = match (overlay, entry) {
+                (Some(Overlay::File { .. }), _) => Some((
+                    Code::FileDirConflict,
+                    format!("'{prefix}' is a file this plan creates; a path cannot go through it"),
+                )),
+                (Some(Overlay::Deleted | Overlay::DirDeleted | Overlay::Dir), _) => None,
+                (None, Entry::Symlink) => Some((
+                    Code::PathThroughSymlink,
+                    format!(
+                        "'{prefix}' is a symlink in the base tree; papayu never writes through symlinks"
+                    ),
+                )),
+                (None, Entry::File { .. }) => Some((
+                    Code::FileDirConflict,
+                    format!(
+                        "'{prefix}' is a file in the base tree; turning it into a directory is not supported"
+                    ),
+                )),
+                (None, Entry::Submodule) => Some((
+                    Code::FileDirConflict,
+                    format!("'{prefix}' is a submodule; change it in its own repository"),
+                )),
+                (None, Entry::Missing | Entry::Dir) => None,
+            };
+            if let Some((code, why)) = problem {
+                self.fail(code, index, action, why);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The plan's current view of `path`.
+    fn current(&self, path: &str) -> Entry {
+        match self.overlay.get(path) {
+            Some(Overlay::File { .. }) => Entry::File {
+                oid: Oid::ZERO_SHA1,
+                mode: i32::from(FileMode::Blob),
+            },
+            Some(Overlay::Deleted | Overlay::DirDeleted) => Entry::Missing,
+            Some(Overlay::Dir) => Entry::Dir,
+            None => self.base_entry(path),
+        }
+    }
+
+    fn action(
+        &mut self,
+        index: usize,
+        action: &Action,
+        protocol: ProtocolVersion,
+        opts: &BuildOptions<'_>,
+    ) {
+        if let Err(p) = crate::protocol::check_path(&action.path) {
+            self.problems.push(Problem::new(
+                p.code,
+                format!("{}: {}", label(index, action), p.reason),
+            ));
+            return;
+        }
+        if !self.parents_ok(index, action) {
+            return;
+        }
+        let entry = self.current(&action.path);
+        match action.kind {
+            ActionKind::CreateDir => self.create_dir(index, action, entry),
+            ActionKind::CreateFile => self.create_file(index, action, entry),
+            ActionKind::UpdateFile => self.update_file(index, action, entry, protocol, opts),
+            ActionKind::PatchFile | ActionKind::ReplaceRange => {
+                self.edit_file(index, action, entry, opts)
+            }
+            ActionKind::DeleteFile => self.delete_file(index, action, entry, opts),
+            ActionKind::DeleteDir => self.delete_dir(index, action, entry),
+        }
+    }
+
+    fn create_dir(&mut self, index: usize, action: &Action, entry: Entry) {
+        match entry {
+            Entry::Dir => {}
+            Entry::Missing => {
+                self.overlay.insert(action.path.clone(), Overlay::Dir);
+            }
+            _ => self.fail(
+                Code::FileDirConflict,
+                index,
+                action,
+                "a file already exists at this path",
+            ),
+        }
+    }
+
+    fn create_file(&mut self, index: usize, action: &Action, entry: Entry) {
+        match entry {
+            Entry::Missing => {
+                let content = action.content.clone().unwrap_or_default().into_bytes();
+                self.record_write(action, None, content, i32::from(FileMode::Blob), Vec::new());
+            }
+            Entry::Dir => self.fail(
+                Code::FileDirConflict,
+                index,
+                action,
+                "a directory exists at this path",
+            ),
+            Entry::Symlink => self.fail(
+                Code::PathThroughSymlink,
+                index,
+                action,
+                "a symlink exists at this path",
+            ),
+            _ => self.fail(
+                Code::TargetExists,
+                index,
+                action,
+                "the file already exists; change it with UPDATE_FILE (v1) or PATCH_FILE (v2)",
+            ),
+        }
+    }
+
+    /// Reads an existing regular file the plan is about to change, enforcing what the plan read.
+    fn existing(
+        &mut self,
+        index: usize,
+        action: &Action,
+        entry: Entry,
+        opts: &BuildOptions<'_>,
+    ) -> Option<(Vec<u8>, i32)> {
+        let (oid, mode) = match entry {
+            Entry::File { oid, mode } if oid != Oid::ZERO_SHA1 => (oid, mode),
+            Entry::File { .. } => {
+                self.fail(
+                    Code::ActionConflict,
+                    index,
+                    action,
+                    "the plan already wrote this file in an earlier action",
+                );
+                return None;
+            }
+            Entry::Missing => {
+                self.fail(
+                    Code::TargetMissing,
+                    index,
+                    action,
+                    "no such file in the base commit; create it with CREATE_FILE",
+                );
+                return None;
+            }
+            Entry::Dir => {
+                self.fail(
+                    Code::FileDirConflict,
+                    index,
+                    action,
+                    "this path is a directory",
+                );
+                return None;
+            }
+            Entry::Symlink => {
+                self.fail(
+                    Code::PathThroughSymlink,
+                    index,
+                    action,
+                    "this path is a symlink; papayu never writes through symlinks",
+                );
+                return None;
+            }
+            Entry::Submodule => {
+                self.fail(
+                    Code::FileDirConflict,
+                    index,
+                    action,
+                    "this path is a submodule",
+                );
+                return None;
+            }
+        };
+        let blob = match self.repo.find_blob(oid) {
+            Ok(b) => b.content().to_vec(),
+            Err(e) => {
+                self.problems.push(git_problem(&label(index, action), &e));
+                return None;
+            }
+        };
+        let fingerprint = Fingerprint {
+            path: action.path.clone(),
+            blob_oid: oid.to_string(),
+            sha256: sha256_hex(&blob),
+        };
+        if let Some(read) = opts.read {
+            match read.iter().find(|f| f.path == action.path) {
+                Some(seen) if seen.blob_oid != fingerprint.blob_oid => {
+                    self.fail(Code::BaseMismatch, index, action, format!(
+                        "the file changed since the plan read it (blob {} then, {} now); make a new plan",
+                        short(&seen.blob_oid), short(&fingerprint.blob_oid)));
+                    return None;
+                }
+                Some(_) => {}
+                None if action.kind == ActionKind::UpdateFile => {
+                    self.fail(Code::UpdateWithoutBase, index, action, "the plan never read this file, so it cannot replace it; make a new plan that reads it");
+                    return None;
+                }
+                None => {}
+            }
+        }
+        self.touched.push(fingerprint);
+        Some((blob, mode))
+    }
+
+    fn update_file(
+        &mut self,
+        index: usize,
+        action: &Action,
+        entry: Entry,
+        protocol: ProtocolVersion,
+        opts: &BuildOptions<'_>,
+    ) {
+        if protocol == ProtocolVersion::V2 && matches!(entry, Entry::File { .. }) {
+            self.fail(Code::V2UpdateExistingForbidden, index, action, "protocol v2 changes existing files with PATCH_FILE (patch + base_sha256), not UPDATE_FILE");
+            return;
+        }
+        let Some((old, mode)) = self.existing(index, action, entry, opts) else {
+            return;
+        };
+        let content = keep_line_endings(&old, action.content.clone().unwrap_or_default());
+        self.record_write(action, Some(old), content.into_bytes(), mode, Vec::new());
+    }
+
+    fn edit_file(&mut self, index: usize, action: &Action, entry: Entry, opts: &BuildOptions<'_>) {
+        let Some((old, mode)) = self.existing(index, action, entry, opts) else {
+            return;
+        };
+        let expected = action
+            .base_sha256
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let found = sha256_hex(&old);
+        if expected != found {
+            self.fail(Code::BaseMismatch, index, action, format!(
+                "base_sha256 {} does not match the file ({}); re-read the file and regenerate the change",
+                short(&expected), short(&found)));
+            return;
+        }
+        let Ok(text) = String::from_utf8(old.clone()) else {
+            self.fail(
+                Code::NonUtf8File,
+                index,
+                action,
+                "the file is not UTF-8; PATCH_FILE and REPLACE_RANGE work on text only",
+            );
+            return;
+        };
+        let result = if action.kind == ActionKind::PatchFile {
+            patch::apply(&text, action.patch.as_deref().unwrap_or_default())
+                .map(|a| (a.content, a.hunks))
+        } else {
+            let start = action.start_line.unwrap_or(0) as usize;
+            let end = action.end_line.unwrap_or(0) as usize;
+            patch::replace_range(
+                &text,
+                start,
+                end,
+                action.content.as_deref().unwrap_or_default(),
+            )
+            .map(|c| (c, Vec::new()))
+        };
+        match result {
+            Ok((content, hunks)) => {
+                self.record_write(action, Some(old), content.into_bytes(), mode, hunks)
+            }
+            Err(p) => self.problems.push(Problem::new(
+                p.code,
+                format!("{}: {}", label(index, action), p.reason),
+            )),
+        }
+    }
+
+    fn delete_file(
+        &mut self,
+        index: usize,
+        action: &Action,
+        entry: Entry,
+        opts: &BuildOptions<'_>,
+    ) {
+        if entry == Entry::Symlink {
+            // Removing a link never touches what it points at.
+            self.overlay.insert(action.path.clone(), Overlay::Deleted);
+            self.changes.push(FileChange {
+                path: action.path.clone(),
+                kind: ChangeKind::Deleted,
+                old: None,
+                new: None,
+                hunks: Vec::new(),
+            });
+            return;
+        }
+        let Some((old, _)) = self.existing(index, action, entry, opts) else {
+            return;
+        };
+        self.overlay.insert(action.path.clone(), Overlay::Deleted);
+        self.changes.push(FileChange {
+            path: action.path.clone(),
+            kind: ChangeKind::Deleted,
+            old: Some(old),
+            new: None,
+            hunks: Vec::new(),
+        });
+    }
+
+    fn delete_dir(&mut self, index: usize, action: &Action, entry: Entry) {
+        if entry != Entry::Dir {
+            let why = if entry == Entry::Missing {
+                "no such directory in the base commit"
+            } else {
+                "this path is not a directory"
+            };
+            self.fail(
+                if entry == Entry::Missing {
+                    Code::TargetMissing
+                } else {
+                    Code::FileDirConflict
+                },
+                index,
+                action,
+                why,
+            );
+            return;
+        }
+        let prefix = format!("{}/", action.path);
+        if self
+            .overlay
+            .iter()
+            .any(|(p, o)| p.starts_with(&prefix) && matches!(o, Overlay::File { .. }))
+        {
+            self.fail(
+                Code::ActionConflict,
+                index,
+                action,
+                "the plan writes files inside the directory it deletes",
+            );
+            return;
+        }
+        self.list_deleted(&action.path);
+        self.overlay
+            .insert(action.path.clone(), Overlay::DirDeleted);
+    }
+
+    /// Records every file under a deleted directory as a deletion, for previews and diffstats.
+    fn list_deleted(&mut self, dir: &str) {
+        let Ok(entry) = self.base.get_path(std::path::Path::new(dir)) else {
+            return;
+        };
+        let Ok(tree) = self.repo.find_tree(entry.id()) else {
+            return;
+        };
+        let mut files = Vec::new();
+        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |root, e| {
+            if e.kind() == Some(ObjectType::Blob)
+                && let Ok(name) = e.name()
+            {
+                files.push((format!("{dir}/{root}{name}"), e.id()));
+            }
+            git2::TreeWalkResult::Ok
+        });
+        for (path, oid) in files {
+            if matches!(self.overlay.get(&path), Some(Overlay::Deleted)) {
+                continue;
+            }
+            let old = self.repo.find_blob(oid).map(|b| b.content().to_vec()).ok();
+            self.changes.push(FileChange {
+                path,
+                kind: ChangeKind::Deleted,
+                old,
+                new: None,
+                hunks: Vec::new(),
+            });
+        }
+    }
+
+    fn record_write(
+        &mut self,
+        action: &Action,
+        old: Option<Vec<u8>>,
+        new: Vec<u8>,
+        mode: i32,
+        hunks: Vec<HunkReport>,
+    ) {
+        let kind = if old.is_some() {
+            ChangeKind::Modified
+        } else {
+            ChangeKind::Added
+        };
+        if old.as_deref() == Some(new.as_slice()) {
+            // Writing what is already there is not a change.
+            self.overlay
+                .insert(action.path.clone(), Overlay::File { content: new, mode });
+            return;
+        }
+        self.overlay.insert(
+            action.path.clone(),
+            Overlay::File {
+                content: new.clone(),
+                mode,
+            },
+        );
+        self.changes.push(FileChange {
+            path: action.path.clone(),
+            kind,
+            old,
+            new: Some(new),
+            hunks,
+        });
+    }
+
+    /// A directory git cannot represent (empty) gets a `.gitkeep`, unless the plan puts files
+    /// in it anyway.
+    fn finish_dirs(&mut self, plan: &Plan) {
+        for action in plan
+            .actions
+            .iter()
+            .filter(|a| a.kind == ActionKind::CreateDir)
+        {
+            if !matches!(self.overlay.get(&action.path), Some(Overlay::Dir)) {
+                continue;
+            }
+            let prefix = format!("{}/", action.path);
+            let filled = self
+                .overlay
+                .iter()
+                .any(|(p, o)| p.starts_with(&prefix) && matches!(o, Overlay::File { .. }));
+            if !filled {
+                let keep = format!("{prefix}.gitkeep");
+                self.overlay.insert(
+                    keep.clone(),
+                    Overlay::File {
+                        content: Vec::new(),
+                        mode: i32::from(FileMode::Blob),
+                    },
+                );
+                self.changes.push(FileChange {
+                    path: keep,
+                    kind: ChangeKind::Added,
+                    old: None,
+                    new: Some(Vec::new()),
+                    hunks: Vec::new(),
+                });
+            }
+        }
+    }
+
+    fn write(&self) -> Result<Oid, Problem> {
+        let mut updates = TreeUpdateBuilder::new();
+        for (path, overlay) in &self.overlay {
+            match overlay {
+                Overlay::File { content, mode } => {
+                    let oid = self
+                        .repo
+                        .blob(content)
+                        .map_err(|e| git_problem("writing a blob", &e))?;
+                    let mode = if *mode == i32::from(FileMode::BlobExecutable) {
+                        FileMode::BlobExecutable
+                    } else {
+                        FileMode::Blob
+                    };
+                    updates.upsert(path.as_str(), oid, mode);
+                }
+                Overlay::Deleted | Overlay::DirDeleted => {
+                    updates.remove(path.as_str());
+                }
+                Overlay::Dir => {}
+            }
+        }
+        updates
+            .create_updated(self.repo, self.base)
+            .map_err(|e| git_problem("writing the new tree", &e))
+    }
+}
+
+fn short(hex: &str) -> &str {
+    &hex[..hex.len().min(12)]
+}
+
+/// Keeps a CRLF file CRLF when the model sent its new content with bare LFs.
+fn keep_line_endings(old: &[u8], new: String) -> String {
+    let crlf = old.windows(2).filter(|w| w == b"\r\n").count();
+    let lf = old.iter().filter(|b| **b == b'\n').count();
+    if crlf > 0 && crlf == lf && !new.contains('\r') {
+        new.replace('\n', "\r\n")
+    } else {
+        new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_line_endings;
+
+    #[test]
+    fn crlf_files_stay_crlf() {
+        assert_eq!(
+            keep_line_endings(b"a\r\nb\r\n", "x\ny\n".into()),
+            "x\r\ny\r\n"
+        );
+        assert_eq!(keep_line_endings(b"a\nb\n", "x\ny\n".into()), "x\ny\n");
+        assert_eq!(keep_line_endings(b"a\r\nb\n", "x\ny\n".into()), "x\ny\n");
+    }
+}

@@ -1,0 +1,80 @@
+//! Typed failures of the git layer, each mapped once to a stable code.
+
+use crate::codes::{Code, Problem};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not a git repository ({0}); run git papayu inside a repository")]
+    NotARepository(String),
+    #[error("'{0}' does not name a commit; pass a branch, tag or commit id")]
+    BadRevision(String),
+    #[error(
+        "{name} moved (expected {expected}, found {found}); someone changed it since, look at it and retry"
+    )]
+    RefMoved {
+        name: String,
+        expected: String,
+        found: String,
+    },
+    #[error("{context}: {source}")]
+    Git {
+        context: String,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Problem(Problem),
+}
+
+impl StoreError {
+    pub fn git(context: impl Into<String>, source: git2::Error) -> StoreError {
+        StoreError::Git {
+            context: context.into(),
+            source,
+        }
+    }
+
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    /// The stable code this failure is reported with.
+    pub fn code(&self) -> Code {
+        match self {
+            StoreError::NotARepository(_) => Code::NotARepository,
+            StoreError::BadRevision(_) => Code::BadRevision,
+            StoreError::RefMoved { .. } => Code::RefMoved,
+            StoreError::Git { .. } => Code::Git,
+            StoreError::Io { .. } => Code::Io,
+            StoreError::Problem(p) => p.code,
+        }
+    }
+
+    pub fn to_problem(&self) -> Problem {
+        match self {
+            StoreError::Problem(p) => p.clone(),
+            other => Problem::new(other.code(), other.to_string()),
+        }
+    }
+}
+
+impl From<Problem> for StoreError {
+    fn from(p: Problem) -> Self {
+        StoreError::Problem(p)
+    }
+}
+
+impl From<StoreError> for Problem {
+    fn from(e: StoreError) -> Self {
+        e.to_problem()
+    }
+}

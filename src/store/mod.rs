@@ -1,0 +1,81 @@
+//! All git access goes through here: plan notes, refs, the operation log and check worktrees.
+//!
+//! Every mutation of the repository is an [`Operation`](oplog::Operation): a named set of
+//! compare-and-swap ref updates committed together with one new entry of the operation log, so
+//! that `undo` can invert it. Nothing in this module touches the user's working tree, index or
+//! current branch unless the operation is explicitly about them (merge, and undoing a merge).
+
+mod error;
+pub mod notes;
+pub mod oplog;
+pub mod records;
+pub mod refs;
+mod sig;
+pub mod worktree;
+
+use std::path::{Path, PathBuf};
+
+use git2::{Oid, Repository};
+
+pub use error::StoreError;
+pub use sig::{author, signature};
+
+/// The notes ref that holds plan records and their events.
+pub const NOTES_REF: &str = "refs/notes/papayu";
+/// The operation log: a chain of commits, one per papayu operation.
+pub const OPLOG_REF: &str = "refs/papayu/oplog";
+/// Prefix of proposal branches.
+pub const BRANCH_PREFIX: &str = "refs/heads/papayu/";
+
+/// An open repository plus the paths papayu keeps its private state in.
+pub struct Store {
+    pub repo: Repository,
+}
+
+impl Store {
+    /// Opens the repository the way git does: `GIT_DIR` and friends first, else discovery from
+    /// the current directory.
+    pub fn open() -> Result<Store, StoreError> {
+        let repo = Repository::open_from_env()
+            .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
+        Ok(Store { repo })
+    }
+
+    pub fn open_at(path: &Path) -> Result<Store, StoreError> {
+        let repo = Repository::discover(path)
+            .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
+        Ok(Store { repo })
+    }
+
+    /// `<common gitdir>/papayu`: traces and worktrees live here, shared by all worktrees.
+    pub fn state_dir(&self) -> PathBuf {
+        self.repo.commondir().join("papayu")
+    }
+
+    /// Resolves a revision to a commit id.
+    pub fn resolve_commit(&self, rev: &str) -> Result<Oid, StoreError> {
+        let object = self
+            .repo
+            .revparse_single(rev)
+            .map_err(|_| StoreError::BadRevision(rev.to_string()))?;
+        let commit = object
+            .peel_to_commit()
+            .map_err(|_| StoreError::BadRevision(rev.to_string()))?;
+        Ok(commit.id())
+    }
+
+    /// The current value of a ref, `None` when it does not exist.
+    pub fn ref_value(&self, name: &str) -> Result<Option<Oid>, StoreError> {
+        match self.repo.refname_to_id(name) {
+            Ok(oid) => Ok(Some(oid)),
+            Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(StoreError::git(format!("reading {name}"), e)),
+        }
+    }
+
+    /// The branch HEAD points at (`refs/heads/…`), `None` when HEAD is detached.
+    pub fn head_branch(&self) -> Option<String> {
+        let head = self.repo.find_reference("HEAD").ok()?;
+        head.symbolic_target().ok().flatten().map(str::to_string)
+    }
+}

@@ -1,0 +1,258 @@
+//! The operation log: one commit on `refs/papayu/oplog` per papayu operation.
+//!
+//! Each entry's tree holds `op.json` (what the operation was and every ref it changed, old and
+//! new). Its first parent is the previous entry; every commit a changed ref pointed to, before
+//! or after, is an extra parent, so nothing papayu ever replaced or deleted becomes unreachable
+//! and `git gc` cannot lose it. Undo and redo are operations too: they name the entry they
+//! invert and change refs back by compare-and-swap.
+
+use git2::{FileMode, ObjectType, Oid, Repository};
+use serde::{Deserialize, Serialize};
+
+use super::refs::{self, RefChange};
+use super::{NOTES_REF, OPLOG_REF, Store, StoreError, notes};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    Plan,
+    Apply,
+    Refine,
+    Merge,
+    Discard,
+    Undo,
+    Redo,
+}
+
+impl OpKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpKind::Plan => "plan",
+            OpKind::Apply => "apply",
+            OpKind::Refine => "refine",
+            OpKind::Merge => "merge",
+            OpKind::Discard => "discard",
+            OpKind::Undo => "undo",
+            OpKind::Redo => "redo",
+        }
+    }
+}
+
+/// One entry of the log, as stored in `op.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Operation {
+    pub op: OpKind,
+    pub description: String,
+    pub at: i64,
+    pub refs: Vec<RefChange>,
+    /// The previous entry of the log (the chain is followed through this, not through parents).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+    /// For undo and redo: the log entry this one inverts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+}
+
+/// A log entry together with the commit that holds it.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub id: Oid,
+    pub op: Operation,
+}
+
+/// What an operation wants to change, before notes and the log are added.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub kind: OpKind,
+    pub description: String,
+    /// Refs other than the notes and the log, with the values they were computed from.
+    pub refs: Vec<RefChange>,
+    /// Ref changes already made by git itself (a merge), logged so they can be undone.
+    pub recorded: Vec<RefChange>,
+    /// Note lines to append: (annotated commit, JSON line).
+    pub note_lines: Vec<(Oid, String)>,
+    pub target: Option<String>,
+}
+
+impl Pending {
+    pub fn new(kind: OpKind, description: impl Into<String>) -> Pending {
+        Pending {
+            kind,
+            description: description.into(),
+            refs: Vec::new(),
+            recorded: Vec::new(),
+            note_lines: Vec::new(),
+            target: None,
+        }
+    }
+}
+
+/// Commits an operation: appends its note lines, writes its log entry, and moves every ref by
+/// compare-and-swap. When only the notes or the log moved under us (another papayu process
+/// appended), the append is rebuilt on top and retried; any other moved ref is an error and
+/// nothing is written.
+pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
+    const ATTEMPTS: usize = 8;
+    let repo = &store.repo;
+    let mut last_error = None;
+    for _ in 0..ATTEMPTS {
+        let mut changes = pending.refs.clone();
+        if !pending.note_lines.is_empty() {
+            let old = store.ref_value(NOTES_REF)?;
+            let message = format!("papayu: {}", pending.description);
+            let new = notes::append(repo, old, &pending.note_lines, &message)?;
+            changes.push(RefChange::new(NOTES_REF, old, Some(new)));
+        }
+        let previous = store.ref_value(OPLOG_REF)?;
+        let op = Operation {
+            op: pending.kind,
+            description: pending.description.clone(),
+            at: super::records::now_millis(),
+            refs: pending.recorded.iter().chain(&changes).cloned().collect(),
+            previous: previous.map(|p| p.to_string()),
+            target: pending.target.clone(),
+        };
+        let entry = write_entry(repo, previous, &op)?;
+        changes.push(RefChange::new(OPLOG_REF, previous, Some(entry)));
+        match refs::update(
+            repo,
+            &changes,
+            &format!("papayu {}: {}", op.op.as_str(), op.description),
+        ) {
+            Ok(()) => return Ok(Entry { id: entry, op }),
+            Err(StoreError::RefMoved {
+                name,
+                expected,
+                found,
+            }) if name == OPLOG_REF || (name == NOTES_REF && !pending.note_lines.is_empty()) => {
+                last_error = Some(StoreError::RefMoved {
+                    name,
+                    expected,
+                    found,
+                });
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    Err(last_error.expect("at least one attempt ran"))
+}
+
+fn write_entry(
+    repo: &Repository,
+    previous: Option<Oid>,
+    op: &Operation,
+) -> Result<Oid, StoreError> {
+    let json = serde_json::to_vec_pretty(op).expect("operation serializes");
+    let blob = repo
+        .blob(&json)
+        .map_err(|e| StoreError::git("writing the operation log", e))?;
+    let mut builder = repo
+        .treebuilder(None)
+        .map_err(|e| StoreError::git("writing the operation log", e))?;
+    builder
+        .insert("op.json", blob, FileMode::Blob.into())
+        .map_err(|e| StoreError::git("writing the operation log", e))?;
+    let tree = builder
+        .write()
+        .map_err(|e| StoreError::git("writing the operation log", e))?;
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|e| StoreError::git("writing the operation log", e))?;
+    let mut parent_ids: Vec<Oid> = previous.into_iter().collect();
+    for change in &op.refs {
+        for oid in [change.old, change.new].into_iter().flatten() {
+            if !parent_ids.contains(&oid) && is_commit(repo, oid) {
+                parent_ids.push(oid);
+            }
+        }
+    }
+    let parents = parent_ids
+        .iter()
+        .map(|id| repo.find_commit(*id))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| StoreError::git("writing the operation log", e))?;
+    let parent_refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
+    let sig = super::signature(repo);
+    let message = format!("papayu {}: {}\n", op.op.as_str(), op.description);
+    repo.commit(None, &sig, &sig, &message, &tree, &parent_refs)
+        .map_err(|e| StoreError::git("writing the operation log", e))
+}
+
+fn is_commit(repo: &Repository, oid: Oid) -> bool {
+    repo.find_object(oid, None)
+        .is_ok_and(|o| o.kind() == Some(ObjectType::Commit))
+}
+
+/// The log, newest entry first.
+pub fn entries(store: &Store) -> Result<Vec<Entry>, StoreError> {
+    let repo = &store.repo;
+    let mut out = Vec::new();
+    let mut next = store.ref_value(OPLOG_REF)?;
+    while let Some(id) = next {
+        let commit = repo
+            .find_commit(id)
+            .map_err(|e| StoreError::git("reading the operation log", e))?;
+        let tree = commit
+            .tree()
+            .map_err(|e| StoreError::git("reading the operation log", e))?;
+        let entry = tree.get_name("op.json").ok_or_else(|| {
+            StoreError::git(
+                "reading the operation log",
+                git2::Error::from_str("entry without op.json"),
+            )
+        })?;
+        let blob = repo
+            .find_blob(entry.id())
+            .map_err(|e| StoreError::git("reading the operation log", e))?;
+        let op: Operation = serde_json::from_slice(blob.content()).map_err(|e| {
+            StoreError::git(
+                "reading the operation log",
+                git2::Error::from_str(&e.to_string()),
+            )
+        })?;
+        next = op
+            .previous
+            .as_deref()
+            .map(Oid::from_str)
+            .transpose()
+            .map_err(|e| StoreError::git("reading the operation log", e))?;
+        out.push(Entry { id, op });
+    }
+    Ok(out)
+}
+
+/// The entry `undo` should invert: the newest operation that is not an undo and has not been
+/// undone already.
+pub fn undo_target(entries: &[Entry]) -> Option<&Entry> {
+    let mut undone: Vec<&str> = Vec::new();
+    for entry in entries {
+        if entry.op.op == OpKind::Undo {
+            undone.extend(entry.op.target.as_deref());
+            continue;
+        }
+        if undone.iter().any(|u| *u == entry.id.to_string()) {
+            continue;
+        }
+        return Some(entry);
+    }
+    None
+}
+
+/// The undo entry `redo` should invert: the newest undo not yet redone, provided no new
+/// operation happened after it (a new operation clears the redo history, as in any editor).
+pub fn redo_target(entries: &[Entry]) -> Option<&Entry> {
+    let mut redone: Vec<&str> = Vec::new();
+    for entry in entries {
+        match entry.op.op {
+            OpKind::Redo => redone.extend(entry.op.target.as_deref()),
+            OpKind::Undo => {
+                if !redone.iter().any(|r| *r == entry.id.to_string()) {
+                    return Some(entry);
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}

@@ -1,0 +1,269 @@
+//! Plan records and their events, as stored one JSON line each in the papayu notes.
+//!
+//! A note may be merged with `git notes merge -s cat_sort_uniq`, which sorts its lines; so no
+//! reader here relies on line order: events carry a timestamp, records carry their id, and the
+//! status of a plan is derived from its events alone.
+
+use std::collections::BTreeMap;
+
+use git2::{Oid, Repository};
+use serde::{Deserialize, Serialize};
+
+use super::{StoreError, notes};
+use crate::codes::{Code, Problem};
+use crate::protocol::Plan;
+
+/// The digest of one file a plan read: what it saw, so apply can tell if the file moved on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    pub path: String,
+    pub blob_oid: String,
+    pub sha256: String,
+}
+
+/// One stored plan. Serialized flat: record fields plus the normalized plan's fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanRecord {
+    pub id: String,
+    pub goal: String,
+    pub base: String,
+    pub created_at: i64,
+    pub provider: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub trace_id: String,
+    pub schema_version: u8,
+    pub schema_hash: String,
+    #[serde(flatten)]
+    pub plan: Plan,
+    #[serde(default)]
+    pub context: Vec<Fingerprint>,
+}
+
+impl PlanRecord {
+    /// The first 10 hex digits, as shown to users.
+    pub fn short_id(&self) -> &str {
+        &self.id[..self.id.len().min(10)]
+    }
+
+    pub fn base_oid(&self) -> Result<Oid, StoreError> {
+        Oid::from_str(&self.base).map_err(|e| StoreError::git("plan record has a bad base", e))
+    }
+
+    /// The fingerprint of `path`, when the plan read that file.
+    pub fn fingerprint(&self, path: &str) -> Option<&Fingerprint> {
+        self.context.iter().find(|f| f.path == path)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    Applied,
+    Refined,
+    Failed,
+    Merged,
+    Discarded,
+}
+
+/// A status change of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub plan: String,
+    pub event: EventKind,
+    /// Milliseconds since the epoch.
+    pub at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Event {
+    pub fn new(plan: &str, event: EventKind) -> Event {
+        Event {
+            plan: plan.to_string(),
+            event,
+            at: now_millis(),
+            branch: None,
+            commit: None,
+            exit_code: None,
+            output_tail: None,
+            detail: None,
+        }
+    }
+}
+
+/// A plan's status, derived from its newest event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Proposed,
+    Applied,
+    Failed,
+    Merged,
+    Discarded,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Proposed => "proposed",
+            Status::Applied => "applied",
+            Status::Failed => "failed",
+            Status::Merged => "merged",
+            Status::Discarded => "discarded",
+        }
+    }
+}
+
+/// Everything the notes say: plan records (deduplicated by id) and their events.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    pub records: Vec<PlanRecord>,
+    pub events: BTreeMap<String, Vec<Event>>,
+}
+
+impl Ledger {
+    /// Reads all records and events from the notes commit `notes`.
+    pub fn load(repo: &Repository, notes: Option<Oid>) -> Result<Ledger, StoreError> {
+        let mut ledger = Ledger::default();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        for (annotated, text) in notes::all(repo, notes)? {
+            for line in text.lines().filter(|l| l.starts_with('{')) {
+                ledger.add_line(line, annotated, &mut index);
+            }
+        }
+        for events in ledger.events.values_mut() {
+            events.sort_by_key(|e| (e.at, e.event));
+            events.dedup();
+        }
+        ledger
+            .records
+            .sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(ledger)
+    }
+
+    fn add_line(&mut self, line: &str, annotated: Oid, index: &mut BTreeMap<String, usize>) {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+            return;
+        };
+        if value.get("event").is_some() {
+            if let Ok(event) = serde_json::from_value::<Event>(value) {
+                self.events
+                    .entry(event.plan.clone())
+                    .or_default()
+                    .push(event);
+            }
+            return;
+        }
+        let Ok(record) = serde_json::from_value::<PlanRecord>(value) else {
+            return;
+        };
+        match index.get(&record.id) {
+            // A note copied by a rebase holds the same record; the copy on its own base wins.
+            Some(&i) => {
+                if record.base == annotated.to_string() {
+                    self.records[i] = record;
+                }
+            }
+            None => {
+                index.insert(record.id.clone(), self.records.len());
+                self.records.push(record);
+            }
+        }
+    }
+
+    pub fn events_of(&self, id: &str) -> &[Event] {
+        self.events.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The newest event of a plan, if any.
+    pub fn last_event(&self, id: &str) -> Option<&Event> {
+        self.events_of(id).last()
+    }
+
+    pub fn status(&self, id: &str) -> Status {
+        match self.last_event(id).map(|e| e.event) {
+            None => Status::Proposed,
+            Some(EventKind::Applied | EventKind::Refined) => Status::Applied,
+            Some(EventKind::Failed) => Status::Failed,
+            Some(EventKind::Merged) => Status::Merged,
+            Some(EventKind::Discarded) => Status::Discarded,
+        }
+    }
+
+    /// The proposal branch of a plan while it is applied or merged (not once discarded or
+    /// failed), from its newest event.
+    pub fn branch(&self, id: &str) -> Option<&str> {
+        match self.status(id) {
+            Status::Applied | Status::Merged => self
+                .events_of(id)
+                .iter()
+                .rev()
+                .find_map(|e| e.branch.as_deref()),
+            Status::Proposed | Status::Failed | Status::Discarded => None,
+        }
+    }
+
+    /// Resolves a user's plan argument: a hex id prefix (at least 4 digits) or a proposal
+    /// branch name (`papayu/<slug>-<id>`).
+    pub fn resolve(&self, spec: &str) -> Result<&PlanRecord, Problem> {
+        let spec = spec.trim();
+        let prefix = spec
+            .strip_prefix("refs/heads/")
+            .unwrap_or(spec)
+            .strip_prefix("papayu/")
+            .and_then(|b| b.rsplit('-').next())
+            .unwrap_or(spec)
+            .to_ascii_lowercase();
+        if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Problem::new(
+                Code::PlanNotFound,
+                format!(
+                    "'{spec}' is not a plan id; give at least 4 hex digits of one (see git papayu list)"
+                ),
+            ));
+        }
+        let found: Vec<&PlanRecord> = self
+            .records
+            .iter()
+            .filter(|r| r.id.starts_with(&prefix))
+            .collect();
+        match found.as_slice() {
+            [one] => Ok(one),
+            [] => Err(Problem::new(
+                Code::PlanNotFound,
+                format!("no plan with id {prefix}; see git papayu list"),
+            )),
+            many => Err(Problem::new(
+                Code::PlanAmbiguous,
+                format!(
+                    "plan id {prefix} is ambiguous ({}); give more digits",
+                    many.iter()
+                        .map(|r| r.short_id())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        }
+    }
+
+    /// The newest plan whose base is `commit`.
+    pub fn newest_on(&self, commit: Oid) -> Option<&PlanRecord> {
+        let base = commit.to_string();
+        self.records.iter().rev().find(|r| r.base == base)
+    }
+}
+
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,196 @@
+//! Check worktrees: linked worktrees under `<gitdir>/papayu/worktrees/`, registered with git.
+//!
+//! A slot is created once (`git worktree add`) and afterwards moved from commit to commit with
+//! `git reset --hard`, which rewrites only the files that differ — so a second check costs what
+//! the change costs, not what the repository costs, and build caches left in the slot survive.
+//! Slots are locked with an OS file lock while in use, so two papayu processes never share one;
+//! a crashed process releases its lock with its death.
+//!
+//! This module shells out to git on purpose: checkout must honour `.gitattributes`, filters and
+//! hooks exactly as git does. It never touches the user's own working tree.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use git2::Oid;
+
+use super::{Store, StoreError};
+
+/// How many slots may exist at once (one per concurrent check).
+const MAX_SLOTS: usize = 4;
+
+/// A locked check slot.
+pub struct Slot {
+    pub path: PathBuf,
+    _lock: File,
+}
+
+fn slots_dir(store: &Store) -> PathBuf {
+    store.state_dir().join("worktrees")
+}
+
+/// A git command aimed at this repository, immune to `GIT_DIR`-style variables of the caller.
+pub fn git(store: &Store) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("--git-dir").arg(store.repo.commondir());
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_COMMON_DIR",
+        "GIT_PREFIX",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// A git command run inside a check worktree.
+fn git_in(path: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(path);
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_COMMON_DIR",
+        "GIT_PREFIX",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn run(mut cmd: Command, what: &str) -> Result<(), StoreError> {
+    let out = cmd
+        .output()
+        .map_err(|e| StoreError::io(format!("running git to {what}"), e))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        Err(StoreError::git(
+            what.to_string(),
+            git2::Error::from_str(stderr.trim()),
+        ))
+    }
+}
+
+/// Takes the first free slot (creating the directory for it), or fails when all are busy.
+pub fn acquire(store: &Store) -> Result<Slot, StoreError> {
+    let dir = slots_dir(store);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| StoreError::io(format!("creating {}", dir.display()), e))?;
+    for n in 1..=MAX_SLOTS {
+        let lock_path = dir.join(format!("check-{n}.lock"));
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| StoreError::io(format!("opening {}", lock_path.display()), e))?;
+        if lock.try_lock().is_ok() {
+            return Ok(Slot {
+                path: dir.join(format!("check-{n}")),
+                _lock: lock,
+            });
+        }
+    }
+    Err(StoreError::io(
+        "finding a free check worktree",
+        std::io::Error::other(format!(
+            "all {MAX_SLOTS} are in use by other papayu processes; wait for one to finish"
+        )),
+    ))
+}
+
+impl Slot {
+    /// `true` when the slot holds a registered, usable worktree.
+    fn is_live(&self, store: &Store) -> bool {
+        let Ok(text) = std::fs::read_to_string(self.path.join(".git")) else {
+            return false;
+        };
+        let Some(admin) = text.trim().strip_prefix("gitdir: ") else {
+            return false;
+        };
+        let admin = Path::new(admin);
+        admin.starts_with(store.repo.commondir().join("worktrees")) && admin.join("HEAD").exists()
+    }
+
+    /// Moves the slot to `commit`, creating it the first time. Returns `true` when it had to be
+    /// created (a full checkout) rather than updated.
+    pub fn update(&self, store: &Store, commit: Oid) -> Result<bool, StoreError> {
+        if self.is_live(store) {
+            let mut cmd = git_in(&self.path);
+            cmd.args(["reset", "--hard", "--quiet", "--no-recurse-submodules"])
+                .arg(commit.to_string());
+            run(cmd, "updating the check worktree")?;
+            return Ok(false);
+        }
+        if self.path.exists() {
+            std::fs::remove_dir_all(&self.path)
+                .map_err(|e| StoreError::io(format!("clearing {}", self.path.display()), e))?;
+        }
+        let mut prune = git(store);
+        prune.args(["worktree", "prune"]);
+        run(prune, "pruning stale worktrees")?;
+        let mut add = git(store);
+        add.args(["worktree", "add", "--detach", "--force", "--quiet"])
+            .arg(&self.path)
+            .arg(commit.to_string());
+        run(add, "creating the check worktree")?;
+        Ok(true)
+    }
+
+    /// The commit the slot holds, if it is live.
+    pub fn head(&self, store: &Store) -> Option<Oid> {
+        if !self.is_live(store) {
+            return None;
+        }
+        let repo = git2::Repository::open(&self.path).ok()?;
+        repo.head().ok()?.target()
+    }
+
+    /// Removes the worktree and unregisters it from git.
+    pub fn remove(&self, store: &Store) -> Result<(), StoreError> {
+        if self.is_live(store) {
+            let mut cmd = git(store);
+            cmd.args(["worktree", "remove", "--force", "--force"])
+                .arg(&self.path);
+            run(cmd, "removing the check worktree")?;
+        } else if self.path.exists() {
+            std::fs::remove_dir_all(&self.path)
+                .map_err(|e| StoreError::io(format!("removing {}", self.path.display()), e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Removes every idle slot that holds `commit` (used when its plan is discarded). Slots in use
+/// by another process are left alone.
+pub fn remove_holding(store: &Store, commit: Oid) -> Result<usize, StoreError> {
+    let dir = slots_dir(store);
+    if !dir.exists() {
+        return Ok(0);
+    }
+    let mut removed = 0;
+    for n in 1..=MAX_SLOTS {
+        let lock_path = dir.join(format!("check-{n}.lock"));
+        let Ok(lock) = File::options().write(true).open(&lock_path) else {
+            continue;
+        };
+        if lock.try_lock().is_err() {
+            continue;
+        }
+        let slot = Slot {
+            path: dir.join(format!("check-{n}")),
+            _lock: lock,
+        };
+        if slot.head(store) == Some(commit) {
+            slot.remove(store)?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
