@@ -40,6 +40,9 @@ make_repo() {
 		}
 	}' | git -C "$dir" fast-import --quiet
 	git -C "$dir" reset -q --hard main
+	# A repository in use has its loose-object fan-out directories; make them, so neither side
+	# pays for creating them first.
+	for i in $(seq 0 255); do mkdir -p "$dir/.git/objects/$(printf %02x "$i")"; done
 }
 
 # A v1 answer updating 10 existing files spread over the tree (salted so each plan differs).
