@@ -4,6 +4,7 @@
 //! usage error (clap's own); 3 an internal failure.
 
 mod ui;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -19,7 +20,9 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    Validate(validate::ValidateArgs),
+}
 
 /// Why a command failed, as far as the exit code is concerned.
 #[derive(Debug)]
@@ -74,5 +77,7 @@ pub fn main() -> ExitCode {
 }
 
 fn dispatch(command: Command) -> CliResult {
-    match command {}
+    match command {
+        Command::Validate(args) => validate::run(args),
+    }
 }

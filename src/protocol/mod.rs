@@ -46,6 +46,49 @@ use shape::{ActionSource, Field, RawAction, RawPlan, field, json_int, text_field
 /// Most actions one answer may carry.
 pub const MAX_ACTIONS: usize = 200;
 
+/// Every code this module can report (kept in sync with docs/protocol.md by a test).
+pub const PROTOCOL_CODES: &[Code] = &[
+    Code::EmptyInput,
+    Code::InputNotUtf8,
+    Code::InputTooLarge,
+    Code::NoJson,
+    Code::JsonParse,
+    Code::JsonTooDeep,
+    Code::SchemaViolation,
+    Code::V2RootNotObject,
+    Code::V2NestedActions,
+    Code::PathEmpty,
+    Code::PathAbsolute,
+    Code::PathDrive,
+    Code::PathUnc,
+    Code::PathHome,
+    Code::PathDotDot,
+    Code::PathDot,
+    Code::PathBackslash,
+    Code::PathControlChar,
+    Code::PathTooLong,
+    Code::PathGitInternal,
+    Code::ProtectedPath,
+    Code::ForbiddenPath,
+    Code::AllowlistInvalid,
+    Code::TooManyActions,
+    Code::FileTooLarge,
+    Code::TotalTooLarge,
+    Code::ContentNul,
+    Code::PseudoBinary,
+    Code::ContentMissing,
+    Code::ContentUnexpected,
+    Code::ActionConflict,
+    Code::NoChangesMarker,
+    Code::V1KindNotAllowed,
+    Code::PatchMissing,
+    Code::PatchWithContent,
+    Code::PatchNotUnified,
+    Code::RangeInvalid,
+    Code::BaseSha256Invalid,
+    Code::MemoryPatchType,
+];
+
 /// Lowercase hex SHA-256 of `bytes` (the protocol's `base_sha256` and the context fingerprint).
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
@@ -54,6 +97,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         out.push_str(&format!("{b:02x}"));
     }
     out
+}
+
+/// The protocol an answer is read as when none is forced: v2 when it fits the v2 schema,
+/// otherwise v1 (an answer that fits neither is reported against the version it evidently meant).
+pub fn detect_protocol(input: &[u8]) -> Result<ProtocolVersion, Problem> {
+    let value = extract::extract(input)?;
+    Ok(shape::detect(&value))
 }
 
 /// How to read an answer.
