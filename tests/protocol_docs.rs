@@ -5,8 +5,7 @@ use std::collections::BTreeSet;
 
 use git_papayu::Code;
 use git_papayu::protocol::{
-    Allowlist, Mode, PROTOCOL_CODES, ParseOptions, ProtocolVersion, detect_protocol,
-    parse_answer,
+    Allowlist, Mode, PROTOCOL_CODES, ParseOptions, ProtocolVersion, detect_protocol, parse_answer,
 };
 
 const DOC: &str = include_str!("../docs/protocol.md");
@@ -67,7 +66,12 @@ fn mode(spec: &str) -> Mode {
     }
 }
 
-fn run(json: &str, protocol: Option<ProtocolVersion>, mode: Mode, action: bool) -> Result<(), BTreeSet<String>> {
+fn run(
+    json: &str,
+    protocol: Option<ProtocolVersion>,
+    mode: Mode,
+    action: bool,
+) -> Result<(), BTreeSet<String>> {
     let input = if action {
         format!("{{\"actions\": [{json}]}}")
     } else {
@@ -95,7 +99,10 @@ fn check(example: &Example) -> usize {
             ["accept", vs, m, rest @ ..] => {
                 for v in versions(vs) {
                     let result = run(&example.json, v, mode(m), rest == ["action"]);
-                    assert!(result.is_ok(), "{at}: expected accept as {v:?}, got {result:?}");
+                    assert!(
+                        result.is_ok(),
+                        "{at}: expected accept as {v:?}, got {result:?}"
+                    );
                     checks += 1;
                 }
             }
@@ -115,7 +122,11 @@ fn check(example: &Example) -> usize {
             ["not-answer", kind] => {
                 let got = run(&example.json, None, Mode::Plan, false);
                 let want: BTreeSet<String> = ["ERR_SCHEMA_VIOLATION".to_string()].into();
-                assert_eq!(got, Err(want), "{at}: a non-answer must not pass as an answer");
+                assert_eq!(
+                    got,
+                    Err(want),
+                    "{at}: a non-answer must not pass as an answer"
+                );
                 match *kind {
                     "allowlist" => {
                         Allowlist::from_json(&example.json)
@@ -140,9 +151,15 @@ fn check(example: &Example) -> usize {
 #[test]
 fn every_example_behaves_as_marked() {
     let all = examples();
-    let seeds = all.iter().filter(|e| e.marker.split(';').any(|c| c.trim() == "seed")).count();
+    let seeds = all
+        .iter()
+        .filter(|e| e.marker.split(';').any(|c| c.trim() == "seed"))
+        .count();
     // The design documents hold 19 JSON examples; all must be here.
-    assert!(seeds >= 19, "only {seeds} seed examples in docs/protocol.md");
+    assert!(
+        seeds >= 19,
+        "only {seeds} seed examples in docs/protocol.md"
+    );
     let checks: usize = all.iter().map(check).sum();
     assert!(checks >= 40, "{checks}");
 }
@@ -151,7 +168,10 @@ fn every_example_behaves_as_marked() {
 fn every_protocol_code_is_documented() {
     for code in PROTOCOL_CODES {
         let row = format!("| `{}` |", code.as_str());
-        assert!(DOC.contains(&row), "docs/protocol.md has no table row for {code}");
+        assert!(
+            DOC.contains(&row),
+            "docs/protocol.md has no table row for {code}"
+        );
     }
 }
 
@@ -162,7 +182,11 @@ fn every_code_named_in_the_doc_exists() {
         if m.as_str() == "ERR_CODE" {
             continue; // the placeholder in "ERR_CODE: reason"
         }
-        assert!(Code::parse(m.as_str()).is_some(), "docs/protocol.md names unknown {}", m.as_str());
+        assert!(
+            Code::parse(m.as_str()).is_some(),
+            "docs/protocol.md names unknown {}",
+            m.as_str()
+        );
     }
 }
 

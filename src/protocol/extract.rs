@@ -58,7 +58,7 @@ struct Failure {
 struct Finder<'a> {
     text: &'a str,
     budget: usize,
-    tried: Vec<usize>,
+    tried: usize,
     failures: Vec<Failure>,
     fallback: Option<Value>,
 }
@@ -75,20 +75,28 @@ impl<'a> Finder<'a> {
         Finder {
             text,
             budget: text.len().saturating_mul(4).saturating_add(4096),
-            tried: Vec::new(),
+            tried: 0,
             failures: Vec::new(),
             fallback: None,
         }
     }
 
     fn run(mut self) -> Result<Value, Problem> {
-        for (lo, hi) in fences(self.text) {
+        let mut json_fence_failed = false;
+        for (lo, hi, labelled) in fences(self.text) {
+            let before = self.failures.len();
             if let Some(v) = self.search(lo, hi) {
                 return Ok(v);
             }
+            // A broken ```json block is the answer the model meant: report it rather than
+            // falling back to some other bracket in the prose around it.
+            json_fence_failed |=
+                labelled && self.failures[before..].iter().any(|f| f.looks_like_json);
         }
-        if let Some(v) = self.search(0, self.text.len()) {
-            return Ok(v);
+        if !json_fence_failed {
+            if let Some(v) = self.search(0, self.text.len()) {
+                return Ok(v);
+            }
         }
         if let Some(v) = self.fallback.take() {
             return Ok(v);
@@ -112,34 +120,31 @@ impl<'a> Finder<'a> {
     fn search(&mut self, lo: usize, hi: usize) -> Option<Value> {
         let bytes = self.text.as_bytes();
         let mut pos = lo;
-        while pos < hi && self.tried.len() < MAX_CANDIDATES && self.budget > 0 {
+        while pos < hi && self.tried < MAX_CANDIDATES && self.budget > 0 {
             let start = pos
                 + bytes[pos..hi]
                     .iter()
                     .position(|b| *b == b'{' || *b == b'[')?;
             let region = self.scan(start, hi);
-            let fresh = !self.tried.contains(&start);
-            self.tried.push(start);
-            let next = if !fresh {
-                if region.closed { region.end } else { start + 1 }
-            } else {
-                match self.try_candidate(start, &region) {
-                    Tried::Plan(v) => return Some(v),
-                    Tried::Other => region.end,
-                    Tried::Failed if region.closed && region.depth > MAX_JSON_DEPTH => region.end,
-                    Tried::Failed => start + 1,
-                }
+            self.tried += 1;
+            pos = match self.try_candidate(start, &region) {
+                Tried::Plan(v) => return Some(v),
+                Tried::Other => region.end,
+                // A broken value's insides are part of it: never take an inner array or
+                // object for the answer. Only prose brackets are looked into.
+                Tried::Failed { json_like: true } if region.closed => region.end,
+                Tried::Failed { json_like: true } => return None,
+                Tried::Failed { json_like: false } => start + 1,
             };
-            pos = next;
         }
         None
     }
 
     fn try_candidate(&mut self, start: usize, region: &Region) -> Tried {
         let slice = &self.text[start..region.end];
-        let looks_like_json = slice[1..]
-            .trim_start()
-            .starts_with(['"', '{', '[', '}', ']']);
+        let looks_like_json = slice[1..].trim_start().starts_with([
+            '"', '{', '[', '}', ']', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+        ]) || slice[1..].trim_start().is_empty();
         if region.depth > MAX_JSON_DEPTH {
             let problem = Problem::new(
                 Code::JsonTooDeep,
@@ -151,7 +156,7 @@ impl<'a> Finder<'a> {
                 looks_like_json: true,
                 problem,
             });
-            return Tried::Failed;
+            return Tried::Failed { json_like: true };
         }
         match serde_json::from_str::<Value>(slice) {
             Ok(v) => match plan_likeness(&v) {
@@ -169,7 +174,9 @@ impl<'a> Finder<'a> {
                     looks_like_json,
                     problem,
                 });
-                Tried::Failed
+                Tried::Failed {
+                    json_like: looks_like_json,
+                }
             }
         }
     }
@@ -254,7 +261,7 @@ impl<'a> Finder<'a> {
 enum Tried {
     Plan(Value),
     Other,
-    Failed,
+    Failed { json_like: bool },
 }
 
 enum Likeness {
@@ -296,53 +303,36 @@ fn plan_likeness(v: &Value) -> Likeness {
     }
 }
 
-/// Content ranges of fenced code blocks: those labelled `json` first, then unlabelled ones.
-fn fences(text: &str) -> Vec<(usize, usize)> {
-    let mut labelled = Vec::new();
-    let mut plain = Vec::new();
-    let mut open: Option<(usize, bool)> = None;
+/// Content ranges of fenced code blocks: those labelled `json` first, then unlabelled ones
+/// (the flag says which). Blocks with another label (```` ```python ````) are skipped.
+fn fences(text: &str) -> Vec<(usize, usize, bool)> {
+    let mut blocks = Vec::new();
+    // (content start, labelled json, wanted)
+    let mut open: Option<(usize, bool, bool)> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        if let Some(info) = trimmed.strip_prefix("```") {
-            match open {
+        if let Some(info) = line.trim().strip_prefix("```") {
+            match open.take() {
                 None => {
                     let label = info.trim().to_ascii_lowercase();
                     let is_json = label.starts_with("json");
-                    if is_json || label.is_empty() {
-                        open = Some((offset + line.len(), is_json));
-                    } else {
-                        open = Some((usize::MAX, false));
-                    }
+                    open = Some((offset + line.len(), is_json, is_json || label.is_empty()));
                 }
-                Some((start, is_json)) => {
-                    if start != usize::MAX {
-                        let range = (start, offset);
-                        if is_json {
-                            labelled.push(range)
-                        } else {
-                            plain.push(range)
-                        }
+                Some((start, is_json, wanted)) => {
+                    if wanted {
+                        blocks.push((start, offset, is_json));
                     }
-                    open = None;
                 }
             }
         }
         offset += line.len();
     }
-    if let Some((start, is_json)) = open {
-        // An unclosed fence (a cut-off answer) still delimits where the JSON starts.
-        if start != usize::MAX {
-            let range = (start, text.len());
-            if is_json {
-                labelled.push(range)
-            } else {
-                plain.push(range)
-            }
-        }
+    // An unclosed fence (a cut-off answer) still says where the JSON starts.
+    if let Some((start, is_json, true)) = open {
+        blocks.push((start, text.len(), is_json));
     }
-    labelled.extend(plain);
-    labelled
+    blocks.sort_by_key(|b| !b.2);
+    blocks
 }
 
 /// 1-based line and column (in characters) just after `prefix`.
@@ -397,6 +387,17 @@ mod tests {
             err(&vec![b' '; MAX_INPUT_BYTES + 1]).code,
             Code::InputTooLarge
         );
+    }
+
+    #[test]
+    fn a_broken_value_is_never_mined_for_inner_values() {
+        let broken = r#"{"actions": [{"kind": "CREATE_DIR", "path": "a"}], "summary": "x",}"#;
+        assert_eq!(err(broken.as_bytes()).code, Code::JsonParse);
+        let cut =
+            r#"{"summary": "x", "actions": [{"kind": "CREATE_DIR", "path": "a"}], "risks": ["#;
+        assert_eq!(err(cut.as_bytes()).code, Code::JsonParse);
+        let fenced = "```json\n[{\"kind\": \"CREATE_DIR\", \"path\": \"a\"}, [1]\n```";
+        assert_eq!(err(fenced.as_bytes()).code, Code::JsonParse);
     }
 
     #[test]
