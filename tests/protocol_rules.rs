@@ -114,7 +114,12 @@ fn cases() -> Vec<Case> {
             [b" ".repeat(MAX_INPUT_BYTES - 2), b"[]".to_vec()].concat(),
         ),
         case(NoJson, Fail, "I could not find anything to change."),
-        case(NoJson, Pass, "Here is the plan: [] — nothing else."),
+        case(NoJson, Fail, "Return {} or [1] when unsure."),
+        case(
+            NoJson,
+            Pass,
+            "Here is the plan: {\"actions\": []} — nothing else.",
+        ),
         case(JsonParse, Fail, "{\"actions\": ["),
         case(JsonParse, Fail, "```json\n{\"actions\": [],}\n```"),
         case(JsonParse, Pass, "```json\n{\"actions\": []}\n```"),

@@ -111,7 +111,7 @@ impl<'a> Finder<'a> {
             Some(f) => Err(f.problem),
             None => Err(Problem::new(
                 Code::NoJson,
-                "answer holds no JSON object or array; reply with the plan as JSON only",
+                "answer holds no JSON plan (an object with plan fields, or an array of actions); reply with the plan as JSON only",
             )),
         }
     }
@@ -127,7 +127,7 @@ impl<'a> Finder<'a> {
                     .position(|b| *b == b'{' || *b == b'[')?;
             let region = self.scan(start, hi);
             self.tried += 1;
-            pos = match self.try_candidate(start, &region) {
+            pos = match self.try_candidate(start, &region, (lo, hi)) {
                 Tried::Plan(v) => return Some(v),
                 Tried::Other => region.end,
                 // A broken value's insides are part of it: never take an inner array or
@@ -140,8 +140,10 @@ impl<'a> Finder<'a> {
         None
     }
 
-    fn try_candidate(&mut self, start: usize, region: &Region) -> Tried {
+    fn try_candidate(&mut self, start: usize, region: &Region, (lo, hi): (usize, usize)) -> Tried {
         let slice = &self.text[start..region.end];
+        let whole =
+            self.text[lo..start].trim().is_empty() && self.text[region.end..hi].trim().is_empty();
         let looks_like_json = slice[1..].trim_start().starts_with([
             '"', '{', '[', '}', ']', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
         ]) || slice[1..].trim_start().is_empty();
@@ -162,7 +164,9 @@ impl<'a> Finder<'a> {
             Ok(v) => match plan_likeness(&v) {
                 Likeness::Strong => Tried::Plan(v),
                 Likeness::Weak => {
-                    if self.fallback.is_none() {
+                    // `{}` or `[1]` inside prose is prose; only a whole answer (or a whole
+                    // fence) that is not plan-like is taken, to be rejected by the schema.
+                    if whole && self.fallback.is_none() {
                         self.fallback = Some(v);
                     }
                     Tried::Other
@@ -286,14 +290,17 @@ const ROOT_KEYS: &[&str] = &[
     "patch",
 ];
 
-/// Prose often holds bracketed bits that happen to be JSON (`[1]`, `{}`); a value that looks like
-/// a plan wins over them, and any other value is used only when nothing better is found.
+/// Prose often holds bracketed bits that happen to be JSON (`[1]`, `{}`): a value is plan-like
+/// when it is an object with a plan field or a non-empty array of objects with `kind`.
 fn plan_likeness(v: &Value) -> Likeness {
     let strong = match v {
-        Value::Object(map) => map.is_empty() || map.keys().any(|k| ROOT_KEYS.contains(&k.as_str())),
-        Value::Array(items) => items
-            .iter()
-            .all(|i| i.as_object().is_some_and(|o| o.contains_key("kind"))),
+        Value::Object(map) => map.keys().any(|k| ROOT_KEYS.contains(&k.as_str())),
+        Value::Array(items) => {
+            !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| i.as_object().is_some_and(|o| o.contains_key("kind")))
+        }
         _ => false,
     };
     if strong {
@@ -367,7 +374,9 @@ mod tests {
         assert!(ok("See [1] and {\"summary\": \"a } ] \\\" [\"} after").is_object());
         assert!(ok("(see [the docs]: {\"summary\": \"x\"}").is_object());
         assert!(ok("unclosed [ bracket then {\"summary\": \"x\"}").is_object());
-        assert_eq!(ok("\u{feff}{\"a\": 1} trailing")["a"], 1);
+        assert_eq!(ok("\u{feff}{\"summary\": 1} trailing")["summary"], 1);
+        assert!(ok(" {} ").is_object());
+        assert_eq!(err(b"prose {} and [1]").code, Code::NoJson);
     }
 
     #[test]
