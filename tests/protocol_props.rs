@@ -193,12 +193,117 @@ fn answer_like() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(prop::sample::select(TOKENS), 0..60).prop_map(|v| v.concat().into_bytes())
 }
 
+/// JSON scalars that break types and ranges.
+fn scalar() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::json;
+    prop_oneof![
+        Just(json!(null)),
+        Just(json!(0)),
+        Just(json!(1)),
+        Just(json!(-1)),
+        Just(json!(2.5)),
+        Just(json!(u64::MAX)),
+        Just(json!(true)),
+        Just(json!("@@ -1 +1 @@\n-a\n+b\n")),
+        Just(json!(
+            "7f3f2a0c9f8b1a0c9b4c0f9e3d8a4b2d8c9e7f1a0b3c4d5e6f7a8b9c0d1e2f3a"
+        )),
+        Just(json!("NO_CHANGES: ok")),
+        Just(json!("a\u{0}b")),
+        Just(json!(["src"])),
+        any::<String>().prop_map(serde_json::Value::String),
+        piece_path().prop_map(serde_json::Value::String),
+    ]
+}
+
+const KINDS: &[&str] = &[
+    "CREATE_FILE",
+    "CREATE_DIR",
+    "UPDATE_FILE",
+    "DELETE_FILE",
+    "DELETE_DIR",
+    "PATCH_FILE",
+    "REPLACE_RANGE",
+    "MOVE",
+];
+const ACTION_FIELDS: &[&str] = &[
+    "content",
+    "patch",
+    "base_sha256",
+    "start_line",
+    "end_line",
+    "extra",
+];
+const ROOT_FIELDS: &[&str] = &[
+    "mode",
+    "summary",
+    "questions",
+    "context_requests",
+    "plan",
+    "risks",
+    "commands_to_run",
+    "verification",
+    "rollback",
+    "patch",
+    "memory_patch",
+    "proposed_changes",
+    "unknown",
+];
+
+/// A JSON action with a kind, a path from the path pieces, and a random set of other fields.
+fn action() -> impl Strategy<Value = serde_json::Value> {
+    (
+        prop::sample::select(KINDS),
+        prop_oneof![
+            piece_path(),
+            Just("src/a.rs".to_string()),
+            Just("a/b".to_string())
+        ],
+        prop::collection::vec((prop::sample::select(ACTION_FIELDS), scalar()), 0..4),
+    )
+        .prop_map(|(kind, path, fields)| {
+            let mut a = serde_json::json!({"kind": kind, "path": path});
+            for (k, v) in fields {
+                a[k] = v;
+            }
+            a
+        })
+}
+
+/// A plan-shaped answer: array root or object with random root fields, as JSON text.
+fn plan_like() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(action(), 0..8),
+        any::<bool>(),
+        prop::collection::vec((prop::sample::select(ROOT_FIELDS), scalar()), 0..4),
+        any::<bool>(),
+    )
+        .prop_map(|(actions, array_root, fields, nested)| {
+            let v = if array_root {
+                serde_json::Value::Array(actions)
+            } else {
+                let mut root = serde_json::json!({});
+                for (k, v) in fields {
+                    root[k] = v;
+                }
+                if nested {
+                    root["proposed_changes"] = serde_json::json!({"actions": actions});
+                } else {
+                    root["actions"] = serde_json::Value::Array(actions);
+                }
+                root
+            };
+            v.to_string().into_bytes()
+        })
+}
+
 fn any_input() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..512),
         any::<String>().prop_map(String::into_bytes),
         answer_like(),
-        answer_like(),
+        plan_like(),
+        plan_like(),
     ]
 }
 

@@ -733,3 +733,27 @@ fn forced_version_and_detection() {
     );
     assert!(problems[0].reason.contains("v2"), "{problems:?}");
 }
+
+#[test]
+fn asking_to_read_a_protected_file_is_a_warning() {
+    let input = r#"{"context_requests": [{"type": "read_file", "path": "config/.env"}]}"#;
+    let parsed = accept(input, &ParseOptions::default());
+    assert_eq!(parsed.plan.context_requests.len(), 1);
+    assert!(
+        parsed.warnings[0].contains("protected"),
+        "{:?}",
+        parsed.warnings
+    );
+}
+
+#[test]
+fn creating_a_protected_path_is_a_warning() {
+    let input =
+        String::from_utf8(plan(vec![file("CREATE_FILE", "tests/data/id_rsa", "fake")])).unwrap();
+    let parsed = accept(&input, &ParseOptions::default());
+    assert!(
+        parsed.warnings[0].contains("protected"),
+        "{:?}",
+        parsed.warnings
+    );
+}

@@ -1,4 +1,6 @@
 //! `git papayu validate`: check a model's answer against the plan protocol, offline.
+//!
+//! It reads one answer and prints; it must never touch the repository or call a model.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

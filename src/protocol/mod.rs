@@ -318,6 +318,12 @@ fn context_request(item: &Value, i: usize, report: &mut Report) -> Option<Contex
                 report.add(code, format!("{label} {}: {why}", paths::show(&path)));
                 return None;
             }
+            if is_protected(&path) {
+                report.warnings.push(format!(
+                    "{label} {}: a protected file is never sent to a model; the request will be refused",
+                    paths::show(&path)
+                ));
+            }
             let start = line_number(&label, "start_line", number("start_line"), report)?;
             let end = line_number(&label, "end_line", number("end_line"), report)?;
             if let (Some(s), Some(e)) = (start, end) {
