@@ -65,6 +65,7 @@ codes! {
     PathThroughSymlink => "ERR_PATH_THROUGH_SYMLINK",
     ProtectedPath => "ERR_PROTECTED_PATH",
     ForbiddenPath => "ERR_FORBIDDEN_PATH",
+    AllowlistInvalid => "ERR_ALLOWLIST_INVALID",
     // Limits and content.
     TooManyActions => "ERR_TOO_MANY_ACTIONS",
     FileTooLarge => "ERR_FILE_TOO_LARGE",

@@ -5,9 +5,14 @@ mod common;
 use std::path::Path;
 
 fn quickstart() -> String {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).expect("README.md");
-    let start = readme.find("<!-- quickstart:begin -->").expect("quickstart begin marker");
-    let end = readme.find("<!-- quickstart:end -->").expect("quickstart end marker");
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let start = readme
+        .find("<!-- quickstart:begin -->")
+        .expect("quickstart begin marker");
+    let end = readme
+        .find("<!-- quickstart:end -->")
+        .expect("quickstart end marker");
     let block = &readme[start..end];
     let code_start = block.find("```sh\n").expect("sh fence") + "```sh\n".len();
     let code_end = block[code_start..].find("```").expect("closing fence") + code_start;
@@ -26,10 +31,16 @@ fn readme_quickstart_runs_as_written() {
         .expect("bash runs");
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "quickstart failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}");
+    assert!(
+        run.status.success(),
+        "quickstart failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+    );
     assert!(stdout.contains("Applied plan"), "{stdout}");
     assert!(stdout.contains("Merged plan"), "{stdout}");
-    assert!(stdout.contains("Handle None in parse()"), "the proposal commit reached main: {stdout}");
+    assert!(
+        stdout.contains("Handle None in parse()"),
+        "the proposal commit reached main: {stdout}"
+    );
     assert!(stdout.contains("Undid: merge"), "{stdout}");
     assert!(stderr.contains("APPLY_SUCCESS"), "{stderr}");
 }

@@ -14,6 +14,7 @@ mod render;
 mod show;
 mod ui;
 mod undo;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,7 @@ enum Command {
     Undo(undo::UndoArgs),
     Redo(undo::RedoArgs),
     Init(init::InitArgs),
+    Validate(validate::ValidateArgs),
 }
 
 /// Why a command failed, as far as the exit code is concerned.
@@ -112,5 +114,6 @@ fn dispatch(command: Command) -> CliResult {
         Command::Undo(args) => undo::run_undo(args),
         Command::Redo(args) => undo::run_redo(args),
         Command::Init(args) => init::run(args),
+        Command::Validate(args) => validate::run(args),
     }
 }
