@@ -107,10 +107,11 @@ fn oracle_violation(path: &str) -> Option<String> {
             return Some(format!(".git alias {seg:?}"));
         }
         let lower = base.to_ascii_lowercase();
-        if let Some(d) = lower.strip_prefix("git~") {
-            if !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()) {
-                return Some(format!("short name {seg:?}"));
-            }
+        if let Some(d) = lower.strip_prefix("git~")
+            && !d.is_empty()
+            && d.chars().all(|c| c.is_ascii_digit())
+        {
+            return Some(format!("short name {seg:?}"));
         }
     }
     None

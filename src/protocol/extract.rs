@@ -93,10 +93,8 @@ impl<'a> Finder<'a> {
             json_fence_failed |=
                 labelled && self.failures[before..].iter().any(|f| f.looks_like_json);
         }
-        if !json_fence_failed {
-            if let Some(v) = self.search(0, self.text.len()) {
-                return Ok(v);
-            }
+        if !json_fence_failed && let Some(v) = self.search(0, self.text.len()) {
+            return Ok(v);
         }
         if let Some(v) = self.fallback.take() {
             return Ok(v);

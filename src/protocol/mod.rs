@@ -326,14 +326,14 @@ fn context_request(item: &Value, i: usize, report: &mut Report) -> Option<Contex
             }
             let start = line_number(&label, "start_line", number("start_line"), report)?;
             let end = line_number(&label, "end_line", number("end_line"), report)?;
-            if let (Some(s), Some(e)) = (start, end) {
-                if e < s {
-                    report.add(
-                        Code::RangeInvalid,
-                        format!("{label}: end_line {e} is before start_line {s}"),
-                    );
-                    return None;
-                }
+            if let (Some(s), Some(e)) = (start, end)
+                && e < s
+            {
+                report.add(
+                    Code::RangeInvalid,
+                    format!("{label}: end_line {e} is before start_line {s}"),
+                );
+                return None;
             }
             Some(ContextRequest::ReadFile {
                 path,

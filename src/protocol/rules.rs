@@ -100,14 +100,14 @@ fn check_action_path(action: &RawAction, path: &str, opts: &ParseOptions, report
             ),
         }
     }
-    if let Some(list) = &opts.allowlist {
-        if let Err(why) = list.check(kind, path) {
-            report.action(
-                action,
-                Code::ForbiddenPath,
-                format!("{why}; the allowlist forbids it"),
-            );
-        }
+    if let Some(list) = &opts.allowlist
+        && let Err(why) = list.check(kind, path)
+    {
+        report.action(
+            action,
+            Code::ForbiddenPath,
+            format!("{why}; the allowlist forbids it"),
+        );
     }
 }
 
