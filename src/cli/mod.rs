@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a user or plan error, reported as `ERR_CODE: reason` lines; 2 a
 //! usage error (clap's own); 3 an internal failure.
 
+mod patch;
 mod ui;
 
 use std::process::ExitCode;
@@ -19,7 +20,9 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    Patch(patch::PatchArgs),
+}
 
 /// Why a command failed, as far as the exit code is concerned.
 #[derive(Debug)]
@@ -74,5 +77,7 @@ pub fn main() -> ExitCode {
 }
 
 fn dispatch(command: Command) -> CliResult {
-    match command {}
+    match command {
+        Command::Patch(args) => patch::run(args),
+    }
 }

@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::io::Write;
 
 /// Directory holding the built `git-papayu`, so `git papayu` finds it on `PATH`.
 pub fn bin_dir() -> PathBuf {
@@ -78,14 +78,28 @@ impl Run {
 
     /// Asserts the given exit code and returns self.
     pub fn code(self, code: i32) -> Run {
-        assert_eq!(self.status, Some(code), "expected exit {code}\n{}", self.dump());
+        assert_eq!(
+            self.status,
+            Some(code),
+            "expected exit {code}\n{}",
+            self.dump()
+        );
         self
     }
 
     /// Asserts exit 1 with `ERR_CODE` on stderr.
     pub fn err(self, err_code: &str) -> Run {
-        assert_eq!(self.status, Some(1), "expected exit 1 with {err_code}\n{}", self.dump());
-        assert!(self.stderr.contains(err_code), "expected {err_code} on stderr\n{}", self.dump());
+        assert_eq!(
+            self.status,
+            Some(1),
+            "expected exit 1 with {err_code}\n{}",
+            self.dump()
+        );
+        assert!(
+            self.stderr.contains(err_code),
+            "expected {err_code} on stderr\n{}",
+            self.dump()
+        );
         self
     }
 }
@@ -102,9 +116,17 @@ where
         .collect::<Vec<_>>()
         .join(" ");
     let mut cmd = hermetic(program, cwd);
-    cmd.args(&args).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {cmdline}: {e}"));
+    cmd.args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {cmdline}: {e}"));
     if let Some(input) = stdin {
         let mut pipe = child.stdin.take().expect("stdin piped");
         let input = input.to_vec();
@@ -124,7 +146,10 @@ pub struct TestRepo {
 impl TestRepo {
     /// An empty repository (no commits yet) on branch `main`.
     pub fn empty() -> TestRepo {
-        let dir = tempfile::Builder::new().prefix("papayu-test").tempdir().expect("tempdir");
+        let dir = tempfile::Builder::new()
+            .prefix("papayu-test")
+            .tempdir()
+            .expect("tempdir");
         let repo = TestRepo { dir };
         repo.git(["init", "-q", "-b", "main"]).ok();
         repo
@@ -192,20 +217,31 @@ impl TestRepo {
 
     /// The full object id `rev` resolves to.
     pub fn rev(&self, rev: &str) -> String {
-        self.git(["rev-parse", "--verify", "-q", rev]).ok().stdout.trim().to_string()
+        self.git(["rev-parse", "--verify", "-q", rev])
+            .ok()
+            .stdout
+            .trim()
+            .to_string()
     }
 
     /// Asserts `git fsck --strict` reports nothing wrong.
     pub fn fsck(&self) {
         let run = self.git(["fsck", "--strict", "--no-progress"]);
         assert_eq!(run.status, Some(0), "git fsck failed\n{}", run.dump());
-        assert!(!run.stderr.contains("error"), "git fsck complained\n{}", run.dump());
+        assert!(
+            !run.stderr.contains("error"),
+            "git fsck complained\n{}",
+            run.dump()
+        );
     }
 
     /// Every ref and its value, plus HEAD, index and status: compare before/after to prove a
     /// command left the user's repository alone.
     pub fn snapshot(&self) -> String {
-        let refs = self.git(["for-each-ref", "--format=%(refname) %(objectname)"]).ok().stdout;
+        let refs = self
+            .git(["for-each-ref", "--format=%(refname) %(objectname)"])
+            .ok()
+            .stdout;
         let head = self.git(["symbolic-ref", "-q", "HEAD"]).stdout;
         let index = std::fs::read(self.path().join(".git/index")).unwrap_or_default();
         let index = {
@@ -214,7 +250,10 @@ impl TestRepo {
             index.hash(&mut h);
             h.finish()
         };
-        let status = self.git(["status", "--porcelain=v2", "--untracked-files=all"]).ok().stdout;
+        let status = self
+            .git(["status", "--porcelain=v2", "--untracked-files=all"])
+            .ok()
+            .stdout;
         format!("{refs}\nHEAD={head}\nindex={index:x}\nstatus={status}")
     }
 }
