@@ -3,12 +3,12 @@
 //! The hunk's non-blank old-side lines must occur in order among the file's non-blank lines;
 //! blank lines are then lined up around them. Blank context the file lacks is skipped, blank
 //! file lines the diff lacks are kept. It must never skip or invent a `-` line, and never guess
-//! where added lines go: when added lines border blank lines the two sides disagree about, the
+//! where added lines go (the ladder decides whether trivial hunks may use this rung at all): when added lines border blank lines the two sides disagree about, the
 //! place is reported as not well defined instead of picked.
 
 use super::ladder::Cand;
 use super::matcher::Haystack;
-use super::normalize::{is_blank, is_trivial};
+use super::normalize::is_blank;
 use super::parse::{Hunk, Kind};
 use super::text::{Edit, Out};
 
@@ -22,7 +22,7 @@ pub(crate) fn candidates(hay: &Haystack<'_>, hunk: &Hunk, lo: usize) -> Vec<Cand
         .copied()
         .filter(|&i| !is_blank(&hunk.lines[i].text))
         .collect();
-    if core.iter().all(|&i| is_trivial(&hunk.lines[i].text)) {
+    if core.is_empty() {
         return Vec::new();
     }
     let texts: Vec<&str> = core.iter().map(|&i| hunk.lines[i].text.as_str()).collect();

@@ -20,7 +20,8 @@ use super::text::{Edit, Out};
 pub enum Strategy {
     /// Byte-exact, line endings and the final newline included.
     Exact,
-    /// Exact text; line endings (CRLF/LF) and the final newline forgiven.
+    /// Exact text, differing only in line endings (CRLF/LF) or the final newline. Searched
+    /// together with `Exact`: endings name the rung, they never choose the place.
     Eol,
     /// Trailing whitespace forgiven.
     TrimEnd,
@@ -120,18 +121,13 @@ pub(crate) fn place(hay: &Haystack<'_>, t: &Target<'_>) -> Result<Placement, (Ve
         }
         return Err((Vec::new(), Miss::NoContext));
     }
+    // Relaxed rungs never place a hunk whose old side is only blank or trivial lines, but they
+    // still speak when a strict match competes with what they find.
     let trivial = pre.iter().all(|l| is_trivial(&l.text));
-    let mut anchors: Option<Vec<usize>> = None;
-    let mut tried = Vec::new();
-    for strategy in rungs(hunk) {
-        if trivial && !matches!(strategy, Strategy::Exact | Strategy::Eol) {
-            tried.push(Tried {
-                strategy,
-                found: 0,
-                skipped: Some("old side is blank or trivial lines"),
-            });
-            continue;
-        }
+    let ladder = rungs(hunk);
+    let placing = if trivial { 1 } else { ladder.len() };
+    let mut tried: Vec<Tried> = Vec::new();
+    for (i, &strategy) in ladder.iter().enumerate().take(placing) {
         let mut cands = candidates(hay, t, strategy);
         cands.sort_by_key(|c| c.start);
         cands.dedup_by_key(|c| c.start);
@@ -144,17 +140,20 @@ pub(crate) fn place(hay: &Haystack<'_>, t: &Target<'_>) -> Result<Placement, (Ve
             continue;
         }
         let starts: Vec<usize> = cands.iter().map(|c| c.start).collect();
-        let anchors = anchors.get_or_insert_with(|| match (&hunk.anchor, starts.len()) {
-            (Some(a), 2..) => hay.anchor_lines(a),
-            _ => Vec::new(),
-        });
-        let Some(start) = choose(&starts, t.hint, anchors) else {
-            return Err((tried, Miss::Ambiguous(strategy, starts)));
+        let start = match pick(hay, t, &starts, &ladder[i + 1..]) {
+            Ok(start) => start,
+            Err(places) => return Err((tried, Miss::Ambiguous(strategy, places))),
         };
         let cand = cands
             .into_iter()
             .find(|c| c.start == start)
             .expect("chosen");
+        // Line endings and the final newline never decide between places (the right place may
+        // differ only in them); they only name the rung that placed the hunk.
+        let strategy = match strategy {
+            Strategy::Exact if !exact_endings(hay, hunk, start, &pre) => Strategy::Eol,
+            s => s,
+        };
         return match cand.edit {
             Ok(edit) => Ok(Placement {
                 strategy,
@@ -164,14 +163,71 @@ pub(crate) fn place(hay: &Haystack<'_>, t: &Target<'_>) -> Result<Placement, (Ve
             Err(why) => Err((tried, Miss::Unplaceable(strategy, start, why))),
         };
     }
+    if trivial {
+        tried.extend(rungs(hunk).into_iter().skip(1).map(|strategy| Tried {
+            strategy,
+            found: 0,
+            skipped: Some("old side is blank or trivial lines"),
+        }));
+    }
     Err((tried, Miss::NotFound))
+}
+
+/// The place among `starts` (found on one rung) the hunk goes to, or `Err` with every place
+/// that competes for it.
+///
+/// One place is taken — unless the line hint points clearly closer to a place a looser rung
+/// finds: the right place can be missing from a stricter rung because of the very damage the
+/// looser rungs forgive. Several places need the hint or anchor to single one out, and it must
+/// stay singled out among the places every looser rung would offer.
+fn pick(
+    hay: &Haystack<'_>,
+    t: &Target<'_>,
+    starts: &[usize],
+    looser: &[Strategy],
+) -> Result<usize, Vec<usize>> {
+    let looser_starts = || {
+        let mut all: Vec<usize> = looser
+            .iter()
+            .flat_map(|&s| candidates(hay, t, s).into_iter().map(|c| c.start))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    };
+    if let [one] = starts {
+        let Some(hint) = t.hint.filter(|h| h != one) else {
+            return Ok(*one);
+        };
+        let far = one.abs_diff(hint);
+        let nearer: Vec<usize> = looser_starts()
+            .into_iter()
+            .filter(|&x| x != *one && 2 * x.abs_diff(hint) < far)
+            .collect();
+        return match nearer.is_empty() {
+            true => Ok(*one),
+            false => Err([vec![*one], nearer].concat()),
+        };
+    }
+    let anchors = match &t.hunk.anchor {
+        Some(a) => hay.anchor_lines(a),
+        None => Vec::new(),
+    };
+    let start = choose(starts, t.hint, &anchors).ok_or_else(|| starts.to_vec())?;
+    let mut all = looser_starts();
+    all.extend_from_slice(starts);
+    all.sort_unstable();
+    all.dedup();
+    match choose(&all, t.hint, &anchors) == Some(start) {
+        true => Ok(start),
+        false => Err(all),
+    }
 }
 
 /// The rungs for this hunk, strictest first.
 fn rungs(hunk: &Hunk) -> Vec<Strategy> {
     let mut out = vec![
         Strategy::Exact,
-        Strategy::Eol,
         Strategy::TrimEnd,
         Strategy::Indent,
         Strategy::Trim,
@@ -183,16 +239,12 @@ fn rungs(hunk: &Hunk) -> Vec<Strategy> {
     out
 }
 
-/// How many leading and trailing context lines may be dropped: all but one on each side that
-/// has context, so every hunk keeps a real anchor next to its changes.
+/// How many leading and trailing context lines may be dropped: all but the innermost one on
+/// each side that has context, so every change keeps a real neighbour.
 fn droppable(hunk: &Hunk) -> (usize, usize) {
-    let lead = hunk
-        .lines
-        .iter()
-        .take_while(|l| l.kind == Kind::Context)
-        .count();
-    let trail = hunk
-        .lines
+    let lines = &hunk.lines;
+    let lead = lines.iter().take_while(|l| l.kind == Kind::Context).count();
+    let trail = lines
         .iter()
         .rev()
         .take_while(|l| l.kind == Kind::Context)
@@ -200,13 +252,48 @@ fn droppable(hunk: &Hunk) -> (usize, usize) {
     (lead.saturating_sub(1), trail.saturating_sub(1))
 }
 
+/// A dropped context line must still look like the file line it stands for: equal, one inside
+/// the other, or mostly the same characters. A line that resembles nothing there is more likely
+/// an added line that lost its `+` than misremembered context, and is never dropped.
+fn resembles(diff_line: &str, file_line: Option<&str>) -> bool {
+    let Some(file_line) = file_line else {
+        return false;
+    };
+    let a = Norm::Punct.key(diff_line);
+    let b = Norm::Punct.key(file_line);
+    if a == b {
+        return true;
+    }
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    if a.contains(b.as_ref()) || b.contains(a.as_ref()) {
+        return true;
+    }
+    let (a, b): (Vec<char>, Vec<char>) =
+        (a.chars().take(200).collect(), b.chars().take(200).collect());
+    let mut prev = vec![0usize; b.len() + 1];
+    for ca in &a {
+        let mut row = vec![0usize; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            row[j + 1] = if ca == cb {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(row[j])
+            };
+        }
+        prev = row;
+    }
+    let common = prev[b.len()];
+    common * 10 >= (a.len() + b.len()) * 3
+}
+
 fn candidates(hay: &Haystack<'_>, t: &Target<'_>, strategy: Strategy) -> Vec<Cand> {
     let hunk = t.hunk;
     match strategy {
-        Strategy::Exact => contiguous(hay, t, &hunk.lines, Norm::Text, |p, pre| {
-            exact_endings(hay, hunk, p, pre).then_some(Delta::None)
-        }),
-        Strategy::Eol => contiguous(hay, t, &hunk.lines, Norm::Text, |_, _| Some(Delta::None)),
+        Strategy::Exact | Strategy::Eol => {
+            contiguous(hay, t, &hunk.lines, Norm::Text, |_, _| Some(Delta::None))
+        }
         Strategy::TrimEnd => {
             contiguous(hay, t, &hunk.lines, Norm::TrimEnd, |_, _| Some(Delta::None))
         }
@@ -245,7 +332,7 @@ fn contiguous(
         .collect()
 }
 
-/// The exact rung also holds line endings and the final newline to what the diff says.
+/// Whether line endings and the final newline are as the diff says at `p`.
 fn exact_endings(hay: &Haystack<'_>, hunk: &Hunk, p: usize, pre: &[&Line]) -> bool {
     let file = hay.file;
     let same_cr = pre
@@ -362,6 +449,20 @@ fn reduced(hay: &Haystack<'_>, t: &Target<'_>, k: usize) -> Vec<Cand> {
             // Dropped lines must have room above the file's first line: the start of the whole
             // hunk is what tells one place from another.
             if cand.start < lead {
+                continue;
+            }
+            let end = match &cand.edit {
+                Ok(e) => e.end,
+                Err(_) => continue,
+            };
+            let line = |i: usize| (i < hay.len()).then(|| hay.line(i));
+            let head_ok =
+                (0..lead).all(|k| resembles(&hunk.lines[k].text, line(cand.start - lead + k)));
+            let tail_ok = (0..trail).all(|k| {
+                let diff_line = &hunk.lines[hunk.lines.len() - trail + k].text;
+                resembles(diff_line, line(end + k))
+            });
+            if !head_ok || !tail_ok {
                 continue;
             }
             out.push(Cand {

@@ -391,3 +391,60 @@ proptest! {
         let _ = apply(&original, &diff);
     }
 }
+
+// ---- regressions found by the benchmark -------------------------------------------------
+
+/// Test functions that all end alike: the tail of the last one is at the end of the file.
+fn same_endings(final_newline: bool) -> String {
+    let mut s = String::new();
+    for name in ["one", "two", "three"] {
+        s.push_str(&format!(
+            "fn {name}() {{\n    check!(r#\"\n    {name}\n    \"#);\n}}\n\n"
+        ));
+    }
+    s.push_str("fn last() {\n    check!(r#\"\n    last\n    \"#);\n}\n");
+    if !final_newline {
+        s.pop();
+    }
+    s
+}
+
+#[test]
+fn final_newline_difference_does_not_push_the_hunk_to_another_exact_match() {
+    let file = same_endings(false);
+    let lines = file.lines().count();
+    let diff = format!(
+        "@@ -{},2 +{},4 @@\n     \"#);\n }}\n+\n+fn added() {{}}\n",
+        lines - 1,
+        lines - 1
+    );
+    let a = ok(&file, &diff);
+    assert!(a.content.ends_with("}\n\nfn added() {}"), "{}", a.content);
+    assert_eq!(strategies(&a), ["eol"]);
+}
+
+#[test]
+fn unique_strict_match_far_from_the_hint_yields_to_a_nearer_loose_one() {
+    // The model added a blank context line after the file's last line; the only exact match
+    // of that context is another function's tail, far from the line number given.
+    let file = same_endings(true);
+    let lines = file.lines().count();
+    let diff = format!(
+        "@@ -{},2 +{},4 @@\n     \"#);\n }}\n \n+\n+fn added() {{}}\n",
+        lines - 1,
+        lines - 1
+    );
+    let e = err(&file, &diff);
+    assert!(e.problem.reason.contains("ambiguous"), "{e}");
+}
+
+#[test]
+fn reduced_context_never_drops_a_line_that_resembles_nothing_there() {
+    // `let value = tri!(ret);` lost its '+': it reads as context and matches nothing; dropping
+    // it would silently lose an added line.
+    let file =
+        "fn f() {\n    if x {\n        go();\n    }\n\n    match y {\n        _ => {}\n    }\n}\n";
+    let diff = "@@\n     if x {\n-        go();\n+        let ret = go();\n     }\n    let value = tri!(ret);\n \n     match y {\n         _ => {}\n";
+    let e = err(file, diff);
+    assert_eq!(e.problem.code, Code::PatchApplyFailed, "{e}");
+}
