@@ -14,7 +14,7 @@ mod runner;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use damage::{CATEGORIES, Case, Expect};
+use damage::{Case, Expect};
 use runner::{Engine, Outcome, Tally};
 
 struct Args {
@@ -180,7 +180,6 @@ fn accuracy(args: &Args) {
         total_cases
     );
     runner::print_table(&tally, &engines);
-    let _ = CATEGORIES;
 }
 
 /// Writes a case the engine got wrong to `out/wrong/` for inspection.
