@@ -9,6 +9,7 @@ mod discard;
 mod init;
 mod list;
 mod merge;
+mod patch;
 mod plan;
 mod render;
 mod show;
@@ -42,6 +43,7 @@ enum Command {
     Redo(undo::RedoArgs),
     Init(init::InitArgs),
     Validate(validate::ValidateArgs),
+    Patch(patch::PatchArgs),
 }
 
 /// Why a command failed, as far as the exit code is concerned.
@@ -115,5 +117,6 @@ fn dispatch(command: Command) -> CliResult {
         Command::Redo(args) => undo::run_redo(args),
         Command::Init(args) => init::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Patch(args) => patch::run(args),
     }
 }

@@ -32,6 +32,12 @@ pub fn json<T: serde::Serialize>(value: &T) {
     outln(&text);
 }
 
+/// Writes a value as pretty JSON to stderr (when stdout carries other data).
+pub fn json_err<T: serde::Serialize>(value: &T) {
+    let text = serde_json::to_string_pretty(value).expect("serializable output");
+    let _ = writeln!(io::stderr().lock(), "{text}");
+}
+
 /// A status line on stderr.
 pub fn status(text: &str) {
     let _ = writeln!(io::stderr().lock(), "{text}");

@@ -1,0 +1,172 @@
+//! `git papayu patch`: apply a diff to one file with the tolerant engine, outside any plan.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use git_papayu::patch::{self, Applied, Options};
+use git_papayu::{Code, Problem};
+
+use super::{CliResult, ui};
+
+/// Apply a unified diff to one file, tolerating imperfect model output.
+///
+/// Patches FILE with the hunks of PATCHFILE (`-` reads the diff from stdin), whatever path the
+/// diff's headers name. Accepts git and plain unified diffs with wrong or missing line numbers
+/// and counts, diffs in a ``` fence, and the `*** Begin Patch` envelope. A hunk is placed only
+/// where it fits in exactly one place; otherwise nothing changes and the report says which
+/// hunk failed, what was tried and what the file holds instead.
+///
+/// The patched text goes to stdout (or back into FILE with --in-place); the report goes to
+/// stderr. Exit 0 when every hunk applied, 1 when the patch was refused. Works outside a git
+/// repository.
+#[derive(Debug, Args)]
+pub struct PatchArgs {
+    /// The file to patch.
+    file: PathBuf,
+    /// The diff, or `-` to read it from stdin.
+    patchfile: PathBuf,
+    /// Rewrite FILE (atomically, keeping its permissions) instead of printing the result.
+    #[arg(long)]
+    in_place: bool,
+    /// Print the report as JSON: to stdout with --in-place, else to stderr.
+    #[arg(long)]
+    json: bool,
+    /// Show how each hunk was placed.
+    #[arg(short, long)]
+    verbose: bool,
+    /// When the diff changes several files, the one to apply (default: FILE as given).
+    #[arg(long, value_name = "PATH")]
+    path: Option<String>,
+}
+
+pub fn run(args: PatchArgs) -> CliResult {
+    let PatchArgs {
+        file,
+        patchfile,
+        in_place,
+        json,
+        verbose,
+        path,
+    } = args;
+    let original = read_text(&file, Code::NonUtf8File)?;
+    let diff = match patchfile.as_os_str() == "-" {
+        true => read_stdin()?,
+        false => read_text(&patchfile, Code::InputNotUtf8)?,
+    };
+    let options = Options {
+        path: Some(path.unwrap_or_else(|| file.to_string_lossy().into_owned())),
+        line_hint: None,
+    };
+    let report_out = |value: serde_json::Value| match in_place {
+        true => ui::json(&value),
+        false => ui::json_err(&value),
+    };
+    warn_if_other_path(&file, &diff);
+    let applied = match patch::apply_with(&original, &diff, &options) {
+        Ok(applied) => applied,
+        Err(e) => {
+            match (&e.report, json) {
+                (Some(report), true) => report_out(to_json(report)),
+                _ => ui::status(e.report_text().trim_end()),
+            }
+            return Err(e.problem.into());
+        }
+    };
+    if in_place {
+        write_atomically(&file, &applied.content)?;
+    } else {
+        ui::out(&applied.content);
+    }
+    match json {
+        true => report_out(to_json(&applied.hunks)),
+        false => summarize(&applied, verbose),
+    }
+    Ok(())
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> serde_json::Value {
+    serde_json::to_value(value).expect("reports serialize")
+}
+
+/// Says so when a one-file diff names another file than FILE (it is applied all the same).
+fn warn_if_other_path(file: &Path, diff: &str) {
+    let Ok(paths) = patch::paths(diff) else {
+        return;
+    };
+    let given = file.to_string_lossy();
+    let given = given.trim_start_matches("./");
+    if let [named] = paths.as_slice() {
+        let same = named == given
+            || named == "(unnamed)"
+            || given.ends_with(&format!("/{named}"))
+            || named.ends_with(&format!("/{given}"));
+        if !same {
+            ui::warn(&format!("the diff names {named}; applying it to {given}"));
+        }
+    }
+}
+
+fn summarize(applied: &Applied, verbose: bool) {
+    if verbose {
+        for h in &applied.hunks {
+            ui::status(&format!(
+                "hunk {}: {} at line {} (offset {:+})",
+                h.hunk, h.strategy, h.line, h.offset
+            ));
+        }
+    }
+    let strategies: Vec<&str> = applied.hunks.iter().map(|h| h.strategy.as_str()).collect();
+    ui::status(&format!(
+        "{} hunk(s) applied ({})",
+        applied.hunks.len(),
+        strategies.join(", ")
+    ));
+}
+
+fn read_text(path: &Path, not_utf8: Code) -> Result<String, Problem> {
+    let bytes = fs::read(path)
+        .map_err(|e| Problem::new(Code::Io, format!("cannot read {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|_| {
+        Problem::new(
+            not_utf8,
+            format!(
+                "{} is not UTF-8 text; only text files can be patched",
+                path.display()
+            ),
+        )
+    })
+}
+
+fn read_stdin() -> Result<String, Problem> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| Problem::new(Code::Io, format!("cannot read the diff from stdin: {e}")))?;
+    String::from_utf8(bytes)
+        .map_err(|_| Problem::new(Code::InputNotUtf8, "the diff on stdin is not UTF-8 text"))
+}
+
+/// Replaces `path`'s content through a temporary file in the same directory and a rename, so a
+/// reader sees the old file or the new one, never half of one; permissions are kept.
+fn write_atomically(path: &Path, content: &str) -> Result<(), Problem> {
+    let io = |what: &str, e: std::io::Error| {
+        Problem::new(Code::Io, format!("cannot {what} {}: {e}", path.display()))
+    };
+    let target = fs::canonicalize(path).map_err(|e| io("resolve", e))?;
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let permissions = fs::metadata(&target)
+        .map_err(|e| io("stat", e))?
+        .permissions();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".papayu-patch-")
+        .tempfile_in(dir)
+        .map_err(|e| io("create a temporary file next to", e))?;
+    tmp.write_all(content.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| io("write a temporary file next to", e))?;
+    fs::set_permissions(tmp.path(), permissions).map_err(|e| io("set permissions for", e))?;
+    tmp.persist(&target).map_err(|e| io("replace", e.error))?;
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! `git papayu patch` through the real binary: output, --in-place, refusals, exit codes.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::run_in;
+
+const FILE: &str = "one\ntwo\nthree\nfour\n";
+const DIFF: &str =
+    "--- a/other/name.txt\n+++ b/other/name.txt\n@@ -2,2 +2,2 @@\n two\n-three\n+THREE\n";
+
+fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("papayu-patch-cli")
+        .tempdir()
+        .expect("tempdir");
+    for (name, content) in files {
+        fs::write(dir.path().join(name), content).expect("write");
+    }
+    dir
+}
+
+fn read(dir: &Path, name: &str) -> Vec<u8> {
+    fs::read(dir.join(name)).expect("read")
+}
+
+#[test]
+fn prints_the_patched_file_outside_a_repository() {
+    let dir = scratch(&[("f.txt", FILE), ("p.diff", DIFF)]);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "f.txt", "p.diff"],
+        None,
+    )
+    .ok();
+    assert_eq!(run.stdout, FILE.replace("three", "THREE"));
+    assert!(
+        run.stderr.contains("1 hunk(s) applied (exact)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("the diff names other/name.txt"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        read(dir.path(), "f.txt"),
+        FILE.as_bytes(),
+        "file untouched without --in-place"
+    );
+}
+
+#[test]
+fn reads_the_diff_from_stdin_and_reports_verbosely() {
+    let dir = scratch(&[("f.txt", FILE)]);
+    let diff = "```diff\n@@ -40 +40 @@\n  two  \n-three\n+3\n```\n";
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "-v", "f.txt", "-"],
+        Some(diff.as_bytes()),
+    )
+    .ok();
+    assert_eq!(run.stdout, FILE.replace("three", "3"));
+    assert!(
+        run.stderr.contains("hunk 1: trim at line 2 (offset -38)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn in_place_rewrites_and_keeps_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch(&[("f.sh", FILE), ("p.diff", DIFF)]);
+    let script = dir.path().join("f.sh");
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o751)).unwrap();
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "--in-place", "--json", "f.sh", "p.diff"],
+        None,
+    )
+    .ok();
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("json on stdout");
+    assert_eq!(report[0]["strategy"], "exact");
+    assert_eq!(report[0]["line"], 2);
+    assert_eq!(
+        read(dir.path(), "f.sh"),
+        FILE.replace("three", "THREE").as_bytes()
+    );
+    let mode = fs::metadata(&script).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o751);
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".papayu"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind");
+}
+
+#[test]
+fn failure_leaves_the_file_byte_identical() {
+    let crlf = FILE.replace('\n', "\r\n");
+    let bad = "@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n@@ -3,2 +3,2 @@\n three\n-for\n+4\n";
+    let dir = scratch(&[("f.txt", &crlf), ("p.diff", bad)]);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "--in-place", "f.txt", "p.diff"],
+        None,
+    )
+    .err("ERR_PATCH_APPLY_FAILED");
+    assert!(run.stderr.contains("hunk 2 of 2"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("line 4 expected: \"for\""),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("line 4 found:    \"four\""),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+    assert_eq!(read(dir.path(), "f.txt"), crlf.as_bytes());
+}
+
+#[test]
+fn failure_report_as_json() {
+    let dir = scratch(&[("f.txt", "k\nv\nk\nv\n"), ("p.diff", "@@\n k\n-v\n+w\n")]);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "--json", "f.txt", "p.diff"],
+        None,
+    )
+    .err("ERR_PATCH_APPLY_FAILED");
+    let json_end = run.stderr.rfind('}').expect("json on stderr") + 1;
+    let report: serde_json::Value = serde_json::from_str(&run.stderr[..json_end]).unwrap();
+    assert_eq!(report["failures"][0]["verdict"]["kind"], "ambiguous");
+    assert_eq!(
+        report["failures"][0]["verdict"]["lines"],
+        serde_json::json!([1, 3])
+    );
+}
+
+#[test]
+fn garbage_diff_and_missing_file_exit_1() {
+    let dir = scratch(&[("f.txt", FILE), ("p.diff", "not a diff\n")]);
+    run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "f.txt", "p.diff"],
+        None,
+    )
+    .err("ERR_PATCH_NOT_UNIFIED");
+    run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "nope.txt", "p.diff"],
+        None,
+    )
+    .err("ERR_IO");
+}
+
+#[test]
+fn multi_file_diff_selects_by_path() {
+    let diff = "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-x\n+X\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-one\n+ONE\n";
+    let dir = scratch(&[("f.txt", FILE), ("p.diff", diff)]);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "f.txt", "p.diff"],
+        None,
+    )
+    .ok();
+    assert_eq!(run.stdout, FILE.replace("one", "ONE"));
+    run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "--path", "y.txt", "f.txt", "p.diff"],
+        None,
+    )
+    .err("ERR_PATCH_NOT_UNIFIED");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = scratch(&[]);
+    run_in(dir.path(), "git", ["papayu", "patch"], None).code(2);
+    run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "a", "b", "--bogus"],
+        None,
+    )
+    .code(2);
+}
