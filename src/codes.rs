@@ -121,12 +121,15 @@ impl Serialize for Code {
     }
 }
 
-/// One rejection: a stable code and a one-line reason that says what to do.
+/// One rejection: a stable code and a one-line reason that says what to do, optionally with a
+/// longer report (e.g. which patch hunk failed and what the file holds instead).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("{code}: {reason}")]
 pub struct Problem {
     pub code: Code,
     pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl Problem {
@@ -138,7 +141,18 @@ impl Problem {
         } else {
             reason
         };
-        Problem { code, reason }
+        Problem {
+            code,
+            reason,
+            detail: None,
+        }
+    }
+
+    /// Attaches a multi-line report, shown under the one-line reason.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Problem {
+        let detail: String = detail.into();
+        self.detail = (!detail.trim().is_empty()).then_some(detail);
+        self
     }
 }
 

@@ -848,3 +848,125 @@ fn notes_from_two_clones_merge_line_by_line() {
         assert!(goals.contains(&goal), "{goals:?}");
     }
 }
+
+/// Rewrites the plan record in the note on `base` with `edit` (as a teammate or a hand edit
+/// could), through `git notes`.
+fn tamper(repo: &TestRepo, base: &str, edit: impl Fn(&mut Value)) {
+    let mut lines = note_lines(repo, base);
+    for line in lines.iter_mut().filter(|l| l.get("goal").is_some()) {
+        edit(line);
+    }
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    let file = repo.path().join(".git/tampered-note");
+    std::fs::write(&file, text.join("\n") + "\n").unwrap();
+    repo.git([
+        "notes",
+        "--ref=papayu",
+        "add",
+        "-f",
+        "-F",
+        file.to_str().unwrap(),
+        base,
+    ])
+    .ok();
+}
+
+#[test]
+fn stored_plans_are_checked_again_at_apply() {
+    let repo = repo();
+    let base = repo.rev("HEAD");
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+
+    // A record edited to write into .git is refused, whatever the note says.
+    tamper(&repo, &base, |r| {
+        r["actions"][1]["path"] = ".git/hooks/pre-commit".into()
+    });
+    let before = repo.snapshot();
+    repo.papayu(["apply", &id, "--no-check"])
+        .err("ERR_PATH_GIT_INTERNAL");
+    assert_eq!(repo.snapshot(), before);
+
+    // A record that never read the file it replaces is refused.
+    tamper(&repo, &base, |r| {
+        r["actions"][1]["path"] = "tests/test_parser.py".into();
+        r["context"] = serde_json::json!([]);
+    });
+    repo.papayu(["apply", &id, "--no-check"])
+        .err("ERR_UPDATE_WITHOUT_BASE");
+
+    // A preview that does not match the plan is not trusted: the tree is built anew.
+    let readme_only = repo.rev("HEAD");
+    tamper(&repo, &base, |r| {
+        r["context"] = serde_json::json!([{
+            "path": "src/parser.py",
+            "blob_oid": repo.rev("HEAD:src/parser.py"),
+            "sha256": sha256(PARSER.as_bytes()),
+        }]);
+        r["preview"] = readme_only.clone().into();
+    });
+    let out = apply_json(&repo, &[&id, "--no-check"]);
+    let branch = out["branch"].as_str().unwrap();
+    assert!(
+        repo.git(["show", &format!("{branch}:src/parser.py")])
+            .ok()
+            .stdout
+            .contains("is None")
+    );
+    assert_eq!(
+        repo.git(["show", &format!("{branch}:tests/test_parser.py")])
+            .ok()
+            .stdout,
+        "from src.parser import parse\n"
+    );
+    repo.fsck();
+}
+
+#[test]
+fn apply_at_the_base_reuses_the_previewed_tree() {
+    let repo = repo();
+    let base = repo.rev("HEAD");
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let preview = note_lines(&repo, &base)[0]["preview"]
+        .as_str()
+        .expect("preview")
+        .to_string();
+    assert_eq!(repo.rev(&format!("{preview}^")), base);
+    let out = apply_json(&repo, &[&id, "--no-check"]);
+    let branch = out["branch"].as_str().unwrap();
+    assert_eq!(
+        repo.rev(&format!("{branch}^{{tree}}")),
+        repo.rev(&format!("{preview}^{{tree}}"))
+    );
+    // The preview stays reachable from the operation log, so gc keeps it.
+    repo.git(["gc", "--prune=now", "--quiet"]).ok();
+    repo.git(["cat-file", "-e", &preview]).ok();
+    repo.fsck();
+}
+
+#[test]
+fn a_patch_that_does_not_fit_reports_where_and_why() {
+    let repo = repo();
+    let answer = serde_json::json!({"actions": [{
+        "kind": "PATCH_FILE", "path": "src/parser.py", "base_sha256": sha256(PARSER.as_bytes()),
+        "patch": "@@ -1,2 +1,2 @@\n def parse(value):\n-    return value.upper()\n+    return value.lower()\n"
+    }]})
+    .to_string();
+    let run = repo
+        .papayu_stdin(["plan", "bad patch", "--response", "-"], answer.as_bytes())
+        .err("ERR_PATCH_APPLY_FAILED");
+    assert!(
+        run.stderr.contains("action 1 (PATCH_FILE src/parser.py)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("return value.strip()"),
+        "the report shows what the file holds: {}",
+        run.stderr
+    );
+    assert!(
+        repo.git(["rev-parse", "-q", "--verify", "refs/notes/papayu"])
+            .status
+            != Some(0)
+    );
+}

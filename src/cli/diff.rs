@@ -55,21 +55,26 @@ pub fn run(args: DiffArgs) -> CliResult {
         }
         None => {
             let base = record.base_oid()?;
-            let base_tree = store
-                .repo
-                .find_commit(base)
-                .and_then(|c| c.tree())
-                .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
-            let built = tree::build(
-                &store.repo,
-                &base_tree,
-                &record.plan,
-                &BuildOptions {
-                    write: true,
-                    read: None,
-                },
-            )?;
-            (base.to_string(), built.tree.expect("written").to_string())
+            let preview = record
+                .preview
+                .as_deref()
+                .and_then(|p| git2::Oid::from_str(p).ok());
+            match preview.filter(|p| store.repo.find_commit(*p).is_ok()) {
+                Some(preview) => (base.to_string(), preview.to_string()),
+                None => {
+                    let base_tree = store
+                        .repo
+                        .find_commit(base)
+                        .and_then(|c| c.tree())
+                        .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
+                    let options = BuildOptions {
+                        write: true,
+                        read: None,
+                    };
+                    let built = tree::build(&store.repo, &base_tree, &record.plan, &options)?;
+                    (base.to_string(), built.tree.expect("written").to_string())
+                }
+            }
         }
     };
     let mut cmd = worktree::git(&store);

@@ -50,5 +50,11 @@ pub fn warn(text: &str) {
 
 /// An error code and its reason on stderr, as `ERR_CODE: reason`.
 pub fn problem(p: &Problem) {
-    let _ = writeln!(io::stderr().lock(), "{p}");
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{p}");
+    if let Some(detail) = &p.detail {
+        for line in detail.lines() {
+            let _ = writeln!(err, "  {line}");
+        }
+    }
 }

@@ -92,6 +92,7 @@ pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Probl
     let ledger = load_ledger(store).map_err(|p| vec![p])?;
     let record = find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
     refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
+    recheck(&record.plan)?;
     let target = match &request.onto {
         Some(rev) => store
             .resolve_commit(rev)
@@ -105,16 +106,33 @@ pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Probl
     let target_tree = target_commit
         .tree()
         .map_err(|e| vec![StoreError::git("reading the target tree", e).to_problem()])?;
-    let built = tree::build(
+    // `plan` already wrote this plan's tree at its base (its preview). The plan is checked
+    // again here without writing anything, and the stored tree is reused when it is exactly
+    // the result; otherwise (another target, a pruned or foreign preview) it is built anew.
+    let reusable = preview_tree(repo, &record, target);
+    let read = Some(record.context.as_slice());
+    let mut built = tree::build(
         repo,
         &target_tree,
         &record.plan,
         &BuildOptions {
-            write: true,
-            read: Some(&record.context),
+            write: reusable.is_none(),
+            read,
         },
     )?;
-    let new_tree = built.tree.expect("written builds have a tree");
+    let new_tree = match (built.tree, reusable) {
+        (Some(tree), _) => tree,
+        (None, Some(tree)) if tree::tree_matches(repo, &target_tree, tree, &built.changes) => tree,
+        (None, _) => {
+            built = tree::build(
+                repo,
+                &target_tree,
+                &record.plan,
+                &BuildOptions { write: true, read },
+            )?;
+            built.tree.expect("written builds have a tree")
+        }
+    };
     if new_tree == target_tree.id() {
         return Ok(Outcome::NothingToApply { record });
     }
@@ -187,6 +205,26 @@ fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result
         }
     }
     Ok(())
+}
+
+/// Validates a stored plan's actions again, as if they were a fresh answer. Notes can be
+/// fetched from teammates or edited by hand, so apply never trusts that a stored plan was
+/// validated when it was made.
+fn recheck(plan: &crate::protocol::Plan) -> Result<(), Vec<Problem>> {
+    let answer = serde_json::json!({ "actions": plan.actions, "summary": plan.summary });
+    let options = crate::protocol::ParseOptions {
+        protocol: Some(plan.protocol),
+        ..crate::protocol::ParseOptions::default()
+    };
+    crate::protocol::parse_answer(answer.to_string().as_bytes(), &options).map(|_| ())
+}
+
+/// The tree of the plan's preview commit, when it was made on `target`.
+fn preview_tree(repo: &git2::Repository, record: &PlanRecord, target: Oid) -> Option<Oid> {
+    let preview = repo
+        .find_commit(Oid::from_str(record.preview.as_deref()?).ok()?)
+        .ok()?;
+    (preview.parent_id(0).ok()? == target).then(|| preview.tree_id())
 }
 
 fn record_failure(

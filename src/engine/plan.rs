@@ -61,7 +61,7 @@ pub fn make(store: &Store, request: PlanRequest) -> Result<Planned, Vec<Problem>
     let canonical = serde_json::to_string(&plan).expect("plan serializes");
     let id = sha256_hex(format!("{trace_id}\n{base}\n{created_at}\n{canonical}").as_bytes())[..40]
         .to_string();
-    let record = PlanRecord {
+    let mut record = PlanRecord {
         id,
         goal: request.goal,
         base: base.to_string(),
@@ -73,13 +73,30 @@ pub fn make(store: &Store, request: PlanRequest) -> Result<Planned, Vec<Problem>
         schema_hash: protocol::schema_hash(plan.protocol, false),
         plan,
         context: built.touched,
+        preview: None,
+        placements: Default::default(),
     };
+    let preview = write_preview(
+        store,
+        &record,
+        base,
+        built.tree.expect("written builds have a tree"),
+    )
+    .map_err(|e| vec![e.to_problem()])?;
+    record.preview = Some(preview.to_string());
+    record.placements = built
+        .changes
+        .iter()
+        .filter(|c| !c.hunks.is_empty())
+        .map(|c| (c.path.clone(), c.hunks.clone()))
+        .collect();
     let line = serde_json::to_string(&record).expect("record serializes");
     let mut pending = Pending::new(
         OpKind::Plan,
         format!("plan {}: {}", record.short_id(), one_line(&record.goal)),
     );
     pending.note_lines.push((base, line));
+    pending.keep.push(preview);
     oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
     trace::write_plan_trace(store, &record, &parsed.warnings);
     Ok(Planned {
@@ -108,7 +125,7 @@ fn attempt(
         base_tree,
         &parsed.plan,
         &BuildOptions {
-            write: false,
+            write: true,
             read: None,
         },
     )
@@ -149,6 +166,30 @@ fn detect(
         (Err(Attempt::Parse(_)), v2 @ Attempt::Build(_)) => Err(v2.into()),
         (Err(v1), _) => Err(v1.into()),
     }
+}
+
+/// The dry run as a commit on the base, so apply can reuse its tree and diff can show it.
+fn write_preview(
+    store: &Store,
+    record: &PlanRecord,
+    base: Oid,
+    tree: Oid,
+) -> Result<Oid, StoreError> {
+    let repo = &store.repo;
+    let parent = repo
+        .find_commit(base)
+        .map_err(|e| StoreError::git("reading the base commit", e))?;
+    let tree = repo
+        .find_tree(tree)
+        .map_err(|e| StoreError::git("reading the preview tree", e))?;
+    let sig = crate::store::signature(repo);
+    let message = format!(
+        "papayu preview of plan {}\n\nPapayu-Plan: {}\n",
+        record.short_id(),
+        record.id
+    );
+    repo.commit(None, &sig, &sig, &message, &tree, &[&parent])
+        .map_err(|e| StoreError::git("writing the preview commit", e))
 }
 
 fn resolve_base(store: &Store, rev: &str) -> Result<Oid, Vec<Problem>> {

@@ -3,7 +3,7 @@
 //! No checkout and no index: each action looks up only the paths it names in the base tree, and
 //! the new tree is written with `TreeUpdateBuilder`, so the cost grows with the number of
 //! changed paths, never with the size of the repository. The same code is the dry run that
-//! previews a plan (with `write: false` nothing is stored) and the real apply.
+//! checks a plan again at apply time (with `write: false` nothing is stored) and the real apply.
 //!
 //! It must never follow a symlink, turn a file into a directory or back, or write half a plan:
 //! every problem is collected first and the tree is only built when there are none.
@@ -420,27 +420,32 @@ impl Builder<'_> {
             return;
         };
         let result = if action.kind == ActionKind::PatchFile {
-            patch::apply(&text, action.patch.as_deref().unwrap_or_default())
+            let options = patch::Options {
+                path: Some(action.path.clone()),
+                line_hint: None,
+            };
+            patch::apply_with(&text, action.patch.as_deref().unwrap_or_default(), &options)
                 .map(|a| (a.content, a.hunks))
+                .map_err(|e| {
+                    let report = e.report_text();
+                    e.problem.with_detail(report)
+                })
         } else {
             let start = action.start_line.unwrap_or(0) as usize;
             let end = action.end_line.unwrap_or(0) as usize;
-            patch::replace_range(
-                &text,
-                start,
-                end,
-                action.content.as_deref().unwrap_or_default(),
-            )
-            .map(|c| (c, Vec::new()))
+            let content = action.content.as_deref().unwrap_or_default();
+            patch::replace_range(&text, start, end, content).map(|c| (c, Vec::new()))
         };
         match result {
             Ok((content, hunks)) => {
                 self.record_write(action, Some(old), content.into_bytes(), mode, hunks)
             }
-            Err(p) => self.problems.push(Problem::new(
-                p.code,
-                format!("{}: {}", label(index, action), p.reason),
-            )),
+            Err(p) => {
+                let reason = format!("{}: {}", label(index, action), p.reason);
+                let detail = p.detail.unwrap_or_default();
+                self.problems
+                    .push(Problem::new(p.code, reason).with_detail(detail));
+            }
         }
     }
 
@@ -643,6 +648,37 @@ impl Builder<'_> {
             .create_updated(self.repo, self.base)
             .map_err(|e| git_problem("writing the new tree", &e))
     }
+}
+
+/// `true` when `candidate` (a tree written earlier, e.g. by the dry run of `plan`) is exactly
+/// `base` with `changes` applied: every changed path holds the expected blob, and nothing else
+/// differs. This lets apply reuse a stored tree without trusting it.
+pub fn tree_matches(
+    repo: &Repository,
+    base: &Tree<'_>,
+    candidate: Oid,
+    changes: &[FileChange],
+) -> bool {
+    let Ok(candidate) = repo.find_tree(candidate) else {
+        return false;
+    };
+    for change in changes {
+        let entry = candidate.get_path(std::path::Path::new(&change.path)).ok();
+        let ok = match (&change.new, entry) {
+            (None, None) => true,
+            (Some(content), Some(entry)) => {
+                Oid::hash_object(ObjectType::Blob, content).is_ok_and(|oid| oid == entry.id())
+            }
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    let Ok(diff) = repo.diff_tree_to_tree(Some(base), Some(&candidate), None) else {
+        return false;
+    };
+    diff.deltas().len() == changes.len()
 }
 
 fn short(hex: &str) -> &str {

@@ -71,6 +71,8 @@ pub struct Pending {
     pub recorded: Vec<RefChange>,
     /// Note lines to append: (annotated commit, JSON line).
     pub note_lines: Vec<(Oid, String)>,
+    /// Commits no ref points at that must stay reachable (a plan's preview).
+    pub keep: Vec<Oid>,
     pub target: Option<String>,
 }
 
@@ -82,6 +84,7 @@ impl Pending {
             refs: Vec::new(),
             recorded: Vec::new(),
             note_lines: Vec::new(),
+            keep: Vec::new(),
             target: None,
         }
     }
@@ -112,7 +115,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             previous: previous.map(|p| p.to_string()),
             target: pending.target.clone(),
         };
-        let entry = write_entry(repo, previous, &op)?;
+        let entry = write_entry(repo, previous, &op, &pending.keep)?;
         changes.push(RefChange::new(OPLOG_REF, previous, Some(entry)));
         match refs::update(
             repo,
@@ -142,6 +145,7 @@ fn write_entry(
     repo: &Repository,
     previous: Option<Oid>,
     op: &Operation,
+    keep: &[Oid],
 ) -> Result<Oid, StoreError> {
     let json = serde_json::to_vec_pretty(op).expect("operation serializes");
     let blob = repo
@@ -160,11 +164,10 @@ fn write_entry(
         .find_tree(tree)
         .map_err(|e| StoreError::git("writing the operation log", e))?;
     let mut parent_ids: Vec<Oid> = previous.into_iter().collect();
-    for change in &op.refs {
-        for oid in [change.old, change.new].into_iter().flatten() {
-            if !parent_ids.contains(&oid) && is_commit(repo, oid) {
-                parent_ids.push(oid);
-            }
+    let touched = op.refs.iter().flat_map(|c| [c.old, c.new]).flatten();
+    for oid in touched.chain(keep.iter().copied()) {
+        if !parent_ids.contains(&oid) && is_commit(repo, oid) {
+            parent_ids.push(oid);
         }
     }
     let parents = parent_ids
