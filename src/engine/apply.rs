@@ -92,7 +92,8 @@ pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Probl
     let ledger = load_ledger(store).map_err(|p| vec![p])?;
     let record = find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
     refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
-    recheck(&record.plan)?;
+    // Notes can come from teammates or a hand edit: never trust that a stored plan was valid.
+    crate::protocol::check_plan(&record.plan)?;
     let target = match &request.onto {
         Some(rev) => store
             .resolve_commit(rev)
@@ -205,18 +206,6 @@ fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result
         }
     }
     Ok(())
-}
-
-/// Validates a stored plan's actions again, as if they were a fresh answer. Notes can be
-/// fetched from teammates or edited by hand, so apply never trusts that a stored plan was
-/// validated when it was made.
-fn recheck(plan: &crate::protocol::Plan) -> Result<(), Vec<Problem>> {
-    let answer = serde_json::json!({ "actions": plan.actions, "summary": plan.summary });
-    let options = crate::protocol::ParseOptions {
-        protocol: Some(plan.protocol),
-        ..crate::protocol::ParseOptions::default()
-    };
-    crate::protocol::parse_answer(answer.to_string().as_bytes(), &options).map(|_| ())
 }
 
 /// The tree of the plan's preview commit, when it was made on `target`.

@@ -675,10 +675,55 @@ pub fn tree_matches(
             return false;
         }
     }
-    let Ok(diff) = repo.diff_tree_to_tree(Some(base), Some(&candidate), None) else {
-        return false;
+    differing_files(repo, Some(base), Some(&candidate), changes.len() + 1) == changes.len()
+}
+
+/// Counts the files that differ between two trees, descending only into subtrees whose ids
+/// differ (so the cost is the size of the difference), and stopping once `limit` is reached.
+fn differing_files(
+    repo: &Repository,
+    a: Option<&Tree<'_>>,
+    b: Option<&Tree<'_>>,
+    limit: usize,
+) -> usize {
+    let subtree = |entry: Option<git2::TreeEntry<'_>>| {
+        entry
+            .filter(|e| e.kind() == Some(ObjectType::Tree))
+            .and_then(|e| repo.find_tree(e.id()).ok())
     };
-    diff.deltas().len() == changes.len()
+    let mut names: Vec<Vec<u8>> = a
+        .iter()
+        .chain(b.iter())
+        .flat_map(|t| t.iter().map(|e| e.name_bytes().to_vec()))
+        .collect();
+    names.sort();
+    names.dedup();
+    let mut count = 0;
+    for name in names {
+        if count >= limit {
+            break;
+        }
+        let path = std::path::Path::new(std::str::from_utf8(&name).unwrap_or_default());
+        let left = a.and_then(|t| t.get_path(path).ok());
+        let right = b.and_then(|t| t.get_path(path).ok());
+        if let (Some(l), Some(r)) = (&left, &right)
+            && l.id() == r.id()
+            && l.filemode() == r.filemode()
+        {
+            continue;
+        }
+        let (left_tree, right_tree) = (subtree(left.clone()), subtree(right.clone()));
+        let files = usize::from(left.is_some() && left_tree.is_none())
+            + usize::from(right.is_some() && right_tree.is_none());
+        count += match (left_tree.is_some() || right_tree.is_some(), files) {
+            (false, _) => 1,
+            (true, files) => {
+                files
+                    + differing_files(repo, left_tree.as_ref(), right_tree.as_ref(), limit - count)
+            }
+        };
+    }
+    count
 }
 
 fn short(hex: &str) -> &str {

@@ -148,14 +148,7 @@ pub fn parse_answer(input: &[u8], opts: &ParseOptions) -> Result<Parsed, Vec<Pro
     }
 
     let count = raw.actions.len();
-    let mut total = 0usize;
-    if count <= MAX_ACTIONS {
-        for action in &raw.actions {
-            total += rules::check_action(action, version, opts, &mut report);
-        }
-        rules::check_conflicts(&raw.actions, &mut report);
-    }
-    rules::check_limits(count, total, &mut report);
+    check_actions(&raw, version, opts, &mut report);
     let summary = raw.text("summary");
     rules::check_no_changes(opts.mode, count, summary.as_deref(), &mut report);
 
@@ -201,6 +194,44 @@ pub fn parse_answer(input: &[u8], opts: &ParseOptions) -> Result<Parsed, Vec<Pro
         plan,
         warnings: report.warnings,
     })
+}
+
+/// Every per-action rule, the conflict rules and the limits.
+fn check_actions(
+    raw: &RawPlan<'_>,
+    version: ProtocolVersion,
+    opts: &ParseOptions,
+    report: &mut Report,
+) {
+    let count = raw.actions.len();
+    let mut total = 0usize;
+    if count <= MAX_ACTIONS {
+        for action in &raw.actions {
+            total += rules::check_action(action, version, opts, report);
+        }
+        rules::check_conflicts(&raw.actions, report);
+    }
+    rules::check_limits(count, total, report);
+}
+
+/// Checks the actions of an already normalized plan (a stored record, which may come from a
+/// teammate's notes or a hand edit) against every action rule, conflict rule and limit. The
+/// JSON Schema pass is skipped: a [`Plan`]'s types already have the schema's shape.
+pub fn check_plan(plan: &Plan) -> Result<(), Vec<Problem>> {
+    let value = serde_json::json!({ "actions": plan.actions });
+    let raw = RawPlan::read(&value);
+    let mut report = Report::new();
+    let opts = ParseOptions {
+        protocol: Some(plan.protocol),
+        ..ParseOptions::default()
+    };
+    structure(&raw, plan.protocol, &mut report);
+    check_actions(&raw, plan.protocol, &opts, &mut report);
+    if report.problems.is_empty() {
+        Ok(())
+    } else {
+        Err(report.problems)
+    }
 }
 
 /// Version-specific structure rules that have their own codes; returns the places whose schema
