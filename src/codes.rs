@@ -95,6 +95,7 @@ codes! {
     FileDirConflict => "ERR_FILE_DIR_CONFLICT",
     // Repository and workflow.
     NotARepository => "ERR_NOT_A_REPOSITORY",
+    NoSuchRemote => "ERR_NO_SUCH_REMOTE",
     BadRevision => "ERR_BAD_REVISION",
     PlanNotFound => "ERR_PLAN_NOT_FOUND",
     PlanAmbiguous => "ERR_PLAN_AMBIGUOUS",

@@ -36,7 +36,7 @@ pub fn init(store: &Store, request: &InitRequest) -> Result<Vec<Step>, Problem> 
     if let Some(remote) = &request.share {
         if store.repo.find_remote(remote).is_err() {
             return Err(Problem::new(
-                Code::BadRevision,
+                Code::NoSuchRemote,
                 format!("no remote named '{remote}'; see git remote -v"),
             ));
         }

@@ -147,14 +147,20 @@ impl Ledger {
                 ledger.add_line(line, annotated, &mut index);
             }
         }
-        for events in ledger.events.values_mut() {
-            events.sort_by_key(|e| (e.at, e.event));
-            events.dedup();
-        }
+        ledger.sort_events();
         ledger
             .records
             .sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         Ok(ledger)
+    }
+
+    /// Orders each plan's events by time (ties by kind) and drops exact duplicates, which a
+    /// `cat_sort_uniq` merge would also drop.
+    fn sort_events(&mut self) {
+        for events in self.events.values_mut() {
+            events.sort_by_key(|e| (e.at, e.event));
+            events.dedup();
+        }
     }
 
     fn add_line(&mut self, line: &str, annotated: Oid, index: &mut BTreeMap<String, usize>) {
@@ -273,4 +279,73 @@ pub fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, base: &str, created_at: i64) -> PlanRecord {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "goal": "g", "base": base, "created_at": created_at, "provider": "manual",
+            "trace_id": "t", "schema_version": 2, "schema_hash": "h", "protocol": 2, "actions": []
+        }))
+        .expect("a minimal record deserializes")
+    }
+
+    fn ledger(records: Vec<PlanRecord>) -> Ledger {
+        Ledger {
+            records,
+            events: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn resolves_unique_prefixes_and_branch_names() {
+        let l = ledger(vec![
+            record(&format!("abcd1{}", "0".repeat(35)), "b", 1),
+            record(&format!("abce2{}", "0".repeat(35)), "b", 2),
+        ]);
+        assert!(l.resolve("abcd").unwrap().id.starts_with("abcd1"));
+        assert!(l.resolve("ABCE").unwrap().id.starts_with("abce2"));
+        assert!(
+            l.resolve("papayu/fix-it-abce200000")
+                .unwrap()
+                .id
+                .starts_with("abce2")
+        );
+        assert_eq!(l.resolve("abc").unwrap_err().code, Code::PlanNotFound);
+        assert_eq!(l.resolve("ffff").unwrap_err().code, Code::PlanNotFound);
+    }
+
+    #[test]
+    fn an_ambiguous_prefix_lists_the_candidates() {
+        let l = ledger(vec![
+            record(&format!("abcd1{}", "0".repeat(35)), "b", 1),
+            record(&format!("abcd2{}", "0".repeat(35)), "b", 2),
+        ]);
+        let err = l.resolve("abcd").unwrap_err();
+        assert_eq!(err.code, Code::PlanAmbiguous);
+        assert!(
+            err.reason.contains("abcd100000") && err.reason.contains("abcd200000"),
+            "{}",
+            err.reason
+        );
+        assert!(l.resolve("abcd2").is_ok());
+    }
+
+    #[test]
+    fn status_follows_the_newest_event_whatever_the_line_order() {
+        let id = "a".repeat(40);
+        let mut l = ledger(vec![record(&id, "b", 1)]);
+        let mut applied = Event::new(&id, EventKind::Applied);
+        applied.at = 10;
+        applied.branch = Some("papayu/x".into());
+        let mut discarded = Event::new(&id, EventKind::Discarded);
+        discarded.at = 20;
+        l.events.insert(id.clone(), vec![discarded, applied]);
+        l.sort_events();
+        assert_eq!(l.status(&id), Status::Discarded);
+        assert_eq!(l.branch(&id), None, "a discarded plan has no live branch");
+    }
 }
