@@ -970,3 +970,53 @@ fn a_patch_that_does_not_fit_reports_where_and_why() {
             != Some(0)
     );
 }
+
+#[test]
+fn undo_and_redo_of_apply_and_plan() {
+    let repo = repo();
+    let base = repo.rev("HEAD");
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let after_plan = repo.snapshot();
+    let out = apply_json(&repo, &[&id, "--no-check"]);
+    let branch = out["branch"].as_str().unwrap().to_string();
+    let tip = repo.rev(&branch);
+
+    let undo = repo.papayu(["undo"]).ok();
+    assert!(undo.stdout.contains("Undid: apply"), "{}", undo.stdout);
+    assert_eq!(branches(&repo), "");
+    assert!(
+        repo.papayu(["show", &id, "--json"])
+            .ok()
+            .stdout
+            .contains("\"proposed\"")
+    );
+    let oplog = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("refs/papayu/oplog"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        oplog(&repo.snapshot()),
+        oplog(&after_plan),
+        "undo of apply restores every ref"
+    );
+
+    repo.papayu(["redo"]).ok();
+    assert_eq!(repo.rev(&branch), tip);
+    assert!(
+        repo.papayu(["show", &id, "--json"])
+            .ok()
+            .stdout
+            .contains("\"applied\"")
+    );
+
+    // Undo twice more: the apply, then the plan itself (its note line goes away).
+    repo.papayu(["undo"]).ok();
+    repo.papayu(["undo"]).ok();
+    assert!(repo.git(["notes", "--ref=papayu", "show", &base]).status != Some(0));
+    repo.papayu(["undo"]).err("ERR_NOTHING_TO_UNDO");
+    repo.papayu(["redo"]).ok();
+    assert_eq!(note_lines(&repo, &base).len(), 1);
+    repo.fsck();
+}

@@ -20,6 +20,7 @@ pub fn write_plan_trace(store: &Store, record: &PlanRecord, warnings: &[String])
         "base": record.base,
         "warnings": warnings,
         "context": record.context,
+        "patch_placements": record.placements,
         "validated_json": record.plan,
         "config_snapshot": {
             "normalize_eol": std::env::var("PAPAYU_NORMALIZE_EOL").ok(),
