@@ -51,6 +51,20 @@ fn note_lines(repo: &TestRepo, commit: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The notes and the operation log: what plan and a failed apply may change.
+const PAPAYU_LOGS: &[&str] = &["refs/notes/papayu", "refs/papayu/oplog"];
+/// Everything papayu owns, proposal branches included.
+const PAPAYU_REFS: &[&str] = &["refs/notes/papayu", "refs/papayu/", "refs/heads/papayu/"];
+
+/// A snapshot without the lines of refs under `prefixes`.
+fn without(snapshot: &str, prefixes: &[&str]) -> String {
+    snapshot
+        .lines()
+        .filter(|l| !prefixes.iter().any(|p| l.starts_with(p)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn branches(repo: &TestRepo) -> String {
     repo.git(["for-each-ref", "--format=%(refname)", "refs/heads/papayu/"])
         .ok()
@@ -113,13 +127,7 @@ fn plan_stores_one_note_line_and_touches_nothing_else() {
 
     // Everything but the notes and the operation log is as it was.
     let after = repo.snapshot();
-    let strip = |s: &str| {
-        s.lines()
-            .filter(|l| !l.contains("refs/notes/papayu") && !l.contains("refs/papayu/oplog"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    assert_eq!(strip(&before), strip(&after));
+    assert_eq!(without(&before, PAPAYU_LOGS), without(&after, PAPAYU_LOGS));
     repo.fsck();
 
     // A second plan on the same commit appends a line.
@@ -187,17 +195,7 @@ fn apply_commits_on_its_own_branch_with_trailers() {
 
     // The user's working tree, index, HEAD and uncommitted edits are untouched.
     let after = repo.snapshot();
-    let strip = |s: &str| {
-        s.lines()
-            .filter(|l| {
-                !l.contains("refs/notes/papayu")
-                    && !l.contains("refs/papayu/")
-                    && !l.contains("refs/heads/papayu/")
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    assert_eq!(strip(&before), strip(&after));
+    assert_eq!(without(&before, PAPAYU_REFS), without(&after, PAPAYU_REFS));
     assert_eq!(repo.read("README.md"), "# demo, edited but not committed\n");
     assert_eq!(repo.read("untracked.txt"), "mine\n");
 
@@ -319,13 +317,10 @@ fn failing_check_rolls_back_and_records_why() {
         .expect("failed event");
     assert_eq!(failed["exit_code"], 7);
     assert!(failed["output_tail"].as_str().unwrap().contains("checking"));
-    let strip = |s: &str| {
-        s.lines()
-            .filter(|l| !l.contains("refs/notes/papayu") && !l.contains("refs/papayu/oplog"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    assert_eq!(strip(&repo.snapshot()), strip(&before));
+    assert_eq!(
+        without(&repo.snapshot(), PAPAYU_LOGS),
+        without(&before, PAPAYU_LOGS)
+    );
     repo.fsck();
 
     // The check ran in a registered worktree under the git dir, which the next apply reuses.
@@ -782,7 +777,7 @@ fn init_configures_notes_and_installs_hooks_on_request() {
         2
     );
     repo.papayu(["init", "--share", "nowhere"])
-        .err("ERR_BAD_REVISION");
+        .err("ERR_NO_SUCH_REMOTE");
 
     // With notes.rewriteRef set, an amended base keeps its plan.
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
@@ -990,15 +985,9 @@ fn undo_and_redo_of_apply_and_plan() {
             .stdout
             .contains("\"proposed\"")
     );
-    let oplog = |s: &str| {
-        s.lines()
-            .filter(|l| !l.starts_with("refs/papayu/oplog"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     assert_eq!(
-        oplog(&repo.snapshot()),
-        oplog(&after_plan),
+        without(&repo.snapshot(), &["refs/papayu/oplog"]),
+        without(&after_plan, &["refs/papayu/oplog"]),
         "undo of apply restores every ref"
     );
 

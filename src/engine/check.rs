@@ -6,7 +6,7 @@
 //! is judged.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use git2::{Oid, Repository};
 
@@ -88,7 +88,7 @@ pub fn run(
     let stderr = log
         .try_clone()
         .map_err(|e| StoreError::io("sharing the check output file", e))?;
-    let mut cmd = Command::new("sh");
+    let mut cmd = crate::store::command("sh");
     cmd.arg("-c")
         .arg(command)
         .current_dir(&slot.path)
@@ -97,15 +97,6 @@ pub fn run(
         .stderr(stderr)
         .env("PAPAYU_PLAN", plan_id)
         .env("PAPAYU_COMMIT", commit.to_string());
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_COMMON_DIR",
-        "GIT_PREFIX",
-    ] {
-        cmd.env_remove(var);
-    }
     let status = cmd
         .status()
         .map_err(|e| StoreError::io(format!("running the check `{command}`"), e))?;

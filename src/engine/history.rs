@@ -5,8 +5,6 @@
 //! the branch that is checked out (a merge), the working tree follows with `git reset --keep`,
 //! which refuses rather than overwrite local changes.
 
-use std::process::Command;
-
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, Entry, OpKind, Pending};
 use crate::store::refs::RefChange;
@@ -100,17 +98,9 @@ fn move_checked_out(store: &Store, change: &RefChange) -> Result<(), Problem> {
             ),
         ));
     };
-    let workdir = store
-        .repo
-        .workdir()
-        .expect("partitioned on having a working tree");
-    let mut cmd = Command::new("git");
-    cmd.current_dir(workdir)
-        .args(["reset", "--keep", "--quiet"])
+    let mut cmd = super::review::git_here(store)?;
+    cmd.args(["reset", "--keep", "--quiet"])
         .arg(new.to_string());
-    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"] {
-        cmd.env_remove(var);
-    }
     let out = cmd
         .output()
         .map_err(|e| Problem::new(Code::Io, format!("running git reset: {e}")))?;

@@ -49,18 +49,15 @@ fn live_branch(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Option<(S
 }
 
 /// A git command in the user's working tree.
-fn git_here(store: &Store) -> Result<Command, Problem> {
+pub(crate) fn git_here(store: &Store) -> Result<Command, Problem> {
     let workdir = store.repo.workdir().ok_or_else(|| {
         Problem::new(
             Code::PlanState,
             "this repository has no working tree; merge needs one",
         )
     })?;
-    let mut cmd = Command::new("git");
+    let mut cmd = crate::store::command("git");
     cmd.current_dir(workdir).env("GIT_MERGE_AUTOEDIT", "no");
-    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"] {
-        cmd.env_remove(var);
-    }
     Ok(cmd)
 }
 

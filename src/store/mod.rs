@@ -27,6 +27,25 @@ pub const OPLOG_REF: &str = "refs/papayu/oplog";
 /// Prefix of proposal branches.
 pub const BRANCH_PREFIX: &str = "refs/heads/papayu/";
 
+/// Variables through which a caller (a hook, say) points git at a repository. Commands papayu
+/// starts are aimed explicitly, so these are removed from their environment.
+const GIT_LOCATION_VARS: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+];
+
+/// A command with the caller's git location variables removed.
+pub fn command(program: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(program);
+    for var in GIT_LOCATION_VARS {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
 /// An open repository plus the paths papayu keeps its private state in.
 pub struct Store {
     pub repo: Repository,

@@ -32,33 +32,15 @@ fn slots_dir(store: &Store) -> PathBuf {
 
 /// A git command aimed at this repository, immune to `GIT_DIR`-style variables of the caller.
 pub fn git(store: &Store) -> Command {
-    let mut cmd = Command::new("git");
+    let mut cmd = super::command("git");
     cmd.arg("--git-dir").arg(store.repo.commondir());
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_COMMON_DIR",
-        "GIT_PREFIX",
-    ] {
-        cmd.env_remove(var);
-    }
     cmd
 }
 
 /// A git command run inside a check worktree.
 fn git_in(path: &Path) -> Command {
-    let mut cmd = Command::new("git");
+    let mut cmd = super::command("git");
     cmd.arg("-C").arg(path);
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_COMMON_DIR",
-        "GIT_PREFIX",
-    ] {
-        cmd.env_remove(var);
-    }
     cmd
 }
 
