@@ -1009,3 +1009,55 @@ fn undo_and_redo_of_apply_and_plan() {
     assert_eq!(note_lines(&repo, &base).len(), 1);
     repo.fsck();
 }
+
+#[test]
+fn sample_pre_push_hook_keeps_proposals_private() {
+    let repo = repo();
+    let remote = tempfile::tempdir().unwrap();
+    common::run_in(remote.path(), "git", ["init", "-q", "--bare"], None).ok();
+    repo.git(["remote", "add", "origin", remote.path().to_str().unwrap()])
+        .ok();
+    repo.papayu(["init", "--hooks"]).ok();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let out = apply_json(&repo, &["--no-check"]);
+    let branch = out["branch"].as_str().unwrap();
+    let refused = repo.git(["push", "-q", "origin", branch]);
+    assert_ne!(refused.status, Some(0), "{refused:?}");
+    assert!(
+        refused.stderr.contains("refusing to push proposal branch"),
+        "{}",
+        refused.stderr
+    );
+    repo.git(["push", "-q", "origin", "main"]).ok();
+    repo.git(["push", "-q", "origin", "refs/notes/papayu"]).ok();
+}
+
+#[test]
+fn apply_verbose_names_the_strategy_of_each_hunk() {
+    let repo = repo();
+    // The hunk's line numbers are wrong and its context lost its indentation: the engine
+    // still places it, and says how.
+    let answer = serde_json::json!({"actions": [{
+        "kind": "PATCH_FILE", "path": "src/parser.py", "base_sha256": sha256(PARSER.as_bytes()),
+        "patch": "@@ -7,2 +7,3 @@\n def parse(value):\n+    value = value or ''\n     return value.strip()\n"
+    }]})
+    .to_string();
+    let id = plan(&repo, "verbose", &answer, &[]);
+    let run = repo.papayu(["apply", &id, "--no-check", "-v"]).ok();
+    assert!(
+        run.stderr
+            .contains("src/parser.py: hunk 1 placed at line 1"),
+        "{}",
+        run.stderr
+    );
+    let trace_dir = repo.path().join(".git/papayu/traces");
+    let trace = std::fs::read_dir(&trace_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let trace: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    assert_eq!(trace["patch_placements"]["src/parser.py"][0]["line"], 1);
+    assert_eq!(trace["schema_version"], 2);
+}
