@@ -104,6 +104,7 @@ codes! {
     MergeFailed => "ERR_MERGE_FAILED",
     CheckFailed => "ERR_CHECK_FAILED",
     RefMoved => "ERR_REF_MOVED",
+    RefLocked => "ERR_REF_LOCKED",
     NothingToUndo => "ERR_NOTHING_TO_UNDO",
     NothingToRedo => "ERR_NOTHING_TO_REDO",
     Io => "ERR_IO",

@@ -686,8 +686,10 @@ fn killed_apply_leaves_refs_at_old_or_new() {
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
     let before = repo.snapshot();
     // Killed during its check: nothing was committed yet.
-    let mut child = common::hermetic("git", repo.path())
-        .args(["papayu", "apply", &id, "--check", "sleep 30"])
+    // The binary itself is killed (not the `git` wrapper, which would leave it running).
+    let papayu = env!("CARGO_BIN_EXE_git-papayu");
+    let mut child = common::hermetic(papayu, repo.path())
+        .args(["apply", &id, "--check", "sleep 30"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -699,8 +701,8 @@ fn killed_apply_leaves_refs_at_old_or_new() {
     repo.fsck();
     // Killed at arbitrary moments of a quick apply: every ref is at its old or new value.
     for delay in [0u64, 5, 10, 20, 40] {
-        let mut child = common::hermetic("git", repo.path())
-            .args(["papayu", "apply", &id, "--no-check"])
+        let mut child = common::hermetic(papayu, repo.path())
+            .args(["apply", &id, "--no-check"])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -720,8 +722,10 @@ fn killed_apply_leaves_refs_at_old_or_new() {
             repo.papayu(["discard", &id]).ok();
         }
     }
-    let out = apply_json(&repo, &[&id, "--no-check"]);
+    // A following apply works, with a check in the slot the killed process held.
+    let out = apply_json(&repo, &[&id, "--check", "test -f tests/test_parser.py"]);
     assert!(out["branch"].as_str().is_some(), "a following apply works");
+    assert_eq!(out["check"]["passed"], true);
 }
 
 #[test]
@@ -1060,4 +1064,28 @@ fn apply_verbose_names_the_strategy_of_each_hunk() {
     let trace: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
     assert_eq!(trace["patch_placements"]["src/parser.py"][0]["line"], 1);
     assert_eq!(trace["schema_version"], 2);
+}
+
+#[test]
+fn a_stale_ref_lock_is_reported_and_nothing_changes() {
+    let repo = repo();
+    std::fs::create_dir_all(repo.path().join(".git/refs/papayu")).unwrap();
+    let lock = repo.path().join(".git/refs/papayu/oplog.lock");
+    std::fs::write(&lock, "").unwrap();
+    let before = repo.snapshot();
+    let run = repo
+        .papayu_stdin(
+            ["plan", "locked", "--response", "-"],
+            fix_answer().as_bytes(),
+        )
+        .err("ERR_REF_LOCKED");
+    assert!(
+        run.stderr.contains("oplog.lock"),
+        "the message names the lock file: {}",
+        run.stderr
+    );
+    assert_eq!(repo.snapshot(), before);
+    std::fs::remove_file(&lock).unwrap();
+    plan(&repo, "unlocked", &fix_answer(), &[]);
+    repo.fsck();
 }

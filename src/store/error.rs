@@ -16,6 +16,14 @@ pub enum StoreError {
         expected: String,
         found: String,
     },
+    #[error(
+        "{name} is locked by another process ({lock}, {age_secs}s old); retry, or if no git or papayu process is running, remove that file"
+    )]
+    Locked {
+        name: String,
+        lock: String,
+        age_secs: u64,
+    },
     #[error("{context}: {source}")]
     Git {
         context: String,
@@ -53,6 +61,7 @@ impl StoreError {
             StoreError::NotARepository(_) => Code::NotARepository,
             StoreError::BadRevision(_) => Code::BadRevision,
             StoreError::RefMoved { .. } => Code::RefMoved,
+            StoreError::Locked { .. } => Code::RefLocked,
             StoreError::Git { .. } => Code::Git,
             StoreError::Io { .. } => Code::Io,
             StoreError::Problem(p) => p.code,

@@ -123,22 +123,25 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             &format!("papayu {}: {}", op.op.as_str(), op.description),
         ) {
             Ok(()) => return Ok(Entry { id: entry, op }),
-            Err(StoreError::RefMoved {
-                name,
-                expected,
-                found,
-            }) if name == OPLOG_REF || (name == NOTES_REF && !pending.note_lines.is_empty()) => {
-                last_error = Some(StoreError::RefMoved {
-                    name,
-                    expected,
-                    found,
-                });
+            Err(e) if retryable(&e, pending) => {
+                last_error = Some(e);
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             Err(other) => return Err(other),
         }
     }
     Err(last_error.expect("at least one attempt ran"))
+}
+
+/// Whether a failed update may be rebuilt and retried: only when what moved (or is briefly
+/// locked) is an append-only log — the operation log, or the notes when this operation only
+/// appends to them.
+fn retryable(error: &StoreError, pending: &Pending) -> bool {
+    let name = match error {
+        StoreError::RefMoved { name, .. } | StoreError::Locked { name, .. } => name,
+        _ => return false,
+    };
+    name == OPLOG_REF || (name == NOTES_REF && !pending.note_lines.is_empty())
 }
 
 fn write_entry(

@@ -49,7 +49,7 @@ pub fn update(repo: &Repository, changes: &[RefChange], message: &str) -> Result
         .map_err(|e| StoreError::git("starting a ref transaction", e))?;
     for change in changes {
         tx.lock_ref(&change.name)
-            .map_err(|e| locked(&change.name, e))?;
+            .map_err(|e| locked(repo, &change.name, e))?;
     }
     for change in changes {
         let current = match repo.refname_to_id(&change.name) {
@@ -76,15 +76,20 @@ pub fn update(repo: &Repository, changes: &[RefChange], message: &str) -> Result
         .map_err(|e| StoreError::git("committing ref updates", e))
 }
 
-fn locked(name: &str, e: git2::Error) -> StoreError {
-    if e.code() == git2::ErrorCode::Locked {
-        StoreError::RefMoved {
-            name: name.to_string(),
-            expected: "unlocked".to_string(),
-            found: "locked by another process".to_string(),
-        }
-    } else {
-        StoreError::git(format!("locking {name}"), e)
+fn locked(repo: &Repository, name: &str, e: git2::Error) -> StoreError {
+    if e.code() != git2::ErrorCode::Locked {
+        return StoreError::git(format!("locking {name}"), e);
+    }
+    let lock = repo.commondir().join(format!("{name}.lock"));
+    let age = std::fs::metadata(&lock)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .map_or(0, |d| d.as_secs());
+    StoreError::Locked {
+        name: name.to_string(),
+        lock: lock.display().to_string(),
+        age_secs: age,
     }
 }
 

@@ -90,20 +90,25 @@ pub fn acquire(store: &Store) -> Result<Slot, StoreError> {
 impl Slot {
     /// `true` when the slot holds a registered, usable worktree.
     fn is_live(&self, store: &Store) -> bool {
-        let Ok(text) = std::fs::read_to_string(self.path.join(".git")) else {
-            return false;
-        };
-        let Some(admin) = text.trim().strip_prefix("gitdir: ") else {
-            return false;
-        };
-        let admin = Path::new(admin);
-        admin.starts_with(store.repo.commondir().join("worktrees")) && admin.join("HEAD").exists()
+        self.admin_dir(store).is_some()
+    }
+
+    /// The worktree's administrative directory under `<gitdir>/worktrees/`, when the slot is a
+    /// registered worktree.
+    fn admin_dir(&self, store: &Store) -> Option<PathBuf> {
+        let text = std::fs::read_to_string(self.path.join(".git")).ok()?;
+        let admin = PathBuf::from(text.trim().strip_prefix("gitdir: ")?);
+        (admin.starts_with(store.repo.commondir().join("worktrees")) && admin.join("HEAD").exists())
+            .then_some(admin)
     }
 
     /// Moves the slot to `commit`, creating it the first time. Returns `true` when it had to be
     /// created (a full checkout) rather than updated.
     pub fn update(&self, store: &Store, commit: Oid) -> Result<bool, StoreError> {
-        if self.is_live(store) {
+        if let Some(admin) = self.admin_dir(store) {
+            // We hold the slot's lock, so an index lock left in it can only be a leftover of a
+            // papayu process that was killed while updating it.
+            let _ = std::fs::remove_file(admin.join("index.lock"));
             let mut cmd = git_in(&self.path);
             cmd.args(["reset", "--hard", "--quiet", "--no-recurse-submodules"])
                 .arg(commit.to_string());
