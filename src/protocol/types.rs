@@ -115,11 +115,6 @@ impl Action {
             end_line: None,
         }
     }
-
-    pub fn with_content(mut self, content: impl Into<String>) -> Action {
-        self.content = Some(content.into());
-        self
-    }
 }
 
 /// One step of the model's plan (`plan: [{step, details}]`).

@@ -13,7 +13,7 @@ pub mod refs;
 mod sig;
 pub mod worktree;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use git2::{Oid, Repository};
 
@@ -69,13 +69,6 @@ impl Store {
     pub fn open() -> Result<Store, StoreError> {
         configure_libgit2();
         let repo = Repository::open_from_env()
-            .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
-        Ok(Store { repo })
-    }
-
-    pub fn open_at(path: &Path) -> Result<Store, StoreError> {
-        configure_libgit2();
-        let repo = Repository::discover(path)
             .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
         Ok(Store { repo })
     }

@@ -56,11 +56,6 @@ impl PlanRecord {
     pub fn base_oid(&self) -> Result<Oid, StoreError> {
         Oid::from_str(&self.base).map_err(|e| StoreError::git("plan record has a bad base", e))
     }
-
-    /// The fingerprint of `path`, when the plan read that file.
-    pub fn fingerprint(&self, path: &str) -> Option<&Fingerprint> {
-        self.context.iter().find(|f| f.path == path)
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
