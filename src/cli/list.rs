@@ -7,7 +7,7 @@ use git_papayu::store::records::now_millis;
 
 use super::{CliResult, render, ui};
 
-/// List plans, newest first, with status, base, branch and age.
+/// List plans, newest first, with status, age, provider, goal and branch (or base).
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Print the list as JSON.
@@ -51,13 +51,17 @@ pub fn run(args: ListArgs) -> CliResult {
         let place = ledger
             .branch(&r.id)
             .map_or_else(|| format!("base {}", &r.base[..10]), str::to_string);
+        let provider = match &r.model {
+            Some(model) => format!("{}:{model}", r.provider),
+            None => r.provider.clone(),
+        };
         ui::outln(&format!(
-            "{}  {:<9}  {:>8}  {}  {}",
+            "{}  {:<9}  {:>8}  {:<8}  {}  ({place})",
             r.short_id(),
             status.as_str(),
             render::age(r.created_at, now),
+            provider,
             git_papayu::engine::plan::one_line(&r.goal),
-            place
         ));
     }
     Ok(())
