@@ -711,14 +711,16 @@ fn killed_apply_leaves_refs_at_old_or_new() {
         let _ = child.kill();
         child.wait().unwrap();
         repo.fsck();
-        let applied = branches(&repo);
-        if !applied.is_empty() {
-            assert!(
-                repo.papayu(["show", "--json"])
-                    .ok()
-                    .stdout
-                    .contains("\"applied\"")
-            );
+        // The next command completes a transaction the kill interrupted: afterwards the branch
+        // exists exactly when the plan is recorded as applied.
+        let shown = repo.papayu(["show", &id, "--json"]).ok().stdout;
+        let applied = !branches(&repo).is_empty();
+        assert_eq!(
+            applied,
+            shown.contains("\"applied\""),
+            "killed after {delay} ms: {shown}"
+        );
+        if applied {
             repo.papayu(["discard", &id]).ok();
         }
     }
@@ -1088,4 +1090,52 @@ fn a_stale_ref_lock_is_reported_and_nothing_changes() {
     std::fs::remove_file(&lock).unwrap();
     plan(&repo, "unlocked", &fix_answer(), &[]);
     repo.fsck();
+}
+
+#[test]
+fn an_interrupted_ref_transaction_is_completed_by_the_next_command() {
+    let repo = repo();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let head = repo.rev("HEAD");
+    let notes = repo.rev("refs/notes/papayu");
+    // What a papayu process killed in the middle of writing refs leaves: its announced intent,
+    // one ref already moved (the notes, here to HEAD's commit for the sake of the test), one
+    // still locked and not yet written.
+    let intent = serde_json::json!({
+        "message": "papayu apply: interrupted",
+        "changes": [
+            {"name": "refs/notes/papayu", "old": notes, "new": head},
+            {"name": "refs/heads/papayu/interrupted", "old": null, "new": head},
+        ]
+    });
+    std::fs::write(
+        repo.path().join(".git/papayu/refs.intent"),
+        intent.to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.path().join(".git/refs/heads/papayu")).unwrap();
+    std::fs::write(
+        repo.path().join(".git/refs/heads/papayu/interrupted.lock"),
+        "",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.path().join(".git/refs/notes/papayu"),
+        format!("{head}\n"),
+    )
+    .unwrap();
+
+    repo.papayu(["list"]).ok();
+    assert_eq!(
+        repo.rev("refs/heads/papayu/interrupted"),
+        head,
+        "the transaction was completed"
+    );
+    assert!(
+        !repo
+            .path()
+            .join(".git/refs/heads/papayu/interrupted.lock")
+            .exists()
+    );
+    assert!(!repo.path().join(".git/papayu/refs.intent").exists());
 }

@@ -70,6 +70,7 @@ impl Store {
         configure_libgit2();
         let repo = Repository::open_from_env()
             .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
+        refs::finish_interrupted(&repo)?;
         Ok(Store { repo })
     }
 

@@ -1,7 +1,7 @@
 //! Check worktrees: linked worktrees under `<gitdir>/papayu/worktrees/`, registered with git.
 //!
 //! A slot is created once (`git worktree add`) and afterwards moved from commit to commit with
-//! `git reset --hard`, which rewrites only the files that differ — so a second check costs what
+//! a forced `git checkout --detach`, which rewrites only the files that differ — so a second check costs what
 //! the change costs, not what the repository costs, and build caches left in the slot survive.
 //! Slots are locked with an OS file lock while in use, so two papayu processes never share one;
 //! a crashed process releases its lock with its death.
@@ -65,7 +65,7 @@ pub fn acquire(store: &Store) -> Result<Slot, StoreError> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| StoreError::io(format!("creating {}", dir.display()), e))?;
     for n in 1..=MAX_SLOTS {
-        let lock_path = dir.join(format!("check-{n}.lock"));
+        let lock_path = dir.join(format!("check-{n}.flock"));
         let lock = File::options()
             .create(true)
             .truncate(false)
@@ -110,8 +110,17 @@ impl Slot {
             // papayu process that was killed while updating it.
             let _ = std::fs::remove_file(admin.join("index.lock"));
             let mut cmd = git_in(&self.path);
-            cmd.args(["reset", "--hard", "--quiet", "--no-recurse-submodules"])
-                .arg(commit.to_string());
+            // A forced detached checkout: a two-way merge that skips unchanged subtrees and
+            // rewrites only the files that differ, and discards whatever a previous check
+            // changed in tracked files, so every check sees exactly the proposal.
+            cmd.args([
+                "checkout",
+                "--quiet",
+                "--detach",
+                "--force",
+                "--no-recurse-submodules",
+            ])
+            .arg(commit.to_string());
             run(cmd, "updating the check worktree")?;
             return Ok(false);
         }
@@ -163,7 +172,7 @@ pub fn remove_holding(store: &Store, commit: Oid) -> Result<usize, StoreError> {
     }
     let mut removed = 0;
     for n in 1..=MAX_SLOTS {
-        let lock_path = dir.join(format!("check-{n}.lock"));
+        let lock_path = dir.join(format!("check-{n}.flock"));
         let Ok(lock) = File::options().write(true).open(&lock_path) else {
             continue;
         };
