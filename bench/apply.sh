@@ -84,7 +84,6 @@ plumbing_commit() {
 }
 
 printf '%-8s %14s %16s %8s\n' files "papayu apply" "git plumbing" ratio
-declare -A BIGGEST
 for n in "${SIZES[@]}"; do
 	dir="$WORK/repo-$n"
 	make_repo "$n" "$dir"
@@ -100,28 +99,30 @@ for n in "${SIZES[@]}"; do
 	p=$(printf '%s\n' "${papayu_times[@]}" | median)
 	g=$(printf '%s\n' "${git_times[@]}" | median)
 	printf '%-8s %11s ms %13s ms %7sx\n' "$n" "$p" "$g" "$(awk -v p="$p" -v g="$g" 'BEGIN { printf "%.1f", g / p }')"
-	BIGGEST[n]=$n
 done
 
-# Second apply with a check: the worktree is created once, then updated in place.
-n=${BIGGEST[n]}
-dir="$WORK/repo-$n"
-echo
-echo "check worktree at $n files (check command: true)"
-answer "$n" "c1" >"$WORK/answer.json"
-id=$(cd "$dir" && git papayu plan "check one" --protocol 1 --response "$WORK/answer.json" --json | awk -F'"' '/"id":/ { print $4; exit }')
-t0=$(now); (cd "$dir" && git papayu apply "$id" --check true >/dev/null 2>&1); t1=$(now)
-echo "  first apply with check (creates the worktree): $(ms "$t0" "$t1") ms"
-second=()
-for run in $(seq 2 "$((RUNS + 1))"); do
-	answer "$n" "c$run" >"$WORK/answer.json"
-	id=$(cd "$dir" && git papayu plan "check $run" --protocol 1 --response "$WORK/answer.json" --json | awk -F'"' '/"id":/ { print $4; exit }')
+# Applies with a check: the first creates the check worktree, later ones move it in place.
+check_apply() {
+	local dir=$1 n=$2 salt=$3 id
+	answer "$n" "$salt" >"$WORK/answer.json"
+	id=$(cd "$dir" && git papayu plan "check $salt" --protocol 1 --response "$WORK/answer.json" --json | awk -F'"' '/"id":/ { print $4; exit }')
+	local t0 t1
 	t0=$(now); (cd "$dir" && git papayu apply "$id" --check true >/dev/null 2>&1); t1=$(now)
-	second+=("$(ms "$t0" "$t1")")
+	ms "$t0" "$t1"
+}
+
+echo
+echo "applies with a check (command: true), worktree reused after the first"
+printf '%-8s %16s %16s %18s %8s\n' files "first (creates)" "later (reused)" "git worktree add" ratio
+for n in "${SIZES[@]}"; do
+	dir="$WORK/repo-$n"
+	first=$(check_apply "$dir" "$n" "c0")
+	later=()
+	for run in $(seq 1 "$RUNS"); do
+		later+=("$(check_apply "$dir" "$n" "c$run")")
+	done
+	s=$(printf '%s\n' "${later[@]}" | median)
+	t0=$(now); git -C "$dir" worktree add -q --detach "$WORK/wt-baseline-$n" HEAD; t1=$(now)
+	w=$(ms "$t0" "$t1")
+	printf '%-8s %13s ms %13s ms %15s ms %7sx\n' "$n" "$first" "$s" "$w" "$(awk -v s="$s" -v w="$w" 'BEGIN { printf "%.1f", w / s }')"
 done
-s=$(printf '%s\n' "${second[@]}" | median)
-t0=$(now); git -C "$dir" worktree add -q --detach "$WORK/wt-baseline" HEAD; t1=$(now)
-w=$(ms "$t0" "$t1")
-echo "  later apply with check (reused worktree):      $s ms (median of $RUNS)"
-echo "  git worktree add (fresh checkout):             $w ms"
-echo "  ratio: $(awk -v s="$s" -v w="$w" 'BEGIN { printf "%.1f", w / s }')x"

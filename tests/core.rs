@@ -1137,5 +1137,9 @@ fn an_interrupted_ref_transaction_is_completed_by_the_next_command() {
             .join(".git/refs/heads/papayu/interrupted.lock")
             .exists()
     );
-    assert!(!repo.path().join(".git/papayu/refs.intent").exists());
+    assert_eq!(
+        std::fs::read(repo.path().join(".git/papayu/refs.intent")).unwrap(),
+        b"",
+        "the intent is cleared"
+    );
 }

@@ -425,6 +425,15 @@ impl Unified {
             }
             _ => 0,
         };
+        // A hunk of nothing but added lines has no anchor; its trailing empty lines can only be
+        // the blank context a diff writer printed without its space (diffy does), never noise
+        // that would change where it goes. Keep them rather than refuse the hunk.
+        let pure_addition = h.lines.iter().all(|l| l.kind == Kind::Add);
+        let keep = if pure_addition && !h.lines.is_empty() {
+            self.pending_blank
+        } else {
+            keep
+        };
         for _ in 0..keep {
             h.lines.push(Line {
                 kind: Kind::Context,

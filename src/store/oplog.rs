@@ -1,12 +1,13 @@
 //! The operation log: one commit on `refs/papayu/oplog` per papayu operation.
 //!
-//! Each entry's tree holds `op.json` (what the operation was and every ref it changed, old and
-//! new). Its first parent is the previous entry; every commit a changed ref pointed to, before
-//! or after, is an extra parent, so nothing papayu ever replaced or deleted becomes unreachable
-//! and `git gc` cannot lose it. Undo and redo are operations too: they name the entry they
+//! Each entry's message holds, after its subject line, the operation as JSON: what it was,
+//! every ref it changed (old and new value) and the previous entry. The previous entry is also
+//! its first parent, and every commit a changed ref pointed to, before or after, is an extra
+//! parent, so nothing papayu ever replaced or deleted becomes unreachable and `git gc` cannot
+//! lose it. Undo and redo are operations too: they name the entry they
 //! invert and change refs back by compare-and-swap.
 
-use git2::{FileMode, ObjectType, Oid, Repository};
+use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::refs::{self, RefChange};
@@ -38,7 +39,7 @@ impl OpKind {
     }
 }
 
-/// One entry of the log, as stored in `op.json`.
+/// One entry of the log, as stored in its commit message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Operation {
     pub op: OpKind,
@@ -150,21 +151,12 @@ fn write_entry(
     op: &Operation,
     keep: &[Oid],
 ) -> Result<Oid, StoreError> {
-    let json = serde_json::to_vec_pretty(op).expect("operation serializes");
-    let blob = repo
-        .blob(&json)
-        .map_err(|e| StoreError::git("writing the operation log", e))?;
-    let mut builder = repo
-        .treebuilder(None)
-        .map_err(|e| StoreError::git("writing the operation log", e))?;
-    builder
-        .insert("op.json", blob, FileMode::Blob.into())
-        .map_err(|e| StoreError::git("writing the operation log", e))?;
-    let tree = builder
-        .write()
-        .map_err(|e| StoreError::git("writing the operation log", e))?;
+    // The entry lives in the commit message; the tree is the empty tree (written once, then
+    // only found again), so an entry costs one new object.
     let tree = repo
-        .find_tree(tree)
+        .treebuilder(None)
+        .and_then(|b| b.write())
+        .and_then(|t| repo.find_tree(t))
         .map_err(|e| StoreError::git("writing the operation log", e))?;
     let mut parent_ids: Vec<Oid> = previous.into_iter().collect();
     let touched = op.refs.iter().flat_map(|c| [c.old, c.new]).flatten();
@@ -180,7 +172,8 @@ fn write_entry(
         .map_err(|e| StoreError::git("writing the operation log", e))?;
     let parent_refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
     let sig = super::signature(repo);
-    let message = format!("papayu {}: {}\n", op.op.as_str(), op.description);
+    let json = serde_json::to_string_pretty(op).expect("operation serializes");
+    let message = format!("papayu {}: {}\n\n{json}\n", op.op.as_str(), op.description);
     repo.commit(None, &sig, &sig, &message, &tree, &parent_refs)
         .map_err(|e| StoreError::git("writing the operation log", e))
 }
@@ -199,22 +192,12 @@ pub fn entries(store: &Store) -> Result<Vec<Entry>, StoreError> {
         let commit = repo
             .find_commit(id)
             .map_err(|e| StoreError::git("reading the operation log", e))?;
-        let tree = commit
-            .tree()
-            .map_err(|e| StoreError::git("reading the operation log", e))?;
-        let entry = tree.get_name("op.json").ok_or_else(|| {
+        let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+        let json = message.split_once("\n\n").map_or("", |(_, body)| body);
+        let op: Operation = serde_json::from_str(json).map_err(|e| {
             StoreError::git(
                 "reading the operation log",
-                git2::Error::from_str("entry without op.json"),
-            )
-        })?;
-        let blob = repo
-            .find_blob(entry.id())
-            .map_err(|e| StoreError::git("reading the operation log", e))?;
-        let op: Operation = serde_json::from_slice(blob.content()).map_err(|e| {
-            StoreError::git(
-                "reading the operation log",
-                git2::Error::from_str(&e.to_string()),
+                git2::Error::from_str(&format!("entry {id} has no readable operation: {e}")),
             )
         })?;
         next = op
