@@ -316,6 +316,16 @@ fn failing_check_rolls_back_and_records_why() {
         .find(|e| e["event"] == "failed")
         .expect("failed event");
     assert_eq!(failed["exit_code"], 7);
+    let failed_commit = failed["commit"]
+        .as_str()
+        .expect("the failed commit is named");
+    repo.git(["gc", "--prune=now", "--quiet"]).ok();
+    assert!(
+        repo.git(["show", "--stat", failed_commit])
+            .ok()
+            .stdout
+            .contains("tests/test_parser.py")
+    );
     assert!(failed["output_tail"].as_str().unwrap().contains("checking"));
     assert_eq!(
         without(&repo.snapshot(), PAPAYU_LOGS),

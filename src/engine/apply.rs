@@ -235,6 +235,8 @@ fn record_failure(
     pending
         .note_lines
         .push((record.base_oid()?, to_line(&event)));
+    // The commit that failed stays reachable, so `git show <commit>` from the event works.
+    pending.keep.push(commit);
     oplog::commit(store, &pending).map(|_| ())
 }
 
