@@ -1,7 +1,9 @@
 //! Making a plan: validate a model's answer, dry-run it on the base tree, store it as a note.
 //!
 //! A plan that is stored is known to apply at its base: the dry run is the same tree builder
-//! that `apply` uses, only without writing objects. Nothing is stored when any check fails.
+//! that `apply` uses. Its result is kept as a preview commit on the base (reachable from the
+//! operation log), which `diff` shows and `apply` reuses once it has checked the plan again.
+//! Nothing is stored when any check fails.
 
 use git2::Oid;
 

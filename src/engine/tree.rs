@@ -2,8 +2,9 @@
 //!
 //! No checkout and no index: each action looks up only the paths it names in the base tree, and
 //! the new tree is written with `TreeUpdateBuilder`, so the cost grows with the number of
-//! changed paths, never with the size of the repository. The same code is the dry run that
-//! checks a plan again at apply time (with `write: false` nothing is stored) and the real apply.
+//! changed paths, never with the size of the repository. The same code makes the dry run of
+//! `plan`, checks a stored plan again at apply time (with `write: false` nothing is stored),
+//! and builds the tree when a stored one cannot be reused.
 //!
 //! It must never follow a symlink, turn a file into a directory or back, or write half a plan:
 //! every problem is collected first and the tree is only built when there are none.
