@@ -110,6 +110,12 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
             }
             out.push_str(&line);
             out.push('\n');
+            if let Some(tail) = &e.output_tail {
+                let lines: Vec<&str> = tail.lines().collect();
+                for l in &lines[lines.len().saturating_sub(10)..] {
+                    out.push_str(&format!("      | {l}\n"));
+                }
+            }
         }
     }
     out

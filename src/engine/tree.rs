@@ -312,7 +312,7 @@ impl Builder<'_> {
                     Code::TargetMissing,
                     index,
                     action,
-                    "no such file in the base commit; create it with CREATE_FILE",
+                    "no such file in the commit the plan applies to; create it with CREATE_FILE",
                 );
                 return None;
             }
@@ -485,7 +485,7 @@ impl Builder<'_> {
     fn delete_dir(&mut self, index: usize, action: &Action, entry: Entry) {
         if entry != Entry::Dir {
             let why = if entry == Entry::Missing {
-                "no such directory in the base commit"
+                "no such directory in the commit the plan applies to"
             } else {
                 "this path is not a directory"
             };
