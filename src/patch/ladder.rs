@@ -177,8 +177,9 @@ pub(crate) fn place(hay: &Haystack<'_>, t: &Target<'_>) -> Result<Placement, (Ve
 /// that competes for it.
 ///
 /// One place is taken — unless the line hint points clearly closer to a place a looser rung
-/// finds: the right place can be missing from a stricter rung because of the very damage the
-/// looser rungs forgive. Several places need the hint or anchor to single one out, and it must
+/// that still compares every line finds: the right place can be missing from a stricter rung
+/// because of the very damage the looser rungs forgive. (A place found only with context
+/// dropped never overrules a whole match.) Several places need the hint or anchor to single one out, and it must
 /// stay singled out among the places every looser rung would offer.
 fn pick(
     hay: &Haystack<'_>,
@@ -200,7 +201,17 @@ fn pick(
             return Ok(*one);
         };
         let far = one.abs_diff(hint);
-        let nearer: Vec<usize> = looser_starts()
+        // Only rungs that still compare every line may overrule a unique match: a place found
+        // with context dropped is weaker evidence than the whole hunk matching elsewhere.
+        let whole: Vec<Strategy> = looser
+            .iter()
+            .copied()
+            .filter(|s| !matches!(s, Strategy::Context(_)))
+            .collect();
+        let nearer: Vec<usize> = whole
+            .iter()
+            .flat_map(|&s| candidates(hay, t, s).into_iter().map(|c| c.start))
+            .collect::<std::collections::BTreeSet<usize>>()
             .into_iter()
             .filter(|&x| x != *one && 2 * x.abs_diff(hint) < far)
             .collect();

@@ -448,3 +448,18 @@ fn reduced_context_never_drops_a_line_that_resembles_nothing_there() {
     let e = err(file, diff);
     assert_eq!(e.problem.code, Code::PatchApplyFailed, "{e}");
 }
+
+#[test]
+fn a_whole_unique_match_is_not_overruled_by_dropped_context_near_a_wrong_hint() {
+    // The line number points at `b`, whose body matches once the first context line is dropped;
+    // the whole hunk, `fn a() {` included, matches only `a`. Dropped context is weaker evidence
+    // than every line matching, so the hunk goes to `a`.
+    let file = "fn a() {\n    setup();\n    run();\n}\n\nfn b() {\n    setup();\n    run();\n}\n";
+    let diff = "@@ -6,4 +6,5 @@\n fn a() {\n     setup();\n     run();\n+    done();\n }\n";
+    let a = ok(file, diff);
+    assert_eq!(
+        a.content,
+        "fn a() {\n    setup();\n    run();\n    done();\n}\n\nfn b() {\n    setup();\n    run();\n}\n"
+    );
+    assert_eq!(strategies(&a), ["exact"]);
+}
