@@ -65,6 +65,12 @@ fn without(snapshot: &str, prefixes: &[&str]) -> String {
         .join("\n")
 }
 
+fn has_notes(repo: &TestRepo) -> bool {
+    repo.git(["rev-parse", "-q", "--verify", "refs/notes/papayu"])
+        .status
+        == Some(0)
+}
+
 fn branches(repo: &TestRepo) -> String {
     repo.git(["for-each-ref", "--format=%(refname)", "refs/heads/papayu/"])
         .ok()
@@ -146,11 +152,7 @@ fn invalid_plan_stores_nothing() {
     repo.papayu_stdin(["plan", "delete", "--response", "-"], answer.as_bytes())
         .err("ERR_TARGET_MISSING");
     assert_eq!(repo.snapshot(), before);
-    assert!(
-        repo.git(["rev-parse", "-q", "--verify", "refs/notes/papayu"])
-            .status
-            != Some(0)
-    );
+    assert!(!has_notes(&repo), "nothing was stored");
 }
 
 #[test]
@@ -975,11 +977,7 @@ fn a_patch_that_does_not_fit_reports_where_and_why() {
         "the report shows what the file holds: {}",
         run.stderr
     );
-    assert!(
-        repo.git(["rev-parse", "-q", "--verify", "refs/notes/papayu"])
-            .status
-            != Some(0)
-    );
+    assert!(!has_notes(&repo), "nothing was stored");
 }
 
 #[test]

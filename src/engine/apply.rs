@@ -5,7 +5,7 @@
 //! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
-use git2::{Oid, Signature};
+use git2::Oid;
 
 use super::check::{self, CheckChoice, CheckReport};
 use super::tree::{self, BuildOptions, FileChange};
@@ -137,8 +137,9 @@ pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Probl
     if new_tree == target_tree.id() {
         return Ok(Outcome::NothingToApply { record });
     }
-    let commit =
-        write_commit(store, &record, target, new_tree).map_err(|e| vec![e.to_problem()])?;
+    let commit = store
+        .commit_on(target, new_tree, &commit_message(&record))
+        .map_err(|e| vec![e.to_problem()])?;
     let branch = branch_name(&record);
 
     let mut report = None;
@@ -261,32 +262,6 @@ pub fn commit_message(record: &PlanRecord) -> String {
         record.id, record.trace_id
     ));
     message
-}
-
-fn write_commit(
-    store: &Store,
-    record: &PlanRecord,
-    parent: Oid,
-    tree: Oid,
-) -> Result<Oid, StoreError> {
-    let repo = &store.repo;
-    let parent = repo
-        .find_commit(parent)
-        .map_err(|e| StoreError::git("reading the parent commit", e))?;
-    let tree = repo
-        .find_tree(tree)
-        .map_err(|e| StoreError::git("reading the new tree", e))?;
-    let author: Signature<'_> = crate::store::author(repo);
-    let committer = crate::store::signature(repo);
-    repo.commit(
-        None,
-        &author,
-        &committer,
-        &commit_message(record),
-        &tree,
-        &[&parent],
-    )
-    .map_err(|e| StoreError::git("writing the proposal commit", e))
 }
 
 /// `papayu/<slug>-<id10>`, where the slug comes from the goal.

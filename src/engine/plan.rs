@@ -78,13 +78,21 @@ pub fn make(store: &Store, request: PlanRequest) -> Result<Planned, Vec<Problem>
         preview: None,
         placements: Default::default(),
     };
-    let preview = write_preview(
-        store,
-        &record,
-        base,
-        built.tree.expect("written builds have a tree"),
-    )
-    .map_err(|e| vec![e.to_problem()])?;
+    let message = format!(
+        "papayu preview of plan {}
+
+Papayu-Plan: {}
+",
+        record.short_id(),
+        record.id
+    );
+    let preview = store
+        .commit_on(
+            base,
+            built.tree.expect("written builds have a tree"),
+            &message,
+        )
+        .map_err(|e| vec![e.to_problem()])?;
     record.preview = Some(preview.to_string());
     record.placements = built
         .changes
@@ -168,30 +176,6 @@ fn detect(
         (Err(Attempt::Parse(_)), v2 @ Attempt::Build(_)) => Err(v2.into()),
         (Err(v1), _) => Err(v1.into()),
     }
-}
-
-/// The dry run as a commit on the base, so apply can reuse its tree and diff can show it.
-fn write_preview(
-    store: &Store,
-    record: &PlanRecord,
-    base: Oid,
-    tree: Oid,
-) -> Result<Oid, StoreError> {
-    let repo = &store.repo;
-    let parent = repo
-        .find_commit(base)
-        .map_err(|e| StoreError::git("reading the base commit", e))?;
-    let tree = repo
-        .find_tree(tree)
-        .map_err(|e| StoreError::git("reading the preview tree", e))?;
-    let sig = crate::store::signature(repo);
-    let message = format!(
-        "papayu preview of plan {}\n\nPapayu-Plan: {}\n",
-        record.short_id(),
-        record.id
-    );
-    repo.commit(None, &sig, &sig, &message, &tree, &[&parent])
-        .map_err(|e| StoreError::git("writing the preview commit", e))
 }
 
 fn resolve_base(store: &Store, rev: &str) -> Result<Oid, Vec<Problem>> {

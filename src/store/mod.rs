@@ -100,6 +100,27 @@ impl Store {
         }
     }
 
+    /// Writes a commit of `tree` on top of `parent` (no ref is moved), as the configured author
+    /// and committer.
+    pub fn commit_on(&self, parent: Oid, tree: Oid, message: &str) -> Result<Oid, StoreError> {
+        let repo = &self.repo;
+        let parent = repo
+            .find_commit(parent)
+            .map_err(|e| StoreError::git("reading the parent commit", e))?;
+        let tree = repo
+            .find_tree(tree)
+            .map_err(|e| StoreError::git("reading the new tree", e))?;
+        repo.commit(
+            None,
+            &author(repo),
+            &signature(repo),
+            message,
+            &tree,
+            &[&parent],
+        )
+        .map_err(|e| StoreError::git("writing a commit", e))
+    }
+
     /// The branch HEAD points at (`refs/heads/…`), `None` when HEAD is detached.
     pub fn head_branch(&self) -> Option<String> {
         let head = self.repo.find_reference("HEAD").ok()?;
