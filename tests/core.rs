@@ -65,6 +65,11 @@ fn without(snapshot: &str, prefixes: &[&str]) -> String {
         .join("\n")
 }
 
+/// The content of `path` in the tree of `rev`.
+fn file_at(repo: &TestRepo, rev: &str, path: &str) -> String {
+    repo.git(["show", &format!("{rev}:{path}")]).ok().stdout
+}
+
 fn has_notes(repo: &TestRepo) -> bool {
     repo.git(["rev-parse", "-q", "--verify", "refs/notes/papayu"])
         .status
@@ -182,17 +187,10 @@ fn apply_commits_on_its_own_branch_with_trailers() {
         .stdout;
     assert_eq!(trailers.trim(), id);
     assert_eq!(
-        repo.git(["show", &format!("{branch}:tests/test_parser.py")])
-            .ok()
-            .stdout,
+        file_at(&repo, &branch, "tests/test_parser.py"),
         "from src.parser import parse\n"
     );
-    assert!(
-        repo.git(["show", &format!("{branch}:src/parser.py")])
-            .ok()
-            .stdout
-            .contains("if value is None")
-    );
+    assert!(file_at(&repo, &branch, "src/parser.py").contains("if value is None"));
     assert_eq!(repo.rev(&format!("{branch}^")), repo.rev("HEAD"));
 
     // The user's working tree, index, HEAD and uncommitted edits are untouched.
@@ -286,12 +284,7 @@ fn apply_onto_a_newer_commit_when_the_files_did_not_move() {
     let out = apply_json(&repo, &[&id, "--no-check", "--onto", "HEAD"]);
     let branch = out["branch"].as_str().unwrap();
     assert_eq!(repo.rev(&format!("{branch}^")), newer);
-    assert_eq!(
-        repo.git(["show", &format!("{branch}:README.md")])
-            .ok()
-            .stdout,
-        "# demo\n\nmore\n"
-    );
+    assert_eq!(file_at(&repo, branch, "README.md"), "# demo\n\nmore\n");
 }
 
 #[test]
@@ -582,18 +575,8 @@ fn v2_patch_and_replace_range_apply_and_pin_the_base() {
     assert_eq!(record["schema_version"], 2);
     let out = apply_json(&repo, &[&id, "--no-check"]);
     let branch = out["branch"].as_str().unwrap();
-    assert!(
-        repo.git(["show", &format!("{branch}:src/parser.py")])
-            .ok()
-            .stdout
-            .contains("if value is None")
-    );
-    assert_eq!(
-        repo.git(["show", &format!("{branch}:README.md")])
-            .ok()
-            .stdout,
-        "# Demo project\n"
-    );
+    assert!(file_at(&repo, branch, "src/parser.py").contains("if value is None"));
+    assert_eq!(file_at(&repo, branch, "README.md"), "# Demo project\n");
 
     let wrong = answer.replace(&sha, &"0".repeat(64));
     repo.papayu_stdin(["plan", "wrong base", "--response", "-"], wrong.as_bytes())
@@ -919,16 +902,9 @@ fn stored_plans_are_checked_again_at_apply() {
     });
     let out = apply_json(&repo, &[&id, "--no-check"]);
     let branch = out["branch"].as_str().unwrap();
-    assert!(
-        repo.git(["show", &format!("{branch}:src/parser.py")])
-            .ok()
-            .stdout
-            .contains("is None")
-    );
+    assert!(file_at(&repo, branch, "src/parser.py").contains("is None"));
     assert_eq!(
-        repo.git(["show", &format!("{branch}:tests/test_parser.py")])
-            .ok()
-            .stdout,
+        file_at(&repo, branch, "tests/test_parser.py"),
         "from src.parser import parse\n"
     );
     repo.fsck();
