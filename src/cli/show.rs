@@ -63,10 +63,14 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
     }
     out.push_str(&format!("Goal: {}\n", record.goal));
     if let Some(summary) = &plan.summary {
-        out.push_str(&format!(
-            "Summary: {}\n",
-            summary.trim_end().replace('\n', "\n  ")
-        ));
+        let mut lines = summary.trim_end().lines();
+        out.push_str(&format!("Summary: {}\n", lines.next().unwrap_or("")));
+        for line in lines {
+            match line.trim().is_empty() {
+                true => out.push('\n'),
+                false => out.push_str(&format!("  {line}\n")),
+            }
+        }
     }
     if !plan.steps.is_empty() {
         out.push_str("Steps:\n");
