@@ -76,7 +76,6 @@ pub fn make(store: &Store, request: PlanRequest) -> Result<Planned, Vec<Problem>
         plan,
         context: built.touched,
         preview: None,
-        placements: Default::default(),
     };
     let message = format!(
         "papayu preview of plan {}
@@ -94,12 +93,6 @@ Papayu-Plan: {}
         )
         .map_err(|e| vec![e.to_problem()])?;
     record.preview = Some(preview.to_string());
-    record.placements = built
-        .changes
-        .iter()
-        .filter(|c| !c.hunks.is_empty())
-        .map(|c| (c.path.clone(), c.hunks.clone()))
-        .collect();
     let line = serde_json::to_string(&record).expect("record serializes");
     let mut pending = Pending::new(
         OpKind::Plan,
@@ -108,7 +101,7 @@ Papayu-Plan: {}
     pending.note_lines.push((base, line));
     pending.keep.push(preview);
     oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
-    trace::write_plan_trace(store, &record, &parsed.warnings);
+    trace::write_plan_trace(store, &record, &built.changes, &parsed.warnings);
     Ok(Planned {
         record,
         changes: built.changes,

@@ -3,10 +3,24 @@
 //! A trace is a diagnostic aid, never part of a plan's correctness: failing to write one is
 //! not an error. Raw model output is never written here.
 
+use std::collections::BTreeMap;
+
+use super::tree::FileChange;
 use crate::store::Store;
 use crate::store::records::PlanRecord;
 
-pub fn write_plan_trace(store: &Store, record: &PlanRecord, warnings: &[String]) {
+/// Writes the trace of a stored plan; `changes` is its dry run (for how each hunk was placed).
+pub fn write_plan_trace(
+    store: &Store,
+    record: &PlanRecord,
+    changes: &[FileChange],
+    warnings: &[String],
+) {
+    let placements: BTreeMap<&str, _> = changes
+        .iter()
+        .filter(|c| !c.hunks.is_empty())
+        .map(|c| (c.path.as_str(), &c.hunks))
+        .collect();
     let dir = store.state_dir().join("traces");
     let trace = serde_json::json!({
         "trace_id": record.trace_id,
@@ -20,7 +34,7 @@ pub fn write_plan_trace(store: &Store, record: &PlanRecord, warnings: &[String])
         "base": record.base,
         "warnings": warnings,
         "context": record.context,
-        "patch_placements": record.placements,
+        "patch_placements": placements,
         "validated_json": record.plan,
         "config_snapshot": {
             "normalize_eol": std::env::var("PAPAYU_NORMALIZE_EOL").ok(),

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::codes::{Code, Problem};
 
 /// How one hunk found its place.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HunkReport {
     /// 1-based hunk number in the diff.
     pub hunk: usize,

@@ -42,9 +42,6 @@ pub struct PlanRecord {
     /// the base reuses its tree instead of building it again, and `diff` shows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
-    /// How each `PATCH_FILE` hunk was placed in the dry run, by path.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub placements: BTreeMap<String, Vec<crate::patch::HunkReport>>,
 }
 
 impl PlanRecord {
