@@ -116,7 +116,11 @@ fn plan_stores_one_note_line_and_touches_nothing_else() {
         "the preview diff is printed: {}",
         run.stdout
     );
-    assert!(run.stderr.contains("PREVIEW_READY"));
+    assert!(
+        !run.stderr.contains("PREVIEW_READY"),
+        "event lines are shown only when verbose: {}",
+        run.stderr
+    );
 
     let lines = note_lines(&repo, &base);
     assert_eq!(lines.len(), 1);
@@ -295,6 +299,7 @@ fn failing_check_rolls_back_and_records_why() {
     let run = repo
         .papayu([
             "apply",
+            "-v",
             "--check",
             "echo checking; grep -q 'is None' src/parser.py && exit 7",
         ])

@@ -46,6 +46,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
         json,
         verbose,
     } = args;
+    ui::set_verbose(verbose);
     let check = match (check, no_check) {
         (Some(cmd), _) => CheckChoice::Command(cmd),
         (None, true) => CheckChoice::Skip,
@@ -61,7 +62,10 @@ pub fn run(args: ApplyArgs) -> CliResult {
             changes,
             check,
         } => {
-            ui::status("APPLY_SUCCESS");
+            ui::event(&format!(
+                "APPLY_SUCCESS plan={} branch={branch} commit={commit}",
+                record.short_id()
+            ));
             if json {
                 ui::json(&serde_json::json!({
                     "plan": record.id, "branch": branch, "commit": commit.to_string(),
@@ -109,7 +113,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
             Ok(())
         }
         Outcome::CheckFailed { record, report } => {
-            ui::status("APPLY_ROLLBACK");
+            ui::event(&format!("APPLY_ROLLBACK plan={}", record.short_id()));
             if json {
                 ui::json(
                     &serde_json::json!({ "plan": record.id, "branch": null, "check": report }),

@@ -4,9 +4,10 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use git_papayu::engine::plan::{self, PlanRequest};
+use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::store::Store;
+use git_papayu::store::records::now_millis;
 use git_papayu::{Code, Problem};
 
 use super::{CliResult, render, ui};
@@ -89,36 +90,61 @@ pub fn run(args: PlanArgs) -> CliResult {
     } = args;
     let answer = read_input(&response)?;
     let store = Store::open()?;
-    let request = PlanRequest {
-        goal,
-        answer,
-        base: Some(base),
+    let base = plan::resolve_base(&store, &base)?;
+    let how = CheckOptions {
         protocol: protocol_arg(protocol),
         mode: mode.into(),
         normalize_eol: std::env::var("PAPAYU_NORMALIZE_EOL")
             .is_ok_and(|v| v.eq_ignore_ascii_case("lf")),
+        allowlist: None,
+        seen: Seen::Pasted,
+    };
+    let provenance = Provenance {
+        goal,
         provider: "manual".to_string(),
         model: None,
+        trace_id: uuid::Uuid::new_v4().to_string(),
+        created_at: now_millis(),
+        schema_hash: None,
+        stats: None,
     };
-    let planned = plan::make(&store, request)?;
-    for warning in &planned.warnings {
-        ui::warn(warning);
+    let planned = plan::make_pasted(&store, base, &answer, &how, provenance)?;
+    show_planned(&[planned], json);
+    Ok(())
+}
+
+/// Prints stored plans: their description and preview, or JSON.
+pub fn show_planned(planned: &[Planned], json: bool) {
+    for p in planned {
+        for warning in &p.warnings {
+            ui::warn(warning);
+        }
     }
     if json {
-        ui::json(&serde_json::json!({ "plan": planned.record, "changes": planned.changes }));
-        return Ok(());
+        let plans: Vec<_> = planned
+            .iter()
+            .map(|p| serde_json::json!({ "plan": p.record, "changes": p.changes }))
+            .collect();
+        match plans.as_slice() {
+            [one] => ui::json(one),
+            _ => ui::json(&serde_json::json!({ "plans": plans })),
+        }
+        return;
     }
-    ui::status("PREVIEW_READY");
-    ui::out(&super::show::describe(&planned.record, None, &[]));
-    if !planned.changes.is_empty() {
-        ui::outln("");
-        ui::out(&render::diff(&planned.changes, render::color_enabled()));
-        ui::out(&render::diffstat(&planned.changes));
-        ui::outln("");
-        ui::outln(&format!(
-            "Apply with: git papayu apply {}",
-            planned.record.short_id()
-        ));
+    for (i, p) in planned.iter().enumerate() {
+        if i > 0 {
+            ui::outln("");
+        }
+        ui::out(&super::show::describe(&p.record, None, &[]));
+        if !p.changes.is_empty() {
+            ui::outln("");
+            ui::out(&render::diff(&p.changes, render::color_enabled()));
+            ui::out(&render::diffstat(&p.changes));
+            ui::outln("");
+            ui::outln(&format!(
+                "Apply with: git papayu apply {}",
+                p.record.short_id()
+            ));
+        }
     }
-    Ok(())
 }

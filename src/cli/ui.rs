@@ -58,3 +58,25 @@ pub fn problem(p: &Problem) {
         }
     }
 }
+
+static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns on event lines (a command's `-v`).
+pub fn set_verbose(on: bool) {
+    if on {
+        VERBOSE.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// `true` with `-v` or `PAPAYU_TRACE=1`.
+pub fn verbose() -> bool {
+    VERBOSE.load(std::sync::atomic::Ordering::Relaxed)
+        || std::env::var("PAPAYU_TRACE").is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+}
+
+/// One stable, greppable event line on stderr (`NAME key=value …`), shown only when verbose.
+pub fn event(line: &str) {
+    if verbose() {
+        let _ = writeln!(io::stderr().lock(), "{line}");
+    }
+}

@@ -8,6 +8,7 @@ pub mod check;
 pub mod history;
 pub mod plan;
 pub mod review;
+mod seen;
 pub mod setup;
 mod trace;
 pub mod tree;

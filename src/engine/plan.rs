@@ -1,32 +1,71 @@
-//! Making a plan: validate a model's answer, dry-run it on the base tree, store it as a note.
+//! Making a plan, in two steps that the plan loop and `--response` share.
+//!
+//! - [`check_answer`] reads a model's answer, validates it and dry-runs it on the base tree
+//!   **without writing anything**: it returns a checked [`Candidate`] or every problem, which is
+//!   exactly what a repair round sends back to the model.
+//! - [`store_plans`] records one or several candidates (with their [`Provenance`]) as one
+//!   undoable operation: a preview commit per plan and one note line each.
 //!
 //! A plan that is stored is known to apply at its base: the dry run is the same tree builder
-//! that `apply` uses. Its result is kept as a preview commit on the base (reachable from the
-//! operation log), which `diff` shows and `apply` reuses once it has checked the plan again.
-//! Nothing is stored when any check fails.
+//! that `apply` uses. The preview commit is kept reachable by the operation log; `diff` shows it
+//! and `apply` reuses it once it has checked the plan again.
 
 use git2::Oid;
 
 use super::trace;
 use super::tree::{self, BuildOptions, Built, FileChange};
 use crate::codes::{Code, Problem};
-use crate::protocol::{self, Mode, ParseOptions, Parsed, ProtocolVersion, sha256_hex};
+use crate::protocol::{self, Allowlist, Mode, ParseOptions, Parsed, Plan, ProtocolVersion};
 use crate::store::oplog::{self, OpKind, Pending};
-use crate::store::records::{PlanRecord, now_millis};
+use crate::store::records::{Fingerprint, PlanRecord, PlanStats};
 use crate::store::{Store, StoreError};
 
-/// Everything `plan` needs to know.
-pub struct PlanRequest {
-    pub goal: String,
-    /// The model's raw answer.
-    pub answer: Vec<u8>,
-    /// Revision to plan against (default `HEAD`).
-    pub base: Option<String>,
+/// What the model was shown, which decides what it may change.
+#[derive(Debug, Clone, Copy)]
+pub enum Seen<'a> {
+    /// A pasted answer: nobody knows what its author read, so the plan counts as having read
+    /// exactly the existing files it touches.
+    Pasted,
+    /// The files sent to the model, as recorded in the context fingerprint.
+    Sent(&'a [Fingerprint]),
+}
+
+/// How to check an answer.
+#[derive(Debug, Clone)]
+pub struct CheckOptions<'a> {
+    /// Force a protocol version; `None` reads v2 when the answer is a valid v2 plan, else v1.
     pub protocol: Option<ProtocolVersion>,
     pub mode: Mode,
     pub normalize_eol: bool,
+    pub allowlist: Option<Allowlist>,
+    pub seen: Seen<'a>,
+}
+
+/// An answer that passed every check at its base, ready to be stored.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub base: Oid,
+    pub plan: Plan,
+    pub changes: Vec<FileChange>,
+    /// Fingerprints of what the plan read: the files sent, or (pasted) the files it touches.
+    pub context: Vec<Fingerprint>,
+    pub warnings: Vec<String>,
+}
+
+/// Where a candidate came from. Timestamps and ids are passed in, never read from the clock
+/// here, so a replayed answer stores the same record.
+#[derive(Debug, Clone)]
+pub struct Provenance {
+    pub goal: String,
     pub provider: String,
     pub model: Option<String>,
+    pub trace_id: String,
+    /// Milliseconds since the epoch.
+    pub created_at: i64,
+    /// Hash of the schema actually sent to the model; `None` (pasted answers) records the
+    /// normal schema of the plan's version.
+    pub schema_hash: Option<String>,
+    pub stats: Option<PlanStats>,
 }
 
 /// A stored plan and its preview.
@@ -36,99 +75,217 @@ pub struct Planned {
     pub warnings: Vec<String>,
 }
 
-/// Validates, dry-runs and stores a plan. On any problem nothing is written.
-pub fn make(store: &Store, request: PlanRequest) -> Result<Planned, Vec<Problem>> {
-    let base_rev = request.base.as_deref().unwrap_or("HEAD");
-    let base = resolve_base(store, base_rev)?;
+/// Resolves `rev` to the commit a plan is made against.
+pub fn resolve_base(store: &Store, rev: &str) -> Result<Oid, Vec<Problem>> {
+    store.resolve_commit(rev).map_err(|e| {
+        let problem = match e {
+            StoreError::BadRevision(_) if rev == "HEAD" => Problem::new(
+                Code::BadRevision,
+                "HEAD has no commit yet; commit something first or pass --base",
+            ),
+            other => other.to_problem(),
+        };
+        vec![problem]
+    })
+}
+
+/// Validates `answer` and dry-runs it on `base`'s tree. Writes nothing to the repository.
+pub fn check_answer(
+    store: &Store,
+    base: Oid,
+    answer: &[u8],
+    how: &CheckOptions<'_>,
+) -> Result<Candidate, Vec<Problem>> {
     let base_tree = store
         .repo
         .find_commit(base)
         .and_then(|c| c.tree())
         .map_err(|e| vec![StoreError::git("reading the base tree", e).to_problem()])?;
-    let (parsed, built) = match request.protocol {
-        Some(version) => {
-            attempt(store, &base_tree, &request, version).map_err(Vec::<Problem>::from)?
-        }
-        None => detect(store, &base_tree, &request)?,
+    let (parsed, built) = match how.protocol {
+        Some(version) => attempt(store, &base_tree, answer, how, version).map_err(Vec::from)?,
+        None => detect(store, &base_tree, answer, how)?,
     };
     let mut plan = parsed.plan;
     if plan.mode.is_none() {
-        plan.mode = Some(match request.mode {
+        plan.mode = Some(match how.mode {
             Mode::Plan => "plan".to_string(),
             Mode::Apply => "apply".to_string(),
         });
     }
-    let trace_id = uuid::Uuid::new_v4().to_string();
-    let created_at = now_millis();
-    let canonical = serde_json::to_string(&plan).expect("plan serializes");
-    let id = sha256_hex(format!("{trace_id}\n{base}\n{created_at}\n{canonical}").as_bytes())[..40]
-        .to_string();
-    let mut record = PlanRecord {
-        id,
-        goal: request.goal,
-        base: base.to_string(),
-        created_at,
-        provider: request.provider,
-        model: request.model,
-        trace_id,
-        schema_version: u8::from(plan.protocol),
-        schema_hash: protocol::schema_hash(plan.protocol, false),
-        plan,
-        context: built.touched,
-        preview: None,
+    let context = match how.seen {
+        Seen::Pasted => built.touched,
+        Seen::Sent(sent) => {
+            let problems = super::seen::check(store, base, &plan, sent);
+            if !problems.is_empty() {
+                return Err(problems);
+            }
+            sent.to_vec()
+        }
     };
-    let message = format!(
-        "papayu preview of plan {}
-
-Papayu-Plan: {}
-",
-        record.short_id(),
-        record.id
-    );
-    let preview = store
-        .commit_on(
-            base,
-            built.tree.expect("written builds have a tree"),
-            &message,
-        )
-        .map_err(|e| vec![e.to_problem()])?;
-    record.preview = Some(preview.to_string());
-    let line = serde_json::to_string(&record).expect("record serializes");
-    let mut pending = Pending::new(
-        OpKind::Plan,
-        format!("plan {}: {}", record.short_id(), one_line(&record.goal)),
-    );
-    pending.note_lines.push((base, line));
-    pending.keep.push(preview);
-    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
-    trace::write_plan_trace(store, &record, &built.changes, &parsed.warnings);
-    Ok(Planned {
-        record,
+    Ok(Candidate {
+        base,
+        plan,
         changes: built.changes,
+        context,
         warnings: parsed.warnings,
     })
 }
 
-/// Parses `request.answer` as `version` and dry-runs it on the base tree.
+/// Stores checked candidates as one operation (one undo step): a preview commit on each base
+/// and one note line per plan. On any problem nothing is written.
+pub fn store_plans(
+    store: &Store,
+    plans: Vec<(Candidate, Provenance)>,
+) -> Result<Vec<Planned>, Vec<Problem>> {
+    let mut pending = Pending::new(OpKind::Plan, String::new());
+    let mut stored = Vec::new();
+    for (candidate, provenance) in plans {
+        let planned = prepare(store, candidate, provenance)?;
+        let line = serde_json::to_string(&planned.record).expect("record serializes");
+        let base = planned
+            .record
+            .base_oid()
+            .map_err(|e| vec![e.to_problem()])?;
+        pending.note_lines.push((base, line));
+        if let Some(preview) = planned.record.preview.as_deref() {
+            pending
+                .keep
+                .push(Oid::from_str(preview).expect("preview is an oid we wrote"));
+        }
+        stored.push(planned);
+    }
+    pending.description = describe(&stored);
+    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+    for planned in &stored {
+        trace::write_plan_trace(store, &planned.record, &planned.changes, &planned.warnings);
+    }
+    Ok(stored)
+}
+
+/// Validates, dry-runs and stores a pasted answer (`plan --response`). On any problem nothing is
+/// written.
+pub fn make_pasted(
+    store: &Store,
+    base: Oid,
+    answer: &[u8],
+    how: &CheckOptions<'_>,
+    provenance: Provenance,
+) -> Result<Planned, Vec<Problem>> {
+    let candidate = check_answer(store, base, answer, how)?;
+    let mut stored = store_plans(store, vec![(candidate, provenance)])?;
+    Ok(stored.remove(0))
+}
+
+/// Builds the record and writes the plan's preview commit (an object no ref points at yet).
+fn prepare(
+    store: &Store,
+    candidate: Candidate,
+    provenance: Provenance,
+) -> Result<Planned, Vec<Problem>> {
+    let Candidate {
+        base,
+        plan,
+        changes,
+        context,
+        warnings,
+    } = candidate;
+    let Provenance {
+        goal,
+        provider,
+        model,
+        trace_id,
+        created_at,
+        schema_hash,
+        stats,
+    } = provenance;
+    let canonical = serde_json::to_string(&plan).expect("plan serializes");
+    let id =
+        protocol::sha256_hex(format!("{trace_id}\n{base}\n{created_at}\n{canonical}").as_bytes())
+            [..40]
+            .to_string();
+    let base_tree = store
+        .repo
+        .find_commit(base)
+        .and_then(|c| c.tree())
+        .map_err(|e| vec![StoreError::git("reading the base tree", e).to_problem()])?;
+    let written = tree::build(
+        &store.repo,
+        &base_tree,
+        &plan,
+        &BuildOptions {
+            write: true,
+            read: None,
+        },
+    )?;
+    let mut record = PlanRecord {
+        id,
+        goal,
+        base: base.to_string(),
+        created_at,
+        provider,
+        model,
+        trace_id,
+        schema_version: u8::from(plan.protocol),
+        schema_hash: schema_hash.unwrap_or_else(|| protocol::schema_hash(plan.protocol, false)),
+        plan,
+        context,
+        preview: None,
+        stats,
+    };
+    let message = format!(
+        "papayu preview of plan {}\n\nPapayu-Plan: {}\n",
+        record.short_id(),
+        record.id
+    );
+    let tree = written.tree.expect("written builds have a tree");
+    let preview = store
+        .commit_on(base, tree, &message)
+        .map_err(|e| vec![e.to_problem()])?;
+    record.preview = Some(preview.to_string());
+    Ok(Planned {
+        record,
+        changes,
+        warnings,
+    })
+}
+
+fn describe(stored: &[Planned]) -> String {
+    match stored {
+        [one] => format!(
+            "plan {}: {}",
+            one.record.short_id(),
+            one_line(&one.record.goal)
+        ),
+        many => format!(
+            "plan {} plans: {}",
+            many.len(),
+            many.first()
+                .map_or(String::new(), |p| one_line(&p.record.goal))
+        ),
+    }
+}
+
+/// Parses `answer` as `version` and dry-runs it on the base tree, writing nothing.
 fn attempt(
     store: &Store,
     base_tree: &git2::Tree<'_>,
-    request: &PlanRequest,
+    answer: &[u8],
+    how: &CheckOptions<'_>,
     version: ProtocolVersion,
 ) -> Result<(Parsed, Built), Attempt> {
     let options = ParseOptions {
         protocol: Some(version),
-        mode: request.mode,
-        normalize_eol: request.normalize_eol,
-        ..ParseOptions::default()
+        mode: how.mode,
+        normalize_eol: how.normalize_eol,
+        allowlist: how.allowlist.clone(),
     };
-    let parsed = protocol::parse_answer(&request.answer, &options).map_err(Attempt::Parse)?;
+    let parsed = protocol::parse_answer(answer, &options).map_err(Attempt::Parse)?;
     let built = tree::build(
         &store.repo,
         base_tree,
         &parsed.plan,
         &BuildOptions {
-            write: true,
+            write: false,
             read: None,
         },
     )
@@ -152,36 +309,27 @@ impl From<Attempt> for Vec<Problem> {
     }
 }
 
-/// A pasted answer is v2 when it is a valid v2 answer that applies; else v1. When neither
-/// works, the problems reported are those of the version the answer is written in: v2's when
-/// only v2 could read it, v1's otherwise.
+/// An answer of unknown version is v2 when it is a valid v2 answer that applies; else v1. When
+/// neither works, the problems reported are those of the version the answer is written in: v2's
+/// when only v2 could read it, v1's otherwise.
 fn detect(
     store: &Store,
     base_tree: &git2::Tree<'_>,
-    request: &PlanRequest,
+    answer: &[u8],
+    how: &CheckOptions<'_>,
 ) -> Result<(Parsed, Built), Vec<Problem>> {
-    let v2 = match attempt(store, base_tree, request, ProtocolVersion::V2) {
+    let v2 = match attempt(store, base_tree, answer, how, ProtocolVersion::V2) {
         Ok(done) => return Ok(done),
         Err(e) => e,
     };
-    match (attempt(store, base_tree, request, ProtocolVersion::V1), v2) {
+    match (
+        attempt(store, base_tree, answer, how, ProtocolVersion::V1),
+        v2,
+    ) {
         (Ok(done), _) => Ok(done),
         (Err(Attempt::Parse(_)), v2 @ Attempt::Build(_)) => Err(v2.into()),
         (Err(v1), _) => Err(v1.into()),
     }
-}
-
-fn resolve_base(store: &Store, rev: &str) -> Result<Oid, Vec<Problem>> {
-    store.resolve_commit(rev).map_err(|e| {
-        let problem = match e {
-            StoreError::BadRevision(_) if rev == "HEAD" => Problem::new(
-                Code::BadRevision,
-                "HEAD has no commit yet; commit something first or pass --base",
-            ),
-            other => other.to_problem(),
-        };
-        vec![problem]
-    })
 }
 
 /// The first line of a text, for one-line descriptions.

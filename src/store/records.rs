@@ -42,6 +42,37 @@ pub struct PlanRecord {
     /// the base reuses its tree instead of building it again, and `diff` shows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// What asking the model cost: tokens, requests, time, repairs (absent for pasted answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<PlanStats>,
+}
+
+/// The cost of making one plan with a model, summed over every request of its cycle.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanStats {
+    /// Prompt tokens, cached ones included.
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// Prompt tokens served from the provider's cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// Prompt tokens written to the provider's cache.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    #[serde(default)]
+    pub requests: u32,
+    /// Time spent waiting for the model, over all requests.
+    #[serde(default)]
+    pub latency_ms: u64,
+    #[serde(default)]
+    pub repairs: u32,
+    #[serde(default)]
+    pub context_rounds: u32,
+    /// Why the plan fell back from protocol v2 to v1, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 impl PlanRecord {
