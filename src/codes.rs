@@ -109,6 +109,12 @@ codes! {
     NothingToRedo => "ERR_NOTHING_TO_REDO",
     Io => "ERR_IO",
     Git => "ERR_GIT",
+    // The plan loop.
+    LlmTruncated => "ERR_LLM_TRUNCATED",
+    LlmContextRounds => "ERR_LLM_CONTEXT_ROUNDS",
+    Cancelled => "ERR_CANCELLED",
+    UnknownCommand => "ERR_UNKNOWN_COMMAND",
+    ConfigInvalid => "ERR_CONFIG_INVALID",
 }
 
 impl fmt::Display for Code {

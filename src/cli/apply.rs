@@ -29,6 +29,10 @@ pub struct ApplyArgs {
     /// unchanged there.
     #[arg(long, value_name = "REV")]
     pub onto: Option<String>,
+    /// Apply every plan still proposed on HEAD (several providers' answers), each on its own
+    /// branch with its own check.
+    #[arg(long, conflicts_with_all = ["plan", "onto"])]
+    pub all: bool,
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
@@ -43,10 +47,14 @@ pub fn run(args: ApplyArgs) -> CliResult {
         check,
         no_check,
         onto,
+        all,
         json,
         verbose,
     } = args;
     ui::set_verbose(verbose);
+    if all {
+        return run_all(check, no_check, json, verbose);
+    }
     let check = match (check, no_check) {
         (Some(cmd), _) => CheckChoice::Command(cmd),
         (None, true) => CheckChoice::Skip,
@@ -136,5 +144,55 @@ pub fn run(args: ApplyArgs) -> CliResult {
                 ),
             )))
         }
+    }
+}
+
+/// `apply --all`: each proposed plan on HEAD in turn; a failure does not stop the others.
+fn run_all(check: Option<String>, no_check: bool, json: bool, verbose: bool) -> CliResult {
+    let store = Store::open()?;
+    let ids = apply::proposed_on_head(&store)?;
+    if ids.is_empty() {
+        return Err(Problem::new(
+            Code::PlanNotFound,
+            "no proposed plan on HEAD; make one with git papayu plan \"goal\"",
+        )
+        .into());
+    }
+    drop(store);
+    let mut failed = Vec::new();
+    for id in ids {
+        let result = run(ApplyArgs {
+            plan: Some(id.clone()),
+            check: check.clone(),
+            no_check,
+            onto: None,
+            all: false,
+            json,
+            verbose,
+        });
+        if let Err(e) = result {
+            match e {
+                CliError::Problems(problems) => {
+                    for p in &problems {
+                        ui::problem(p);
+                    }
+                    failed.push(id);
+                }
+                other => return Err(other),
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Problem::new(
+            Code::CheckFailed,
+            format!(
+                "{} of the plans did not apply ({}); the others are on their branches",
+                failed.len(),
+                failed.iter().map(|i| &i[..10]).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .into())
     }
 }

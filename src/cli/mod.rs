@@ -4,6 +4,7 @@
 //! usage error (clap's own); 3 an internal failure.
 
 mod apply;
+mod asking;
 mod diff;
 mod discard;
 mod init;
@@ -11,7 +12,9 @@ mod list;
 mod merge;
 mod patch;
 mod plan;
+mod progress;
 mod render;
+mod router;
 mod show;
 mod ui;
 mod undo;
@@ -25,6 +28,7 @@ use git_papayu::Problem;
 /// Ask an LLM for a plan, keep it as a git note, apply it as a commit on a papayu/* branch.
 #[derive(Debug, Parser)]
 #[command(name = "git papayu", bin_name = "git papayu", version, about, long_about = None)]
+#[command(allow_external_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,6 +48,9 @@ enum Command {
     Init(init::InitArgs),
     Validate(validate::ValidateArgs),
     Patch(patch::PatchArgs),
+    /// A request in words: `git papayu "fix the failing test"`, `git papayu ok`.
+    #[command(external_subcommand)]
+    Request(Vec<String>),
 }
 
 /// Why a command failed, as far as the exit code is concerned.
@@ -51,6 +58,8 @@ enum Command {
 pub enum CliError {
     /// The user's input or the plan was rejected: print every problem, exit 1.
     Problems(Vec<Problem>),
+    /// The command line itself is wrong (an unknown word): print it, exit 2.
+    Usage(Problem),
     /// Something broke that is not the user's doing: exit 3.
     Internal(anyhow::Error),
 }
@@ -97,6 +106,10 @@ pub fn main() -> ExitCode {
             }
             ExitCode::from(1)
         }
+        Err(CliError::Usage(p)) => {
+            ui::problem(&p);
+            ExitCode::from(2)
+        }
         Err(CliError::Internal(e)) => {
             ui::status(&format!("error: {e:#}"));
             ExitCode::from(3)
@@ -118,5 +131,6 @@ fn dispatch(command: Command) -> CliResult {
         Command::Init(args) => init::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
+        Command::Request(words) => router::run(words),
     }
 }

@@ -10,34 +10,72 @@ use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 use git_papayu::{Code, Problem};
 
+use super::asking::{self, Ask};
 use super::{CliResult, render, ui};
 
-/// Turn a model's answer into a stored plan on the base commit.
+/// Ask a model for a plan and store it as a note on the base commit.
 ///
-/// The answer (a JSON plan, bare or inside a ```json fence or surrounding prose) is read from
-/// --response. It is validated, dry-run against the base tree (the dry run is the preview), and
-/// stored as one line of JSON in the note on the base commit under refs/notes/papayu. Nothing
-/// else in the repository changes.
+/// The context (files named in the goal and logs, tracebacks, the repository map) is read from
+/// the base commit, never from your working tree, and sent to the configured provider(s): see
+/// `git papayu config` and docs/providers.md. The answer is validated and dry-run against the
+/// base tree (the dry run is the preview), repaired once if it fails a check, and stored as one
+/// line of JSON in the note on the base commit under refs/notes/papayu. With several providers,
+/// each valid answer becomes its own plan. With --response, the answer is read from a file
+/// instead (a pasted chat answer, or a replay) and no model is asked.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
-    /// What the plan is for (used for the branch name and the record).
+    /// What the plan is for (sent to the model; used for the branch name and the record).
+    #[arg(value_parser = non_empty)]
     pub goal: String,
-    /// File holding the model's answer, or '-' for stdin.
+    /// Take the model's answer from this file ('-' for stdin) instead of asking a model.
     #[arg(long, value_name = "FILE|-")]
-    pub response: PathBuf,
+    pub response: Option<PathBuf>,
     /// Revision to plan against.
     #[arg(long, value_name = "REV", default_value = "HEAD")]
     pub base: String,
-    /// Protocol of the answer; by default v2 when it validates as v2, else v1.
+    /// Protocol to ask for (default 2, falling back to 1 once when a v2 answer cannot apply);
+    /// with --response, the protocol of the answer (default: v2 when it validates as v2).
     #[arg(long, value_name = "1|2", value_parser = clap::value_parser!(u8).range(1..=2))]
     pub protocol: Option<u8>,
     /// Validate as a PLAN answer (actions optional) or an APPLY answer (empty actions need a
     /// summary starting with NO_CHANGES:).
     #[arg(long, value_enum, default_value_t = ModeArg::Plan)]
     pub mode: ModeArg,
-    /// Print the stored record and preview as JSON.
+    /// How the model is asked to work: chat, fixit or fix-plan (default PAPAYU_LLM_MODE,
+    /// papayu.llmMode, else chat).
+    #[arg(long, value_name = "MODE")]
+    pub llm_mode: Option<String>,
+    /// Provider(s) to ask, comma-separated, each NAME or NAME:MODEL (default
+    /// PAPAYU_LLM_PROVIDERS, papayu.provider, else a local Ollama).
+    #[arg(long, value_name = "P")]
+    pub provider: Option<String>,
+    /// Model to ask for.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// A log or error report to send with the goal ('-' for stdin); may be repeated.
+    #[arg(long = "log", visible_alias = "error-report", value_name = "FILE|-")]
+    pub logs: Vec<PathBuf>,
+    /// Write an accepted memory_patch without asking.
+    #[arg(long)]
+    pub accept_memory: bool,
+    /// Print the stored record(s) and preview as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Show event lines (LLM_REQUEST_SENT, VALIDATION_FAILED, …) on stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// No progress display.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Rejects an empty or blank argument (clap value parser).
+pub fn non_empty(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("must not be empty".to_string())
+    } else {
+        Ok(text.to_string())
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -86,30 +124,58 @@ pub fn run(args: PlanArgs) -> CliResult {
         base,
         protocol,
         mode,
+        llm_mode,
+        provider,
+        model,
+        logs,
+        accept_memory,
         json,
+        verbose,
+        quiet,
     } = args;
-    let answer = read_input(&response)?;
+    ui::set_verbose(verbose);
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
-    let how = CheckOptions {
-        protocol: protocol_arg(protocol),
-        mode: mode.into(),
-        normalize_eol: std::env::var("PAPAYU_NORMALIZE_EOL")
-            .is_ok_and(|v| v.eq_ignore_ascii_case("lf")),
-        allowlist: None,
-        seen: Seen::Pasted,
+    let normalize_eol =
+        std::env::var("PAPAYU_NORMALIZE_EOL").is_ok_and(|v| v.eq_ignore_ascii_case("lf"));
+    let planned = match response {
+        Some(response) => {
+            let answer = read_input(&response)?;
+            let how = CheckOptions {
+                protocol: protocol_arg(protocol),
+                mode: mode.into(),
+                normalize_eol,
+                allowlist: None,
+                seen: Seen::Pasted,
+            };
+            let provenance = Provenance {
+                goal,
+                provider: "manual".to_string(),
+                model: None,
+                trace_id: uuid::Uuid::new_v4().to_string(),
+                created_at: now_millis(),
+                schema_hash: None,
+                stats: None,
+            };
+            vec![plan::make_pasted(&store, base, &answer, &how, provenance)?]
+        }
+        None => {
+            let ask = Ask {
+                goal,
+                base,
+                protocol: protocol_arg(protocol),
+                phase: mode.into(),
+                llm_mode,
+                provider,
+                model,
+                logs,
+                quiet: quiet || json,
+            };
+            asking::ask_and_store(&store, ask)?
+        }
     };
-    let provenance = Provenance {
-        goal,
-        provider: "manual".to_string(),
-        model: None,
-        trace_id: uuid::Uuid::new_v4().to_string(),
-        created_at: now_millis(),
-        schema_hash: None,
-        stats: None,
-    };
-    let planned = plan::make_pasted(&store, base, &answer, &how, provenance)?;
-    show_planned(&[planned], json);
+    show_planned(&planned, json);
+    asking::offer_memory(&store, &planned, accept_memory, json)?;
     Ok(())
 }
 

@@ -83,6 +83,21 @@ pub fn find_plan(
     ))
 }
 
+/// Ids of the plans based on `HEAD` that are still proposed, oldest first.
+pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
+    let ledger = load_ledger(store)?;
+    let Ok(head) = store.resolve_commit("HEAD") else {
+        return Ok(Vec::new());
+    };
+    let head = head.to_string();
+    Ok(ledger
+        .records
+        .iter()
+        .filter(|r| r.base == head && ledger.status(&r.id) == Status::Proposed)
+        .map(|r| r.id.clone())
+        .collect())
+}
+
 pub fn load_ledger(store: &Store) -> Result<Ledger, Problem> {
     let notes = store.ref_value(NOTES_REF)?;
     Ok(Ledger::load(&store.repo, notes)?)

@@ -110,12 +110,28 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
+    run_in_env(cwd, program, args, &[], stdin)
+}
+
+/// Runs `program args…` in `cwd` with extra environment variables and optional stdin.
+pub fn run_in_env<I, S>(
+    cwd: &Path,
+    program: &str,
+    args: I,
+    env: &[(&str, &str)],
+    stdin: Option<&[u8]>,
+) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let args: Vec<std::ffi::OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
     let cmdline = std::iter::once(program.to_string())
         .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
         .collect::<Vec<_>>()
         .join(" ");
     let mut cmd = hermetic(program, cwd);
+    cmd.envs(env.iter().copied());
     cmd.args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -202,6 +218,17 @@ impl TestRepo {
         let mut all: Vec<std::ffi::OsString> = vec!["papayu".into()];
         all.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
         run_in(self.path(), "git", all, None)
+    }
+
+    /// Runs `git papayu args…` with extra environment variables.
+    pub fn papayu_env<I, S>(&self, args: I, env: &[(&str, &str)]) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut all: Vec<std::ffi::OsString> = vec!["papayu".into()];
+        all.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        run_in_env(self.path(), "git", all, env, None)
     }
 
     /// Runs `git papayu args…` with `stdin` fed to it.

@@ -1,0 +1,533 @@
+//! The plan loop: ask one or several models for a plan, check every answer, repair, fetch
+//! context, fall back from protocol v2 to v1, and hand the checked candidates to the store.
+//!
+//! Per provider, one conversation:
+//!
+//! 1. the context is gathered once from the base commit and laid out as the byte-stable prefix;
+//! 2. an answer that only asks for context gets it (at most [`MAX_CONTEXT_ROUNDS`] rounds);
+//! 3. an answer that fails a check gets **one** repair round with every problem;
+//! 4. under v2, a patch that does not apply (after the repair) or a non-UTF-8 file (at once)
+//!    makes **one** fallback to v1; nothing ever loops;
+//! 5. a truncated answer is reported as truncated, never "repaired".
+//!
+//! Providers are asked concurrently on one thread: HTTP overlaps, while checks (which need the
+//! repository, not `Sync`) run between awaits. Nothing is written to the repository here: the
+//! caller stores whatever succeeded as one operation. Nothing here prints: progress and event
+//! lines go to the caller's sink.
+
+pub mod memory;
+pub mod prompt;
+
+use std::collections::BTreeMap;
+
+use git2::Oid;
+
+use crate::codes::{Code, Problem};
+use crate::context::{self, Block, Budget};
+use crate::engine::plan::{self, Candidate, CheckOptions, Provenance, Seen};
+use crate::llm::{self, Endpoint, Finish, Message, Request, Role, Schema};
+use crate::protocol::{self, Mode, ParseOptions, ProtocolVersion};
+use crate::store::Store;
+use crate::store::records::{Fingerprint, PlanStats};
+pub use prompt::LlmMode;
+
+/// Most rounds of `context_requests` one conversation answers.
+pub const MAX_CONTEXT_ROUNDS: u32 = 2;
+/// The seeds' answer budget, and the smaller one for very long prompts.
+pub const MAX_TOKENS: u32 = 16_384;
+pub const MAX_TOKENS_LONG_INPUT: u32 = 4_096;
+/// Input size (characters) above which the smaller answer budget is used.
+pub const LONG_INPUT_CHARS: usize = 80_000;
+
+/// Everything the loop needs to know, resolved once by the caller.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub endpoints: Vec<Endpoint>,
+    pub mode: LlmMode,
+    /// The protocol asked for first (v2 unless configured).
+    pub protocol: ProtocolVersion,
+    /// Whether a failed v2 answer may fall back to v1 once.
+    pub fallback_to_v1: bool,
+    pub phase: Mode,
+    pub normalize_eol: bool,
+    pub budget: Budget,
+}
+
+/// What the user asked.
+#[derive(Debug, Clone)]
+pub struct Question {
+    pub goal: String,
+    pub base: Oid,
+    /// Logs the user named (`--log`), as (name, text).
+    pub logs: Vec<(String, String)>,
+    /// The `ENGINEERING_MEMORY` block (may be empty).
+    pub memory: String,
+    /// When the plans are made (milliseconds since the epoch), for their records.
+    pub now: i64,
+}
+
+/// What the loop reports while it works.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// One stable event line (`LLM_REQUEST_SENT provider=… …`), for `-v` and traces.
+    Event(String),
+    /// Text is arriving from a provider.
+    Received {
+        provider: String,
+        chars: usize,
+        tokens: u64,
+    },
+}
+
+/// How one provider's conversation ended.
+pub struct Outcome {
+    pub provider: String,
+    pub result: Result<(Candidate, Provenance), Vec<Problem>>,
+}
+
+/// The context every provider is shown, gathered once.
+pub struct Prepared {
+    pub blocks: Vec<Block>,
+    pub withheld: Vec<String>,
+    pub events: Vec<String>,
+}
+
+/// Gathers and diets the context of a question (reads the base commit only).
+pub fn prepare(
+    store: &Store,
+    settings: &Settings,
+    question: &Question,
+) -> Result<Prepared, Problem> {
+    let snap = store.snapshot(question.base).map_err(|e| e.to_problem())?;
+    let input = context::Input {
+        goal: question.goal.clone(),
+        logs: question.logs.clone(),
+        protocol: settings.protocol,
+    };
+    let gathered = context::gather(&snap, &input, &settings.budget);
+    let (blocks, report) = context::diet(gathered.blocks, &settings.budget);
+    let mut events = Vec::new();
+    if report.applied() {
+        events.push(report.event_line());
+    }
+    Ok(Prepared {
+        blocks,
+        withheld: gathered
+            .withheld
+            .into_iter()
+            .map(|(path, why)| format!("{path}: {why}"))
+            .collect(),
+        events,
+    })
+}
+
+/// Asks every configured provider concurrently. Each outcome is independent: one provider's
+/// failure does not stop another's plan.
+pub async fn ask_all(
+    store: &Store,
+    settings: &Settings,
+    question: &Question,
+    prepared: &Prepared,
+    sink: &(dyn Fn(Progress) + Sync),
+) -> Vec<Outcome> {
+    for line in &prepared.events {
+        sink(Progress::Event(line.clone()));
+    }
+    let http = llm::http_client();
+    let conversations = settings.endpoints.iter().map(|ep| {
+        let http = &http;
+        async move {
+            let mut talk = Conversation::new(store, settings, question, prepared, ep, sink);
+            Outcome {
+                provider: ep.name.clone(),
+                result: talk.run(http).await,
+            }
+        }
+    });
+    futures_util::future::join_all(conversations).await
+}
+
+/// One provider's conversation, with everything it has been shown.
+struct Conversation<'a> {
+    store: &'a Store,
+    settings: &'a Settings,
+    question: &'a Question,
+    ep: &'a Endpoint,
+    sink: &'a (dyn Fn(Progress) + Sync),
+    version: ProtocolVersion,
+    /// Every block sent so far (initial context and context rounds).
+    blocks: Vec<Block>,
+    messages: Vec<Message>,
+    cache: context::Cache,
+    stats: PlanStats,
+    repaired: bool,
+    fell_back: bool,
+    schema_sent: bool,
+    served_model: Option<String>,
+}
+
+/// What to do with an answer.
+enum Next {
+    Done(Box<Candidate>),
+    Again,
+}
+
+impl<'a> Conversation<'a> {
+    fn new(
+        store: &'a Store,
+        settings: &'a Settings,
+        question: &'a Question,
+        prepared: &'a Prepared,
+        ep: &'a Endpoint,
+        sink: &'a (dyn Fn(Progress) + Sync),
+    ) -> Self {
+        let mut talk = Conversation {
+            store,
+            settings,
+            question,
+            ep,
+            sink,
+            version: settings.protocol,
+            blocks: prepared.blocks.clone(),
+            messages: Vec::new(),
+            cache: context::Cache::default(),
+            stats: PlanStats::default(),
+            repaired: false,
+            fell_back: false,
+            schema_sent: false,
+            served_model: None,
+        };
+        talk.start(&prepared.withheld, None);
+        talk
+    }
+
+    /// The opening messages: the context (end of the cached prefix), then the goal.
+    fn start(&mut self, withheld: &[String], note: Option<String>) {
+        let mut context_text = context::render(&self.blocks, self.version);
+        for line in withheld {
+            context_text.push_str(&format!("withheld: {line}\n"));
+        }
+        if context_text.trim().is_empty() {
+            context_text = "CONTEXT: none gathered; ask with context_requests.\n".to_string();
+        }
+        let mut goal = prompt::goal(&self.question.goal, self.settings.phase);
+        if let Some(note) = note {
+            goal = format!("{note}\n\n{goal}");
+        }
+        self.messages = vec![
+            Message {
+                role: Role::User,
+                content: context_text,
+                cache_mark: true,
+            },
+            Message {
+                role: Role::User,
+                content: goal,
+                cache_mark: false,
+            },
+        ];
+    }
+
+    fn event(&self, line: String) {
+        (self.sink)(Progress::Event(line));
+    }
+
+    async fn run(
+        &mut self,
+        http: &reqwest::Client,
+    ) -> Result<(Candidate, Provenance), Vec<Problem>> {
+        loop {
+            let answer = self.ask(http).await?;
+            match self.judge(&answer)? {
+                Next::Done(candidate) => return Ok((*candidate, self.provenance())),
+                Next::Again => continue,
+            }
+        }
+    }
+
+    fn request(&self) -> Request {
+        let system = prompt::system(self.settings.mode, self.version, &self.question.memory);
+        let input_chars =
+            system.len() + self.messages.iter().map(|m| m.content.len()).sum::<usize>();
+        let max_tokens = if input_chars > LONG_INPUT_CHARS {
+            MAX_TOKENS_LONG_INPUT
+        } else {
+            MAX_TOKENS
+        };
+        let cache_key = format!(
+            "papayu-{}",
+            &protocol::sha256_hex(format!("{system}\n{}", self.messages[0].content).as_bytes())
+                [..16]
+        );
+        Request {
+            system,
+            messages: self.messages.clone(),
+            schema: self.ep.strict.then(|| Schema {
+                name: format!("papayu_plan_v{}", u8::from(self.version)),
+                value: protocol::request_schema(self.version),
+            }),
+            max_tokens,
+            cache_key: Some(cache_key),
+        }
+    }
+
+    /// Sends the conversation so far and returns the answer's text.
+    async fn ask(&mut self, http: &reqwest::Client) -> Result<String, Vec<Problem>> {
+        let request = self.request();
+        let input_chars = request.system.len()
+            + request
+                .messages
+                .iter()
+                .map(|m| m.content.len())
+                .sum::<usize>();
+        self.event(format!(
+            "LLM_REQUEST_SENT provider={} model={} schema_version={} token_budget={} input_chars={input_chars}",
+            self.ep.name,
+            self.ep.model,
+            u8::from(self.version),
+            request.max_tokens,
+        ));
+        let provider = self.ep.name.clone();
+        let sink = self.sink;
+        let mut on_event = |e: llm::Event| match e {
+            llm::Event::Received { chars, tokens } => sink(Progress::Received {
+                provider: provider.clone(),
+                chars,
+                tokens,
+            }),
+            llm::Event::FormatFallback { reason } => sink(Progress::Event(format!(
+                "LLM_RESPONSE_FORMAT_FALLBACK provider={provider} reason={}",
+                one_token(&reason)
+            ))),
+            llm::Event::Timeout => {
+                sink(Progress::Event(format!("LLM_REQUEST_TIMEOUT provider={provider}")))
+            }
+            llm::Event::Retry {
+                status,
+                wait,
+                attempt,
+            } => sink(Progress::Event(format!(
+                "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
+                wait.as_millis()
+            ))),
+            llm::Event::Sent { .. } => {}
+        };
+        let reply = llm::complete(http, self.ep, &request, &mut on_event)
+            .await
+            .map_err(|e| vec![e.to_problem()])?;
+        self.stats.requests += 1;
+        self.stats.input_tokens += reply.usage.input;
+        self.stats.output_tokens += reply.usage.output;
+        self.stats.cached_tokens += reply.usage.cached;
+        self.stats.cache_write_tokens += reply.usage.cache_write;
+        self.stats.latency_ms += reply.latency_ms;
+        self.schema_sent = reply.schema_sent;
+        if !reply.model.is_empty() {
+            self.served_model = Some(reply.model.clone());
+        }
+        if reply.finish == Finish::Length {
+            return Err(vec![Problem::new(
+                Code::LlmTruncated,
+                format!(
+                    "{}'s answer was cut off at its {} token limit; ask for a smaller change or split the goal",
+                    self.ep.name, request.max_tokens
+                ),
+            )]);
+        }
+        self.event(format!(
+            "LLM_RESPONSE_OK provider={} input_tokens={} output_tokens={} cached_tokens={} latency_ms={}",
+            self.ep.name, reply.usage.input, reply.usage.output, reply.usage.cached, reply.latency_ms
+        ));
+        Ok(reply.text)
+    }
+
+    /// Checks an answer and decides: a plan, a context round, a repair, a fallback, or failure.
+    fn judge(&mut self, answer: &str) -> Result<Next, Vec<Problem>> {
+        let sent = context::fingerprints(&self.blocks);
+        let how = CheckOptions {
+            protocol: Some(self.version),
+            mode: self.settings.phase,
+            normalize_eol: self.settings.normalize_eol,
+            allowlist: None,
+            seen: Seen::Sent(&sent),
+        };
+        let checked = plan::check_answer(self.store, self.question.base, answer.as_bytes(), &how);
+        let requests = match &checked {
+            Ok(c) if c.plan.actions.is_empty() => c.plan.context_requests.clone(),
+            Ok(_) => Vec::new(),
+            Err(_) => self.context_requests_of(answer),
+        };
+        if !requests.is_empty() {
+            return self.context_round(answer, &requests).map(|()| Next::Again);
+        }
+        match checked {
+            Ok(candidate) => Ok(Next::Done(Box::new(candidate))),
+            Err(problems) => self.recover(answer, problems).map(|()| Next::Again),
+        }
+    }
+
+    /// The context requests of an answer that failed its checks, if it is otherwise readable.
+    fn context_requests_of(&self, answer: &str) -> Vec<protocol::ContextRequest> {
+        let options = ParseOptions {
+            protocol: Some(self.version),
+            mode: Mode::Plan,
+            ..ParseOptions::default()
+        };
+        protocol::parse_answer(answer.as_bytes(), &options)
+            .map(|p| p.plan.context_requests)
+            .unwrap_or_default()
+    }
+
+    fn context_round(
+        &mut self,
+        answer: &str,
+        requests: &[protocol::ContextRequest],
+    ) -> Result<(), Vec<Problem>> {
+        if self.stats.context_rounds >= MAX_CONTEXT_ROUNDS {
+            return Err(vec![Problem::new(
+                Code::LlmContextRounds,
+                format!(
+                    "{} still asked for context after {MAX_CONTEXT_ROUNDS} rounds without proposing a change; name the files in the goal or pass --log",
+                    self.ep.name
+                ),
+            )]);
+        }
+        self.stats.context_rounds += 1;
+        let snap = self
+            .store
+            .snapshot(self.question.base)
+            .map_err(|e| vec![e.to_problem()])?;
+        let fulfilled = context::fulfil(&snap, requests, &self.question.logs, &mut self.cache);
+        for line in fulfilled.events {
+            self.event(line);
+        }
+        let used: usize = self.blocks.iter().map(|b| b.body.len()).sum();
+        let mut budget = self.settings.budget.clone();
+        budget.max_total_chars = budget.max_total_chars.saturating_sub(used);
+        let (fresh, report) = context::diet(fulfilled.blocks, &budget);
+        if report.applied() {
+            self.event(report.event_line());
+        }
+        let withheld: Vec<String> = fulfilled
+            .withheld
+            .into_iter()
+            .map(|(path, why)| format!("{path}: {why}"))
+            .collect();
+        let rendered = context::render(&fresh, self.version);
+        self.blocks.extend(fresh);
+        let left = MAX_CONTEXT_ROUNDS - self.stats.context_rounds;
+        self.push_turn(answer, prompt::context_round(&rendered, &withheld, left));
+        Ok(())
+    }
+
+    /// A rejected answer: one repair round, then (under v2, for the codes the seeds name) one
+    /// fallback to v1, then failure.
+    fn recover(&mut self, answer: &str, problems: Vec<Problem>) -> Result<(), Vec<Problem>> {
+        for p in &problems {
+            self.event(format!(
+                "VALIDATION_FAILED provider={} code={} reason={}",
+                self.ep.name,
+                p.code,
+                one_token(&p.reason)
+            ));
+        }
+        let has = |code: Code| problems.iter().any(|p| p.code == code);
+        let can_fall_back = self.version == ProtocolVersion::V2
+            && self.settings.fallback_to_v1
+            && !self.fell_back;
+        if can_fall_back && has(Code::NonUtf8File) {
+            return self.fall_back(Code::NonUtf8File);
+        }
+        if !self.repaired {
+            self.repaired = true;
+            self.stats.repairs += 1;
+            self.event(format!(
+                "LLM_RESPONSE_REPAIR provider={} problems={}",
+                self.ep.name,
+                problems.len()
+            ));
+            self.push_turn(answer, prompt::repair(&problems));
+            return Ok(());
+        }
+        if can_fall_back {
+            let trigger = [
+                Code::PatchApplyFailed,
+                Code::BaseMismatch,
+                Code::V2UpdateExistingForbidden,
+            ]
+            .into_iter()
+            .find(|c| has(*c));
+            if let Some(code) = trigger {
+                return self.fall_back(code);
+            }
+        }
+        Err(problems)
+    }
+
+    /// Starts over under protocol v1 with everything shown so far (a new prefix, by necessity).
+    fn fall_back(&mut self, reason: Code) -> Result<(), Vec<Problem>> {
+        self.event(format!(
+            "PROTOCOL_FALLBACK from=v2 to=v1 reason={reason} provider={}",
+            self.ep.name
+        ));
+        self.fell_back = true;
+        self.repaired = false;
+        self.stats.fallback = Some(reason.as_str().to_string());
+        self.version = ProtocolVersion::V1;
+        self.start(&[], Some(prompt::fallback(reason.as_str())));
+        Ok(())
+    }
+
+    /// Appends the model's answer and our reply, keeping every earlier byte as it was.
+    fn push_turn(&mut self, answer: &str, reply: String) {
+        self.messages.push(Message {
+            role: Role::Assistant,
+            content: answer.to_string(),
+            cache_mark: false,
+        });
+        self.messages.push(Message {
+            role: Role::User,
+            content: reply,
+            cache_mark: false,
+        });
+    }
+
+    fn provenance(&self) -> Provenance {
+        Provenance {
+            goal: self.question.goal.clone(),
+            provider: self.ep.name.clone(),
+            model: Some(
+                self.served_model
+                    .clone()
+                    .unwrap_or_else(|| self.ep.model.clone()),
+            ),
+            trace_id: uuid::Uuid::new_v4().to_string(),
+            created_at: self.question.now,
+            schema_hash: Some(protocol::schema_hash(
+                self.version,
+                self.ep.strict && self.schema_sent,
+            )),
+            stats: Some(self.stats.clone()),
+        }
+    }
+}
+
+/// A reason folded into one whitespace-free token for an event line.
+fn one_token(text: &str) -> String {
+    let folded: String = text
+        .chars()
+        .take(120)
+        .map(|c| if c.is_whitespace() { '_' } else { c })
+        .collect();
+    crate::context::mask_secrets(&folded)
+}
+
+/// Fingerprints of everything a conversation sent (for callers that show it).
+pub fn sent(blocks: &[Block]) -> Vec<Fingerprint> {
+    context::fingerprints(blocks)
+}
+
+/// The environment as a map (read once by the caller, passed down).
+pub fn env_map() -> BTreeMap<String, String> {
+    std::env::vars().collect()
+}

@@ -1,0 +1,252 @@
+//! Asking models, shared by `plan`, the free-text router and `refine`: settings are resolved
+//! once (git config < `PAPAYU_*` environment < flags), the plan loop runs with progress on
+//! stderr, and every plan that came back valid is stored as one operation.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+
+use git2::Oid;
+use git_papayu::ask::{self, LlmMode, Question, Settings, memory};
+use git_papayu::context::Budget;
+use git_papayu::engine::plan::{self, Planned};
+use git_papayu::llm::config::{Flags, Sources};
+use git_papayu::protocol::{Mode, ProtocolVersion};
+use git_papayu::store::Store;
+use git_papayu::store::records::now_millis;
+use git_papayu::{Code, Problem};
+
+use super::progress::Spinners;
+use super::{CliError, ui};
+
+/// One request to ask models.
+pub struct Ask {
+    pub goal: String,
+    pub base: Oid,
+    /// A protocol forced by the user (no fallback then); `None` = configured default.
+    pub protocol: Option<ProtocolVersion>,
+    pub phase: Mode,
+    pub llm_mode: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub logs: Vec<PathBuf>,
+    pub quiet: bool,
+}
+
+/// Every `papayu.*` git config value, names as git normalizes them (section and key lowercase).
+pub fn git_settings(store: &Store) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let Ok(config) = store.repo.config().and_then(|mut c| c.snapshot()) else {
+        return out;
+    };
+    if let Ok(mut entries) = config.entries(Some("papayu\\..*")) {
+        while let Some(Ok(entry)) = entries.next() {
+            if let (Ok(name), Ok(value)) = (entry.name(), entry.value()) {
+                out.insert(name.to_ascii_lowercase(), value.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn flag(env: &BTreeMap<String, String>, git: &BTreeMap<String, String>, var: &str, key: &str) -> Option<String> {
+    env.get(var)
+        .or_else(|| git.get(key))
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+fn truthy(text: &str) -> Option<bool> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// Resolves everything the plan loop needs from config, environment and flags.
+pub fn settings(
+    store: &Store,
+    ask: &Ask,
+    env: &BTreeMap<String, String>,
+) -> Result<Settings, Problem> {
+    let git = git_settings(store);
+    let sources = Sources {
+        git: git.clone(),
+        env: env.clone(),
+        flags: Flags {
+            provider: ask.provider.clone(),
+            model: ask.model.clone(),
+        },
+    };
+    let endpoints = git_papayu::llm::config::resolve(&sources)?;
+    let mode_text = ask
+        .llm_mode
+        .clone()
+        .or_else(|| flag(env, &git, "PAPAYU_LLM_MODE", "papayu.llmmode"));
+    let mode = match mode_text {
+        None => LlmMode::default(),
+        Some(text) => LlmMode::parse(&text).ok_or_else(|| {
+            Problem::new(
+                Code::ConfigInvalid,
+                format!("unknown LLM mode '{text}'; use chat, fixit or fix-plan"),
+            )
+        })?,
+    };
+    let configured = flag(env, &git, "PAPAYU_PROTOCOL_VERSION", "papayu.protocol")
+        .or_else(|| env.get("PAPAYU_PROTOCOL_DEFAULT").cloned());
+    let protocol = match (ask.protocol, configured.as_deref().map(str::trim)) {
+        (Some(v), _) => v,
+        (None, Some("1")) => ProtocolVersion::V1,
+        (None, Some("2") | None) => ProtocolVersion::V2,
+        (None, Some(other)) => {
+            return Err(Problem::new(
+                Code::ConfigInvalid,
+                format!("PAPAYU_PROTOCOL_VERSION / papayu.protocol is '{other}'; use 1 or 2"),
+            ));
+        }
+    };
+    let fallback_to_v1 = ask.protocol.is_none()
+        && flag(env, &git, "PAPAYU_PROTOCOL_FALLBACK_TO_V1", "papayu.fallbacktov1")
+            .and_then(|v| truthy(&v))
+            .unwrap_or(true);
+    Ok(Settings {
+        endpoints,
+        mode,
+        protocol,
+        fallback_to_v1,
+        phase: ask.phase,
+        normalize_eol: env
+            .get("PAPAYU_NORMALIZE_EOL")
+            .is_some_and(|v| v.eq_ignore_ascii_case("lf")),
+        budget: Budget::from_env(env),
+    })
+}
+
+fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
+    paths
+        .iter()
+        .map(|path| {
+            let bytes = super::plan::read_input(path)?;
+            let name = if path.as_os_str() == "-" {
+                "stdin".to_string()
+            } else {
+                path.display().to_string()
+            };
+            Ok((name, String::from_utf8_lossy(&bytes).into_owned()))
+        })
+        .collect()
+}
+
+/// Asks the configured providers and stores every valid plan as one operation. Fails (with
+/// every provider's problems) only when no provider produced a plan.
+pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
+    let env = ask::env_map();
+    let settings = settings(store, &ask, &env)?;
+    let logs = read_logs(&ask.logs)?;
+    let memory = memory::load(store, ask.base, &env).block();
+    let question = Question {
+        goal: ask.goal.clone(),
+        base: ask.base,
+        logs,
+        memory,
+        now: now_millis(),
+    };
+    let prepared = ask::prepare(store, &settings, &question)?;
+    let names: Vec<(String, String)> = settings
+        .endpoints
+        .iter()
+        .map(|e| (e.name.clone(), e.model.clone()))
+        .collect();
+    let spinners = Spinners::new(&names, ask.quiet);
+    let sink = |p| spinners.report(p);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(e.into()))?;
+    let outcomes = runtime.block_on(async {
+        tokio::select! {
+            outcomes = ask::ask_all(store, &settings, &question, &prepared, &sink) => Some(outcomes),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    spinners.clear();
+    let Some(outcomes) = outcomes else {
+        return Err(Problem::new(
+            Code::Cancelled,
+            "cancelled while waiting for the model; nothing was stored",
+        )
+        .into());
+    };
+    let several = outcomes.len() > 1;
+    let mut good = Vec::new();
+    let mut failures = Vec::new();
+    for outcome in outcomes {
+        match outcome.result {
+            Ok(pair) => good.push(pair),
+            Err(problems) => failures.extend(problems.into_iter().map(|mut p| {
+                if several {
+                    p.reason = format!("{}: {}", outcome.provider, p.reason);
+                }
+                p
+            })),
+        }
+    }
+    if good.is_empty() {
+        return Err(CliError::Problems(failures));
+    }
+    for p in &failures {
+        ui::warn(&format!("no plan from this provider: {p}"));
+    }
+    Ok(plan::store_plans(store, good)?)
+}
+
+/// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,
+/// or a `y` at the prompt when stdin and stderr are terminals. Never written otherwise.
+pub fn offer_memory(
+    store: &Store,
+    planned: &[Planned],
+    accept: bool,
+    json: bool,
+) -> Result<(), CliError> {
+    let Some(patch) = planned
+        .iter()
+        .map(|p| &p.record.plan.memory_patch)
+        .find(|m| !m.is_empty())
+    else {
+        return Ok(());
+    };
+    if !json {
+        ui::status("The model proposes to remember:");
+        for (key, value) in patch {
+            ui::status(&format!("  {key} = {value}"));
+        }
+    }
+    let yes = accept || (!json && ask_yes("Remember this? [y/N] "));
+    if !yes {
+        if !json {
+            ui::status("Not remembered (use --accept-memory to accept).");
+        }
+        return Ok(());
+    }
+    let env = ask::env_map();
+    let written = memory::accept(store, &env, patch)?;
+    if !json {
+        ui::status(&format!("Remembered: {}", written.join(", ")));
+    }
+    Ok(())
+}
+
+fn ask_yes(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        return false;
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{question}");
+    let _ = err.flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim(), "y" | "Y" | "yes" | "да" | "д")
+}

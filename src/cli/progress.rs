@@ -1,0 +1,93 @@
+//! Progress while waiting for models: one spinner line per provider on stderr, with the model,
+//! elapsed time and tokens received. Drawn only when stderr is a terminal and output is not
+//! JSON; silent otherwise. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use git_papayu::ask::Progress;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::ui;
+
+pub struct Spinners {
+    multi: Option<MultiProgress>,
+    bars: Mutex<BTreeMap<String, ProgressBar>>,
+}
+
+impl Spinners {
+    /// One spinner per (provider, model), when stderr is a terminal and `quiet` is false.
+    pub fn new(providers: &[(String, String)], quiet: bool) -> Spinners {
+        let show = !quiet && std::io::stderr().is_terminal();
+        if !show {
+            return Spinners {
+                multi: None,
+                bars: Mutex::new(BTreeMap::new()),
+            };
+        }
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
+            .expect("static template");
+        let mut bars = BTreeMap::new();
+        for (name, model) in providers {
+            let bar = multi.add(ProgressBar::new_spinner());
+            bar.set_style(style.clone());
+            bar.set_prefix(format!("{name}/{model}"));
+            bar.set_message("waiting");
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bars.insert(name.clone(), bar);
+        }
+        Spinners {
+            multi: Some(multi),
+            bars: Mutex::new(bars),
+        }
+    }
+
+    /// Handles one report of the plan loop.
+    pub fn report(&self, progress: Progress) {
+        match progress {
+            Progress::Event(line) => {
+                if !ui::verbose() {
+                    return;
+                }
+                match &self.multi {
+                    Some(multi) => {
+                        let _ = multi.println(&line);
+                    }
+                    None => ui::event(&line),
+                }
+            }
+            Progress::Received {
+                provider, tokens, chars, ..
+            } => {
+                if let Some(bar) = self.bars.lock().expect("not poisoned").get(&provider) {
+                    let shown = if tokens > 0 {
+                        format!("{tokens} tokens")
+                    } else {
+                        format!("{chars} chars")
+                    };
+                    bar.set_message(format!("receiving, {shown}"));
+                }
+            }
+        }
+    }
+
+    /// Marks a provider done (or failed) and stops its spinner.
+    pub fn finish(&self, provider: &str, text: &str) {
+        if let Some(bar) = self.bars.lock().expect("not poisoned").get(provider) {
+            bar.finish_with_message(text.to_string());
+        }
+    }
+
+    /// Removes every spinner from the screen.
+    pub fn clear(&self) {
+        for bar in self.bars.lock().expect("not poisoned").values() {
+            bar.finish_and_clear();
+        }
+        if let Some(multi) = &self.multi {
+            let _ = multi.clear();
+        }
+    }
+}
