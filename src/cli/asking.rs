@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use git2::Oid;
 use git_papayu::ask::{self, LlmMode, Question, Settings, memory};
 use git_papayu::context::Budget;
-use git_papayu::engine::plan::{self, Planned};
+use git_papayu::engine::plan::{self, Candidate, Planned, Provenance};
 use git_papayu::llm::config::{Flags, Sources};
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::store::Store;
@@ -141,6 +141,13 @@ fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
 /// Asks the configured providers and stores every valid plan as one operation. Fails (with
 /// every provider's problems) only when no provider produced a plan.
 pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
+    let good = ask_models(store, ask)?;
+    Ok(plan::store_plans(store, good)?)
+}
+
+/// Asks the configured providers; returns every checked candidate (nothing is stored). Fails
+/// (with every provider's problems) only when no provider produced one.
+pub fn ask_models(store: &Store, ask: Ask) -> Result<Vec<(Candidate, Provenance)>, CliError> {
     let env = ask::env_map();
     let settings = settings(store, &ask, &env)?;
     let logs = read_logs(&ask.logs)?;
@@ -198,7 +205,7 @@ pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> 
     for p in &failures {
         ui::warn(&format!("no plan from this provider: {p}"));
     }
-    Ok(plan::store_plans(store, good)?)
+    Ok(good)
 }
 
 /// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,

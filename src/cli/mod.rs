@@ -13,6 +13,7 @@ mod merge;
 mod patch;
 mod plan;
 mod progress;
+mod refine;
 mod render;
 mod router;
 mod show;
@@ -48,6 +49,7 @@ enum Command {
     Init(init::InitArgs),
     Validate(validate::ValidateArgs),
     Patch(patch::PatchArgs),
+    Refine(refine::RefineArgs),
     /// A request in words: `git papayu "fix the failing test"`, `git papayu ok`.
     #[command(external_subcommand)]
     Request(Vec<String>),
@@ -131,6 +133,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Init(args) => init::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
+        Command::Refine(args) => refine::run(args),
         Command::Request(words) => router::run(words),
     }
 }

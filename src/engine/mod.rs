@@ -7,6 +7,7 @@ pub mod apply;
 pub mod check;
 pub mod history;
 pub mod plan;
+pub mod refine;
 pub mod review;
 mod seen;
 pub mod setup;

@@ -176,8 +176,9 @@ pub fn make_pasted(
     Ok(stored.remove(0))
 }
 
-/// Builds the record and writes the plan's preview commit (an object no ref points at yet).
-fn prepare(
+/// Builds the record and writes the plan's preview commit (an object no ref points at yet);
+/// the caller records it in an operation.
+pub fn prepare(
     store: &Store,
     candidate: Candidate,
     provenance: Provenance,

@@ -127,3 +127,43 @@ impl Store {
         head.symbolic_target().ok().flatten().map(str::to_string)
     }
 }
+
+impl Store {
+    /// The plan id in a commit's `Papayu-Plan:` trailer, if it has one.
+    pub fn plan_trailer(&self, commit: Oid) -> Result<Option<String>, StoreError> {
+        let commit = self
+            .repo
+            .find_commit(commit)
+            .map_err(|e| StoreError::git("reading a commit", e))?;
+        let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+        Ok(message
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("Papayu-Plan:"))
+            .map(|id| id.trim().to_string()))
+    }
+
+    /// The tree of a commit.
+    pub fn commit_tree(&self, commit: Oid) -> Result<Oid, StoreError> {
+        self.repo
+            .find_commit(commit)
+            .map(|c| c.tree_id())
+            .map_err(|e| StoreError::git("reading a commit", e))
+    }
+
+    /// Paths that differ between two commits' trees.
+    pub fn changed_paths(&self, from: Oid, to: Oid) -> Result<Vec<String>, StoreError> {
+        let git = |e| StoreError::git("comparing trees", e);
+        let old = self.repo.find_commit(from).and_then(|c| c.tree()).map_err(git)?;
+        let new = self.repo.find_commit(to).and_then(|c| c.tree()).map_err(git)?;
+        let diff = self
+            .repo
+            .diff_tree_to_tree(Some(&old), Some(&new), None)
+            .map_err(git)?;
+        Ok(diff
+            .deltas()
+            .filter_map(|d| d.new_file().path().or_else(|| d.old_file().path()))
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect())
+    }
+}

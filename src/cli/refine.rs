@@ -1,0 +1,140 @@
+//! `git papayu refine`: a new model round on top of a proposal branch.
+
+use clap::Args;
+use git_papayu::engine::check::CheckChoice;
+use git_papayu::engine::refine::{self, Refined};
+use git_papayu::protocol::Mode;
+use git_papayu::store::Store;
+use git_papayu::{Code, Problem};
+
+use super::asking::{self, Ask};
+use super::plan::non_empty;
+use super::{CliError, CliResult, render, ui};
+
+/// Ask the model to improve an applied proposal; the result is a new commit on its branch.
+///
+/// The model sees the goal, your feedback and the files as the proposal branch has them. The new
+/// answer is validated and dry-run on the branch tip, checked like apply, recorded as a new
+/// plan (a note on the old tip), and committed on the same branch: one operation, undone by
+/// git papayu undo. The branch moves only if its tip is still papayu's own commit.
+#[derive(Debug, Args)]
+pub struct RefineArgs {
+    /// Plan id (a unique prefix) or proposal branch.
+    pub plan: String,
+    /// What to change in the proposal.
+    #[arg(value_parser = non_empty)]
+    pub feedback: String,
+    /// Run this check command (through sh -c) before moving the branch.
+    #[arg(long, value_name = "CMD", conflicts_with = "no_check", value_parser = non_empty)]
+    pub check: Option<String>,
+    /// Do not run any check.
+    #[arg(long)]
+    pub no_check: bool,
+    /// Provider to ask (NAME or NAME:MODEL); default as for plan.
+    #[arg(long, value_name = "P")]
+    pub provider: Option<String>,
+    /// Model to ask for.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Show event lines on stderr.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+pub fn run(args: RefineArgs) -> CliResult {
+    let RefineArgs {
+        plan,
+        feedback,
+        check,
+        no_check,
+        provider,
+        model,
+        json,
+        verbose,
+    } = args;
+    ui::set_verbose(verbose);
+    let choice = match (check, no_check) {
+        (Some(cmd), _) => CheckChoice::Command(cmd),
+        (None, true) => CheckChoice::Skip,
+        (None, false) => CheckChoice::Configured,
+    };
+    let store = Store::open()?;
+    let target = refine::target(&store, Some(&plan))?;
+    let goal = format!(
+        "{}\n\nThe proposal on branch {} already makes a change for this goal; its files are shown as they are now on that branch ({}). Review feedback to address: {}",
+        target.record.goal.trim(),
+        target.branch,
+        target.changed.join(", "),
+        feedback.trim()
+    );
+    let ask = Ask {
+        goal,
+        base: target.tip,
+        protocol: None,
+        phase: Mode::Plan,
+        llm_mode: None,
+        provider,
+        model,
+        logs: Vec::new(),
+        quiet: json,
+    };
+    let mut candidates = asking::ask_models(&store, ask)?;
+    let (candidate, provenance) = candidates.remove(0);
+    match refine::advance(&store, &target, candidate, provenance, &choice)? {
+        Refined::Committed {
+            planned,
+            commit,
+            check,
+        } => {
+            if json {
+                ui::json(&serde_json::json!({
+                    "plan": planned.record, "refines": target.record.id, "branch": target.branch,
+                    "commit": commit.to_string(), "changes": planned.changes, "check": check,
+                }));
+                return Ok(());
+            }
+            ui::outln(&format!(
+                "Refined plan {} as {} on {} ({})",
+                target.record.short_id(),
+                planned.record.short_id(),
+                target.branch,
+                &commit.to_string()[..10]
+            ));
+            ui::out(&render::diffstat(&planned.changes));
+            Ok(())
+        }
+        Refined::NothingChanged { planned } => {
+            if json {
+                ui::json(&serde_json::json!({ "plan": planned.record, "branch": target.branch, "commit": null }));
+            } else {
+                ui::outln(&format!(
+                    "The model's answer changes nothing on {}; the branch was not moved.",
+                    target.branch
+                ));
+            }
+            Ok(())
+        }
+        Refined::CheckFailed { planned, report } => {
+            if json {
+                ui::json(&serde_json::json!({ "plan": planned.record, "branch": target.branch, "check": report }));
+            } else {
+                ui::status(&format!(
+                    "--- last lines of `{}` ---\n{}\n---",
+                    report.command, report.output_tail
+                ));
+            }
+            Err(CliError::from(Problem::new(
+                Code::CheckFailed,
+                format!(
+                    "check `{}` failed; {} was not moved and the refinement {} is marked failed",
+                    report.command,
+                    target.branch,
+                    planned.record.short_id()
+                ),
+            )))
+        }
+    }
+}

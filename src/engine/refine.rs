@@ -1,0 +1,174 @@
+//! Refining a proposal: a new round with a model on top of the proposal branch, recorded as
+//! a new plan (a note on the branch tip) and a new commit on the same branch, in one operation.
+//!
+//! The branch moves only if its tip is still a commit papayu made for this plan (or for one of
+//! its earlier refinements), only after the new commit passed the check, and by
+//! compare-and-swap, so a teammate's commit on the branch or a concurrent command is never
+//! overwritten. Undo moves the branch back.
+
+use git2::Oid;
+
+use super::apply::{commit_message, load_ledger, to_line};
+use super::check::{self, CheckChoice, CheckReport};
+use super::plan::{Candidate, Planned, Provenance, prepare};
+use crate::codes::{Code, Problem};
+use crate::store::oplog::{self, OpKind, Pending};
+use crate::store::records::{Event, EventKind, PlanRecord};
+use crate::store::refs::RefChange;
+use crate::store::{Store, worktree};
+
+/// The proposal a refinement builds on.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub record: PlanRecord,
+    pub branch: String,
+    pub tip: Oid,
+    /// Paths the proposal changed relative to the plan's base.
+    pub changed: Vec<String>,
+}
+
+/// How a refinement ended.
+pub enum Refined {
+    Committed {
+        planned: Planned,
+        commit: Oid,
+        check: Option<CheckReport>,
+    },
+    NothingChanged {
+        planned: Planned,
+    },
+    CheckFailed {
+        planned: Planned,
+        report: CheckReport,
+    },
+}
+
+/// Finds the applied proposal named by `spec` (plan id or branch) and checks that papayu may
+/// move its branch.
+pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
+    let ledger = load_ledger(store)?;
+    let record = super::apply::find_plan(store, &ledger, spec)?;
+    let branch = ledger.branch(&record.id).map(str::to_string).ok_or_else(|| {
+        Problem::new(
+            Code::PlanState,
+            format!(
+                "plan {} has no proposal branch ({}); apply it first with git papayu apply {}",
+                record.short_id(),
+                ledger.status(&record.id).as_str(),
+                record.short_id()
+            ),
+        )
+    })?;
+    let tip = store
+        .ref_value(&format!("refs/heads/{branch}"))?
+        .ok_or_else(|| {
+            Problem::new(
+                Code::PlanState,
+                format!("branch {branch} no longer exists; apply the plan again"),
+            )
+        })?;
+    let mut ours = vec![record.id.clone()];
+    ours.extend(
+        ledger
+            .events_of(&record.id)
+            .iter()
+            .filter(|e| e.event == EventKind::Refined)
+            .filter_map(|e| e.detail.clone()),
+    );
+    let trailer = store.plan_trailer(tip)?;
+    if !trailer.as_ref().is_some_and(|t| ours.contains(t)) {
+        return Err(Problem::new(
+            Code::RefMoved,
+            format!(
+                "the tip of {branch} is not a commit papayu made for plan {}; refine only papayu's own proposals (merge or rebase your commits elsewhere)",
+                record.short_id()
+            ),
+        ));
+    }
+    let base = record.base_oid()?;
+    let changed = store.changed_paths(base, tip)?;
+    Ok(Target {
+        record,
+        branch,
+        tip,
+        changed,
+    })
+}
+
+/// Records the refined plan, commits it on the branch after its check, as one operation.
+pub fn advance(
+    store: &Store,
+    target: &Target,
+    candidate: Candidate,
+    provenance: Provenance,
+    choice: &CheckChoice,
+) -> Result<Refined, Vec<Problem>> {
+    let planned = prepare(store, candidate, provenance)?;
+    let record = &planned.record;
+    let preview = Oid::from_str(record.preview.as_deref().expect("prepared plans have a preview"))
+        .expect("preview is an oid we wrote");
+    let tree = store.commit_tree(preview).map_err(|e| vec![e.to_problem()])?;
+    let tip_tree = store.commit_tree(target.tip).map_err(|e| vec![e.to_problem()])?;
+    let line = serde_json::to_string(record).expect("record serializes");
+    if tree == tip_tree {
+        let mut pending = Pending::new(
+            OpKind::Refine,
+            format!("refine {} (no change)", target.record.short_id()),
+        );
+        pending.note_lines.push((target.tip, line));
+        pending.keep.push(preview);
+        oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+        return Ok(Refined::NothingChanged { planned });
+    }
+    let commit = store
+        .commit_on(target.tip, tree, &commit_message(record))
+        .map_err(|e| vec![e.to_problem()])?;
+    let mut report = None;
+    if let Some(command) = check::resolve(store, choice, target.record.base_oid().map_err(|e| vec![e.to_problem()])?) {
+        let slot = worktree::acquire(store).map_err(|e| vec![e.to_problem()])?;
+        let result = check::run(store, &slot, commit, &command, &record.id)
+            .map_err(|e| vec![e.to_problem()])?;
+        if !result.passed {
+            let mut failed = Event::new(&record.id, EventKind::Failed);
+            failed.commit = Some(commit.to_string());
+            failed.exit_code = result.exit_code;
+            failed.output_tail = Some(result.output_tail.clone());
+            let mut pending = Pending::new(
+                OpKind::Refine,
+                format!("refine {} (check failed)", target.record.short_id()),
+            );
+            pending.note_lines.push((target.tip, line));
+            pending.note_lines.push((target.tip, to_line(&failed)));
+            pending.keep.extend([preview, commit]);
+            oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+            return Ok(Refined::CheckFailed {
+                planned,
+                report: result,
+            });
+        }
+        report = Some(result);
+    }
+    let mut event = Event::new(&target.record.id, EventKind::Refined);
+    event.branch = Some(target.branch.clone());
+    event.commit = Some(commit.to_string());
+    event.detail = Some(record.id.clone());
+    let mut pending = Pending::new(
+        OpKind::Refine,
+        format!("refine {} on {}", target.record.short_id(), target.branch),
+    );
+    pending.refs.push(RefChange::new(
+        format!("refs/heads/{}", target.branch),
+        Some(target.tip),
+        Some(commit),
+    ));
+    pending.note_lines.push((target.tip, line));
+    let parent_base = target.record.base_oid().map_err(|e| vec![e.to_problem()])?;
+    pending.note_lines.push((parent_base, to_line(&event)));
+    pending.keep.push(preview);
+    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+    Ok(Refined::Committed {
+        planned,
+        commit,
+        check: report,
+    })
+}
