@@ -35,6 +35,9 @@ pub fn run(args: ListArgs) -> CliResult {
                 "provider": r.provider,
                 "goal": r.goal,
                 "actions": r.plan.actions.len(),
+                "model": r.model,
+                "stats": r.stats,
+                "check": ledger.last_event(&r.id).and_then(|e| e.exit_code),
             })
         })
         .collect();
@@ -43,7 +46,7 @@ pub fn run(args: ListArgs) -> CliResult {
         return Ok(());
     }
     if ledger.records.is_empty() {
-        ui::status("no plans yet; make one with git papayu plan --response FILE \"goal\"");
+        ui::status("no plans yet; make one with git papayu plan \"goal\"");
         return Ok(());
     }
     for r in ledger.records.iter().rev() {
@@ -51,12 +54,18 @@ pub fn run(args: ListArgs) -> CliResult {
         let place = ledger
             .branch(&r.id)
             .map_or_else(|| format!("base {}", &r.base[..10]), str::to_string);
-        let provider = match &r.model {
-            Some(model) => format!("{}:{model}", r.provider),
-            None => r.provider.clone(),
-        };
+        let provider = super::show::provider_label(r);
+        let cost = r.stats.as_ref().map_or_else(String::new, |s| {
+            format!(
+                "  {}→{} tok, {} cached, {:.1}s",
+                s.input_tokens,
+                s.output_tokens,
+                s.cached_tokens,
+                s.latency_ms as f64 / 1000.0
+            )
+        });
         ui::outln(&format!(
-            "{}  {:<9}  {:>8}  {:<8}  {}  ({place})",
+            "{}  {:<9}  {:>8}  {:<8}  {}  ({place}){cost}",
             r.short_id(),
             status.as_str(),
             render::age(r.created_at, now),

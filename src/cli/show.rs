@@ -3,7 +3,7 @@
 use clap::Args;
 use git_papayu::engine::apply::{find_plan, load_ledger};
 use git_papayu::store::Store;
-use git_papayu::store::records::{Event, PlanRecord, Status};
+use git_papayu::store::records::{Event, PlanRecord, PlanStats, Status};
 
 use super::{CliResult, render, ui};
 
@@ -88,6 +88,10 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
         "Commands suggested (never run by papayu)",
         &plan.commands_to_run,
     );
+    if let Some(stats) = &record.stats {
+        out.push_str(&format!("Model: {}\n", provider_label(record)));
+        out.push_str(&format!("Cost: {}\n", cost_line(stats)));
+    }
     if !plan.actions.is_empty() {
         out.push_str("Actions:\n");
         for action in &plan.actions {
@@ -123,4 +127,44 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
         }
     }
     out
+}
+
+/// `provider:model`, or the provider alone.
+pub fn provider_label(record: &PlanRecord) -> String {
+    match &record.model {
+        Some(model) => format!("{}:{model}", record.provider),
+        None => record.provider.clone(),
+    }
+}
+
+/// Tokens, cache use, requests and time of a plan, on one line.
+pub fn cost_line(stats: &PlanStats) -> String {
+    let cached = if stats.input_tokens > 0 {
+        format!(
+            "{} cached ({:.0}%)",
+            stats.cached_tokens,
+            100.0 * stats.cached_tokens as f64 / stats.input_tokens as f64
+        )
+    } else {
+        format!("{} cached", stats.cached_tokens)
+    };
+    let mut line = format!(
+        "{} input tokens, {cached}, {} written to cache, {} output tokens; {} request{}, {:.1}s",
+        stats.input_tokens,
+        stats.cache_write_tokens,
+        stats.output_tokens,
+        stats.requests,
+        if stats.requests == 1 { "" } else { "s" },
+        stats.latency_ms as f64 / 1000.0
+    );
+    if stats.repairs > 0 {
+        line.push_str(&format!(", {} repair", stats.repairs));
+    }
+    if stats.context_rounds > 0 {
+        line.push_str(&format!(", {} context round(s)", stats.context_rounds));
+    }
+    if let Some(reason) = &stats.fallback {
+        line.push_str(&format!(", fell back to v1 ({reason})"));
+    }
+    line
 }
