@@ -185,6 +185,11 @@ pub fn show_planned(planned: &[Planned], json: bool) {
         for warning in &p.warnings {
             ui::warn(warning);
         }
+        ui::event(&format!(
+            "PREVIEW_READY plan={} changes={}",
+            p.record.short_id(),
+            p.changes.len()
+        ));
     }
     if json {
         let plans: Vec<_> = planned
