@@ -20,7 +20,7 @@ pub struct ApplyArgs {
     /// Plan id (a unique prefix); default: the newest plan on HEAD.
     pub plan: Option<String>,
     /// Run this check command (through sh -c) in the proposal's worktree.
-    #[arg(long, value_name = "CMD", conflicts_with = "no_check")]
+    #[arg(long, value_name = "CMD", conflicts_with = "no_check", value_parser = super::plan::non_empty)]
     pub check: Option<String>,
     /// Do not run any check.
     #[arg(long)]

@@ -5,10 +5,12 @@
 
 mod apply;
 mod asking;
+mod config;
 mod diff;
 mod discard;
 mod init;
 mod list;
+mod manual;
 mod merge;
 mod patch;
 mod plan;
@@ -31,6 +33,9 @@ use git_papayu::Problem;
 #[command(name = "git papayu", bin_name = "git papayu", version, about, long_about = None)]
 #[command(allow_external_subcommands = true)]
 struct Cli {
+    /// Run as if started in DIR (like git -C).
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    directory: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -50,6 +55,11 @@ enum Command {
     Validate(validate::ValidateArgs),
     Patch(patch::PatchArgs),
     Refine(refine::RefineArgs),
+    Config(config::ConfigArgs),
+    InstallMan(manual::InstallManArgs),
+    Completions(manual::CompletionsArgs),
+    #[command(name = "__complete", hide = true)]
+    Complete(manual::CompleteArgs),
     /// A request in words: `git papayu "fix the failing test"`, `git papayu ok`.
     #[command(external_subcommand)]
     Request(Vec<String>),
@@ -100,6 +110,15 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    if let Some(dir) = &cli.directory
+        && let Err(e) = std::env::set_current_dir(dir)
+    {
+        ui::problem(&Problem::new(
+            git_papayu::Code::Io,
+            format!("cannot change to {}: {e}", dir.display()),
+        ));
+        return ExitCode::from(2);
+    }
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Problems(problems)) => {
@@ -134,6 +153,10 @@ fn dispatch(command: Command) -> CliResult {
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
         Command::Refine(args) => refine::run(args),
+        Command::Config(args) => config::run(args),
+        Command::InstallMan(args) => manual::install_man(args),
+        Command::Completions(args) => manual::completions(args),
+        Command::Complete(args) => manual::complete(args),
         Command::Request(words) => router::run(words),
     }
 }

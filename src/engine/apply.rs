@@ -279,16 +279,21 @@ pub fn commit_message(record: &PlanRecord) -> String {
     message
 }
 
-/// `papayu/<slug>-<id10>`, where the slug comes from the goal.
+/// `papayu/<slug>-<id10>`, where the slug comes from the goal: its letters and digits in any
+/// script (a Cyrillic goal gives a Cyrillic slug), lowercased, everything else folded to single
+/// dashes. Letters and digits never break git's ref rules, so the name is always valid.
 pub fn branch_name(record: &PlanRecord) -> String {
     let mut slug = String::new();
+    let mut count = 0;
     for c in record.goal.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
+        if c.is_alphanumeric() {
+            slug.extend(c.to_lowercase());
+            count += 1;
         } else if !slug.is_empty() && !slug.ends_with('-') {
             slug.push('-');
+            count += 1;
         }
-        if slug.len() >= 40 {
+        if count >= 40 {
             break;
         }
     }

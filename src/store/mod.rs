@@ -167,3 +167,34 @@ impl Store {
             .collect())
     }
 }
+
+impl Store {
+    /// Every git config entry whose name starts with `prefix`, with the file it came from, as
+    /// `git config --show-origin` reports it: (name, value, origin).
+    pub fn config_with_origins(
+        &self,
+        prefix: &str,
+    ) -> Result<Vec<(String, String, String)>, StoreError> {
+        let workdir = self
+            .repo
+            .workdir()
+            .unwrap_or_else(|| self.repo.path())
+            .to_path_buf();
+        let output = command("git")
+            .current_dir(&workdir)
+            .args(["config", "--show-origin", "--null", "--list"])
+            .output()
+            .map_err(|e| StoreError::io("running git config", e))?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        // --null: "origin\0name\nvalue\0" per entry.
+        let mut out = Vec::new();
+        let mut fields = text.split('\0');
+        while let (Some(origin), Some(entry)) = (fields.next(), fields.next()) {
+            let (name, value) = entry.split_once('\n').unwrap_or((entry, ""));
+            if name.to_ascii_lowercase().starts_with(&prefix.to_ascii_lowercase()) {
+                out.push((name.to_string(), value.to_string(), origin.to_string()));
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,156 @@
+//! `git papayu config`: every setting papayu reads, its value and where the value came from.
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+use git_papayu::store::Store;
+
+use super::{CliResult, ui};
+
+/// List every papayu setting with its value and origin (like git config --show-origin).
+///
+/// Environment variables override git config; flags override both. Keys and tokens are never
+/// printed: a set key shows as "(set, hidden)".
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Print the settings as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A setting papayu reads: its git config key (if any), its variable (if any), default, meaning.
+pub struct Setting {
+    pub key: Option<&'static str>,
+    pub env: Option<&'static str>,
+    pub default: &'static str,
+    pub secret: bool,
+    pub about: &'static str,
+}
+
+const fn s(
+    key: Option<&'static str>,
+    env: Option<&'static str>,
+    default: &'static str,
+    about: &'static str,
+) -> Setting {
+    Setting {
+        key,
+        env,
+        default,
+        secret: false,
+        about,
+    }
+}
+
+const fn secret(env: &'static str, about: &'static str) -> Setting {
+    Setting {
+        key: None,
+        env: Some(env),
+        default: "",
+        secret: true,
+        about,
+    }
+}
+
+/// Every setting, in the order of docs/config.md.
+pub const SETTINGS: &[Setting] = &[
+    s(Some("papayu.provider"), Some("PAPAYU_LLM_PROVIDERS"), "ollama (local)", "providers to ask, comma-separated, NAME or NAME:MODEL"),
+    s(Some("papayu.model"), Some("PAPAYU_LLM_MODEL"), "", "model to ask for"),
+    s(Some("papayu.apiUrl"), Some("PAPAYU_LLM_API_URL"), "", "base URL of an OpenAI-compatible server"),
+    secret("PAPAYU_LLM_API_KEY", "key for PAPAYU_LLM_API_URL"),
+    secret("OPENAI_API_KEY", "OpenAI key"),
+    s(None, Some("OPENAI_BASE_URL"), "https://api.openai.com/v1", "OpenAI base URL"),
+    secret("ANTHROPIC_API_KEY", "Anthropic key"),
+    s(None, Some("ANTHROPIC_BASE_URL"), "https://api.anthropic.com", "Anthropic base URL"),
+    s(None, Some("OLLAMA_HOST"), "http://127.0.0.1:11434", "Ollama server"),
+    s(Some("papayu.openai.api"), None, "chat", "OpenAI API: chat or responses"),
+    s(Some("papayu.strictJson"), Some("PAPAYU_LLM_STRICT_JSON"), "false", "send the JSON schema as structured output"),
+    s(Some("papayu.timeoutSec"), Some("PAPAYU_LLM_TIMEOUT_SEC"), "90", "per-read timeout for model answers, seconds"),
+    s(Some("papayu.llmMode"), Some("PAPAYU_LLM_MODE"), "chat", "how the model is asked: chat, fixit, fix-plan"),
+    s(Some("papayu.protocol"), Some("PAPAYU_PROTOCOL_VERSION"), "2", "protocol asked for"),
+    s(Some("papayu.fallbackToV1"), Some("PAPAYU_PROTOCOL_FALLBACK_TO_V1"), "true", "fall back from v2 to v1 once"),
+    s(Some("papayu.checkCommand"), Some("PAPAYU_CHECK_COMMAND"), "default_test_command of .papa-yu/project.json", "check run before a proposal branch is created"),
+    s(Some("papayu.checkTimeout"), None, "600", "check timeout, seconds"),
+    s(Some("papayu.checkNetwork"), None, "false", "let the check open network connections"),
+    s(None, Some("PAPAYU_NORMALIZE_EOL"), "", "lf: store written files with LF line endings"),
+    s(None, Some("PAPAYU_TRACE"), "", "1: print event lines on stderr"),
+    s(None, Some("PAPAYU_CONTEXT_MAX_FILES"), "8", "context: most file blocks"),
+    s(None, Some("PAPAYU_CONTEXT_MAX_FILE_CHARS"), "20000", "context: characters per file"),
+    s(None, Some("PAPAYU_CONTEXT_MAX_TOTAL_CHARS"), "120000", "context: characters in all"),
+    s(None, Some("PAPAYU_CONTEXT_MAX_LOG_CHARS"), "12000", "context: characters of logs"),
+    s(None, Some("PAPAYU_CONTEXT_MAP_CHARS"), "6000", "context: characters of the repository map"),
+];
+
+#[derive(Debug, serde::Serialize)]
+struct Row {
+    name: String,
+    value: String,
+    origin: String,
+    about: String,
+}
+
+pub fn run(args: ConfigArgs) -> CliResult {
+    let ConfigArgs { json } = args;
+    let store = Store::open()?;
+    let git: BTreeMap<String, (String, String)> = store
+        .config_with_origins("papayu.")?
+        .into_iter()
+        .map(|(name, value, origin)| (name.to_ascii_lowercase(), (value, origin)))
+        .collect();
+    let mut rows = Vec::new();
+    let mut known = std::collections::BTreeSet::new();
+    for setting in SETTINGS {
+        let from_env = setting
+            .env
+            .and_then(|v| std::env::var(v).ok().map(|value| (v, value)))
+            .filter(|(_, value)| !value.is_empty());
+        let from_git = setting.key.and_then(|k| {
+            known.insert(k.to_ascii_lowercase());
+            git.get(&k.to_ascii_lowercase()).cloned()
+        });
+        let (value, origin) = match (from_env, from_git) {
+            (Some((var, value)), _) => (value, format!("env {var}")),
+            (None, Some((value, origin))) => (value, origin),
+            (None, None) => (setting.default.to_string(), "default".to_string()),
+        };
+        let value = if setting.secret && origin != "default" {
+            "(set, hidden)".to_string()
+        } else {
+            value
+        };
+        rows.push(Row {
+            name: setting.key.or(setting.env).unwrap_or_default().to_string(),
+            value,
+            origin,
+            about: setting.about.to_string(),
+        });
+    }
+    for (name, (value, origin)) in &git {
+        if known.contains(name) {
+            continue;
+        }
+        let hidden = name.ends_with("key") || name.ends_with("token") || name.ends_with("secret");
+        rows.push(Row {
+            name: name.clone(),
+            value: if hidden { "(set, hidden)".to_string() } else { value.clone() },
+            origin: origin.clone(),
+            about: "provider or other papayu setting".to_string(),
+        });
+    }
+    if json {
+        ui::json(&serde_json::json!({ "version": 1, "settings": rows }));
+        return Ok(());
+    }
+    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for r in &rows {
+        out.push_str(&format!(
+            "{:<width$}  {}  ({})\n",
+            r.name,
+            if r.value.is_empty() { "-" } else { &r.value },
+            r.origin
+        ));
+    }
+    ui::out(&out);
+    Ok(())
+}
