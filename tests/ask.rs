@@ -1,0 +1,474 @@
+//! The plan loop through the real binary against in-process fake providers that speak each
+//! provider's wire format. Every test checks what was sent, what was stored, and (on failure)
+//! that nothing was.
+
+mod common;
+
+use common::TestRepo;
+use common::fake_llm::{self, FakeLlm};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+const LIB: &str = "def total(items):\n    return sum(items)\n\n\ndef mean(items):\n    return total(items) / len(items)\n";
+
+fn repo() -> TestRepo {
+    TestRepo::with_files(&[
+        ("src/stats.py", LIB),
+        ("tests/test_stats.py", "from src.stats import mean\n\ndef test_empty():\n    assert mean([]) == 0\n"),
+        ("README.md", "# stats\n"),
+    ])
+}
+
+fn sha(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// An environment pointing papayu at an OpenAI-compatible fake server.
+fn compat_env(fake: &FakeLlm) -> Vec<(String, String)> {
+    vec![
+        ("PAPAYU_LLM_API_URL".into(), format!("{}/v1", fake.url())),
+        ("PAPAYU_LLM_MODEL".into(), "test-model".into()),
+        ("PAPAYU_LLM_TIMEOUT_SEC".into(), "5".into()),
+        ("PAPAYU_LLM_RETRY_BASE_MS".into(), "1".into()),
+    ]
+}
+
+fn run(repo: &TestRepo, args: &[&str], env: &[(String, String)]) -> common::Run {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    repo.papayu_env(args, &env)
+}
+
+fn create_answer(path: &str, content: &str) -> String {
+    serde_json::json!({
+        "summary": format!("Add {path}"),
+        "actions": [{"kind": "CREATE_FILE", "path": path, "content": content}]
+    })
+    .to_string()
+}
+
+/// The v2 fix of `mean([])`, as a patch pinned to the file's hash; `context_line` is the
+/// second line of context (the real one, or a wrong one that cannot apply).
+fn patch_answer(context_line: &str) -> String {
+    let patch = format!(
+        "@@ -5,2 +5,4 @@\n def mean(items):\n+    if not items:\n+        return 0\n {context_line}\n"
+    );
+    serde_json::json!({
+        "summary": "mean([]) returns 0",
+        "actions": [{"kind": "PATCH_FILE", "path": "src/stats.py", "patch": patch, "base_sha256": sha(LIB)}]
+    })
+    .to_string()
+}
+
+fn fixed_lib() -> String {
+    LIB.replace(
+        "def mean(items):\n",
+        "def mean(items):\n    if not items:\n        return 0\n",
+    )
+}
+
+fn v1_answer() -> String {
+    serde_json::json!({
+        "summary": "mean([]) returns 0",
+        "actions": [{"kind": "UPDATE_FILE", "path": "src/stats.py", "content": fixed_lib()}]
+    })
+    .to_string()
+}
+
+fn context_only(path: &str) -> String {
+    serde_json::json!({
+        "summary": "need to see the code",
+        "actions": [],
+        "context_requests": [{"type": "read_file", "path": path}]
+    })
+    .to_string()
+}
+
+fn traceback_log(repo: &TestRepo) -> std::path::PathBuf {
+    let log = "Traceback (most recent call last):\n  File \"/home/ci/checkout/tests/test_stats.py\", line 4, in test_empty\n    assert mean([]) == 0\n  File \"/home/ci/checkout/src/stats.py\", line 6, in mean\n    return total(items) / len(items)\nZeroDivisionError: division by zero\n";
+    let path = repo.path().join("failure.log");
+    std::fs::write(&path, log).unwrap();
+    path
+}
+
+fn notes(repo: &TestRepo) -> Vec<Value> {
+    let run = repo.git(["notes", "--ref=papayu", "show", "HEAD"]);
+    if run.status != Some(0) {
+        return Vec::new();
+    }
+    run.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("note lines are JSON"))
+        .filter(|v: &Value| v.get("event").is_none())
+        .collect()
+}
+
+fn user_texts(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|x| x["content"].as_str().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_clean_plan_from_an_openai_compatible_server() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "CHANGELOG.md",
+        "# Changes\n",
+    ))]);
+    let out = run(&repo, &["plan", "Add a changelog", "--json"], &compat_env(&fake)).ok();
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plan"]["provider"], "openai-compatible");
+    let records = notes(&repo);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["stats"]["requests"], 1);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1);
+    let req = &requests[0];
+    assert_eq!(req.path, "/v1/chat/completions");
+    assert!(req.header("authorization").is_none(), "no key, no Authorization");
+    assert_eq!(req.json["model"], "test-model");
+    assert_eq!(req.json["temperature"], 0.0);
+    assert_eq!(req.json["messages"][0]["role"], "system");
+    assert!(req.json.get("response_format").is_none(), "not strict by default");
+    assert!(user_texts(&req.json).contains("Add a changelog"));
+    assert!(
+        req.json["prompt_cache_key"].as_str().is_some(),
+        "a cache key groups requests: {}",
+        req.json
+    );
+    repo.fsck();
+}
+
+#[test]
+fn json_in_a_fence_or_inside_prose_is_read() {
+    for wrap in [
+        |a: &str| format!("Here you go:\n```json\n{a}\n```\n"),
+        |a: &str| format!("I propose {a} — hope it helps."),
+    ] {
+        let repo = repo();
+        let fake = FakeLlm::start(vec![fake_llm::openai_chat(&wrap(&create_answer(
+            "NOTES.md", "notes\n",
+        )))]);
+        run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+        assert_eq!(notes(&repo).len(), 1);
+    }
+}
+
+#[test]
+fn invalid_json_then_a_good_repair_keeps_the_prefix() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat("{\"actions\": [ oops"),
+        fake_llm::openai_chat(&create_answer("NOTES.md", "notes\n")),
+    ]);
+    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let first = requests[0].json["messages"].as_array().unwrap().clone();
+    let second = requests[1].json["messages"].as_array().unwrap().clone();
+    assert_eq!(second.len(), first.len() + 2);
+    assert_eq!(&second[..first.len()], &first[..], "the repair resends the prefix byte for byte");
+    assert_eq!(second[first.len()]["role"], "assistant");
+    let repair = second[first.len() + 1]["content"].as_str().unwrap();
+    assert!(repair.contains("ERR_"), "the repair names the problem: {repair}");
+    assert_eq!(notes(&repo)[0]["stats"]["repairs"], 1);
+}
+
+#[test]
+fn invalid_twice_fails_and_stores_nothing() {
+    let repo = repo();
+    let before = repo.snapshot();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat("no json here"),
+        fake_llm::openai_chat("still none"),
+    ]);
+    let out = run(&repo, &["plan", "Add notes"], &compat_env(&fake)).code(1);
+    assert!(out.stderr.contains("ERR_NO_JSON"), "{}", out.stderr);
+    assert_eq!(fake.requests().len(), 2);
+    assert_eq!(repo.snapshot(), before, "nothing was written");
+}
+
+#[test]
+fn structured_output_rejected_falls_back_without_it() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::status(
+            400,
+            r#"{"error":{"message":"Invalid schema for response_format 'papayu_plan_v2'","type":"invalid_request_error","param":"response_format"}}"#,
+        ),
+        fake_llm::openai_chat(&create_answer("NOTES.md", "notes\n")),
+    ]);
+    let mut env = compat_env(&fake);
+    env.push(("PAPAYU_LLM_STRICT_JSON".into(), "1".into()));
+    env.push(("PAPAYU_TRACE".into(), "1".into()));
+    let out = run(&repo, &["plan", "Add notes"], &env).ok();
+    assert!(out.stderr.contains("LLM_RESPONSE_FORMAT_FALLBACK"), "{}", out.stderr);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests[0].json.get("response_format").is_some());
+    assert!(requests[1].json.get("response_format").is_none());
+}
+
+#[test]
+fn rate_limited_then_served() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1"),
+        fake_llm::openai_chat(&create_answer("NOTES.md", "notes\n")),
+    ]);
+    let started = std::time::Instant::now();
+    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900), "Retry-After is honoured");
+    assert_eq!(fake.requests().len(), 2);
+}
+
+#[test]
+fn server_errors_three_times_fail_clearly_and_store_nothing() {
+    let repo = repo();
+    let before = repo.snapshot();
+    let fake = FakeLlm::start(vec![fake_llm::status(500, r#"{"error":{"message":"boom"}}"#)]);
+    let out = run(&repo, &["plan", "Add notes"], &compat_env(&fake)).code(1);
+    assert!(out.stderr.contains("ERR_LLM_SERVER"), "{}", out.stderr);
+    assert_eq!(fake.requests().len(), 3);
+    assert_eq!(repo.snapshot(), before);
+}
+
+#[test]
+fn a_silent_server_times_out() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&create_answer("NOTES.md", "n\n")).delay(std::time::Duration::from_secs(4)),
+    ]);
+    let mut env = compat_env(&fake);
+    env.retain(|(k, _)| k != "PAPAYU_LLM_TIMEOUT_SEC");
+    env.push(("PAPAYU_LLM_TIMEOUT_SEC".into(), "1".into()));
+    let out = run(&repo, &["plan", "Add notes"], &env).code(1);
+    assert!(out.stderr.contains("ERR_LLM_TIMEOUT"), "{}", out.stderr);
+    assert!(notes(&repo).is_empty());
+}
+
+#[test]
+fn a_truncated_answer_is_reported_not_repaired() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat_truncated("{\"actions\": [{\"kind\": \"CREATE_FILE\"")]);
+    let out = run(&repo, &["plan", "Add notes"], &compat_env(&fake)).code(1);
+    assert!(out.stderr.contains("ERR_LLM_TRUNCATED"), "{}", out.stderr);
+    assert_eq!(fake.requests().len(), 1, "no repair round for a cut answer");
+    assert!(notes(&repo).is_empty());
+}
+
+#[test]
+fn a_context_round_trip_then_a_patch() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("src/stats.py")),
+        fake_llm::openai_chat(&patch_answer("    return total(items) / len(items)")),
+    ]);
+    let out = run(&repo, &["plan", "Make mean of an empty list 0", "--json"], &compat_env(&fake)).ok();
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let second = user_texts(&requests[1].json);
+    assert!(second.contains("FILE[src/stats.py]"), "{second}");
+    assert!(second.contains(&sha(LIB)), "v2 FILE blocks carry the sha256");
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plan"]["stats"]["context_rounds"], 1);
+    let context = stored["plan"]["context"].as_array().unwrap();
+    assert!(context.iter().any(|f| f["path"] == "src/stats.py"), "the fingerprint records what was sent");
+}
+
+#[test]
+fn a_model_that_only_asks_for_context_is_stopped() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&context_only("README.md"))]);
+    let out = run(&repo, &["plan", "Do something"], &compat_env(&fake)).code(1);
+    assert!(out.stderr.contains("ERR_LLM_CONTEXT_ROUNDS"), "{}", out.stderr);
+    assert_eq!(fake.requests().len(), 3, "the first answer and two context rounds");
+    assert!(notes(&repo).is_empty());
+}
+
+#[test]
+fn a_v2_patch_that_fails_is_repaired_then_falls_back_to_v1() {
+    let repo = repo();
+    let bad = patch_answer("    return something_else(items)");
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&bad),
+        fake_llm::openai_chat(&bad),
+        fake_llm::openai_chat(&v1_answer()),
+    ]);
+    let log = traceback_log(&repo);
+    let mut env = compat_env(&fake);
+    env.push(("PAPAYU_TRACE".into(), "1".into()));
+    let out = run(
+        &repo,
+        &["plan", "Fix mean", "--log", log.to_str().unwrap(), "--json"],
+        &env,
+    )
+    .ok();
+    assert!(out.stderr.contains("PROTOCOL_FALLBACK from=v2 to=v1 reason=ERR_PATCH_APPLY_FAILED"), "{}", out.stderr);
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(user_texts(&requests[1].json).contains("ERR_PATCH_APPLY_FAILED"));
+    let system = requests[2].json["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("Protocol v1"), "{system}");
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plan"]["schema_version"], 1);
+    assert_eq!(stored["plan"]["stats"]["fallback"], "ERR_PATCH_APPLY_FAILED");
+    let preview = stored["plan"]["preview"].as_str().unwrap();
+    assert_eq!(repo.git(["show", &format!("{preview}:src/stats.py")]).ok().stdout, fixed_lib());
+}
+
+#[test]
+fn an_update_of_a_file_never_shown_is_sent_back() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&v1_answer()),
+        fake_llm::openai_chat(&v1_answer()),
+    ]);
+    let out = run(&repo, &["plan", "Fix mean", "--protocol", "1"], &compat_env(&fake)).code(1);
+    assert!(out.stderr.contains("ERR_UPDATE_WITHOUT_BASE"), "{}", out.stderr);
+    assert!(user_texts(&fake.requests()[1].json).contains("ERR_UPDATE_WITHOUT_BASE"));
+    assert!(notes(&repo).is_empty());
+}
+
+#[test]
+fn two_providers_give_two_plans_in_one_operation() {
+    let repo = repo();
+    let a = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("A.md", "a\n"))]);
+    let b = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("B.md", "b\n"))]);
+    for (name, fake) in [("alpha", &a), ("beta", &b)] {
+        repo.git(["config", &format!("papayu.{name}.url"), &format!("{}/v1", fake.url())]).ok();
+        repo.git(["config", &format!("papayu.{name}.wire"), "openai"]).ok();
+        repo.git(["config", &format!("papayu.{name}.model"), &format!("{name}-model")]).ok();
+    }
+    let env = vec![
+        ("PAPAYU_LLM_PROVIDERS".to_string(), "alpha,beta".to_string()),
+        ("PAPAYU_LLM_RETRY_BASE_MS".to_string(), "1".to_string()),
+    ];
+    run(&repo, &["plan", "Add docs"], &env).ok();
+    let records = notes(&repo);
+    assert_eq!(records.len(), 2);
+    let mut providers: Vec<&str> = records.iter().map(|r| r["provider"].as_str().unwrap()).collect();
+    providers.sort();
+    assert_eq!(providers, ["alpha", "beta"]);
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(list.contains("alpha") && list.contains("beta"), "{list}");
+    repo.papayu(["apply", "--all", "--no-check"]).ok();
+    let branches = repo.git(["for-each-ref", "--format=%(refname)", "refs/heads/papayu/"]).ok().stdout;
+    assert_eq!(branches.lines().count(), 2, "{branches}");
+    repo.fsck();
+}
+
+#[test]
+fn ollama_gets_a_window_sized_to_the_prompt_and_a_cut_prompt_is_refused() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::ollama_with_eval(&create_answer("N.md", "n\n"), 512)]);
+    let big = "x".repeat(30_000);
+    std::fs::write(repo.path().join("big.log"), format!("Traceback:\n{big}\n")).unwrap();
+    let env = vec![
+        ("PAPAYU_LLM_PROVIDERS".to_string(), "ollama".to_string()),
+        ("OLLAMA_HOST".to_string(), fake.url()),
+        ("PAPAYU_LLM_MODEL".to_string(), "llama3".to_string()),
+        ("PAPAYU_LLM_RETRY_BASE_MS".to_string(), "1".to_string()),
+    ];
+    let out = run(&repo, &["plan", "Add notes", "--log", "big.log"], &env).code(1);
+    assert!(out.stderr.contains("ERR_LLM_CONTEXT_TRUNCATED"), "{}", out.stderr);
+    let req = &fake.requests()[0];
+    assert_eq!(req.path, "/api/chat");
+    let num_ctx = req.json["options"]["num_ctx"].as_u64().unwrap();
+    assert!(num_ctx > 8192, "num_ctx sized to a ~40k-char prompt: {num_ctx}");
+    assert!(notes(&repo).is_empty());
+}
+
+#[test]
+fn anthropic_marks_the_prefix_for_caching_and_keys_never_leak() {
+    let repo = repo();
+    let key = "sk-ant-test-0123456789abcdef";
+    let fake = FakeLlm::start(vec![fake_llm::anthropic(&create_answer("N.md", "n\n"))]);
+    let env = vec![
+        ("PAPAYU_LLM_PROVIDERS".to_string(), "anthropic".to_string()),
+        ("ANTHROPIC_BASE_URL".to_string(), fake.url()),
+        ("ANTHROPIC_API_KEY".to_string(), key.to_string()),
+        ("PAPAYU_LLM_MODEL".to_string(), "claude-test".to_string()),
+        ("PAPAYU_TRACE".to_string(), "1".to_string()),
+    ];
+    let out = run(&repo, &["plan", "Add notes"], &env).ok();
+    let req = &fake.requests()[0];
+    assert_eq!(req.path, "/v1/messages");
+    assert_eq!(req.header("x-api-key").as_deref(), Some(key));
+    assert!(req.body.contains("cache_control"), "{}", req.body);
+    let notes_text = repo.git(["log", "-p", "refs/notes/papayu"]).ok().stdout;
+    let oplog = repo.git(["log", "refs/papayu/oplog"]).ok().stdout;
+    for text in [&out.stdout, &out.stderr, &notes_text, &oplog] {
+        assert!(!text.contains(key), "the key leaked: {text}");
+    }
+}
+
+#[test]
+fn a_whole_session_in_words() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("src/stats.py")),
+        fake_llm::openai_chat(&patch_answer("    return total(items) / len(items)")),
+    ]);
+    let mut env = compat_env(&fake);
+    env.push((
+        "PAPAYU_CHECK_COMMAND".into(),
+        "grep -q 'if not items' src/stats.py".into(),
+    ));
+    let planned = run(&repo, &["fix the failing test"], &env).ok();
+    assert!(planned.stdout.contains("mean([]) returns 0"), "{}", planned.stdout);
+    let system = fake.requests()[0].json["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(system.contains("fixit"), "fix verbs ask in fixit mode");
+    let applied = run(&repo, &["ok"], &env).ok();
+    assert!(applied.stdout.contains("Applied plan"), "{}", applied.stdout);
+    let branch = repo.git(["for-each-ref", "--format=%(refname:short)", "refs/heads/papayu/"]).ok().stdout;
+    let branch = branch.trim();
+    assert!(branch.starts_with("papayu/fix-the-failing-test-"), "{branch}");
+    assert_eq!(repo.git(["show", &format!("{branch}:src/stats.py")]).ok().stdout, fixed_lib());
+    run(&repo, &["undo"], &env).ok();
+    assert!(repo.git(["for-each-ref", "refs/heads/papayu/"]).ok().stdout.is_empty());
+    repo.fsck();
+}
+
+#[test]
+fn an_unknown_single_word_is_a_usage_error() {
+    let repo = repo();
+    let out = repo.papayu(["bogus-command"]).code(2);
+    assert!(out.stderr.contains("ERR_UNKNOWN_COMMAND"), "{}", out.stderr);
+}
+
+#[test]
+fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&create_answer("NOTES.md", "first\n")),
+    ]);
+    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    repo.papayu(["apply", "--no-check"]).ok();
+    let branch = repo.git(["for-each-ref", "--format=%(refname:short)", "refs/heads/papayu/"]).ok().stdout.trim().to_string();
+    let tip = repo.rev(&branch);
+    let second = serde_json::json!({
+        "summary": "Say more",
+        "actions": [{"kind": "PATCH_FILE", "path": "NOTES.md", "base_sha256": sha("first\n"),
+                     "patch": "@@ -1 +1,2 @@\n first\n+second\n"}]
+    })
+    .to_string();
+    let fake2 = FakeLlm::start(vec![fake_llm::openai_chat(&context_only("NOTES.md")), fake_llm::openai_chat(&second)]);
+    run(&repo, &["refine", &branch, "add a second line", "--no-check"], &compat_env(&fake2)).ok();
+    let new_tip = repo.rev(&branch);
+    assert_ne!(new_tip, tip);
+    assert_eq!(repo.rev(&format!("{new_tip}^")), tip, "a new commit on the same branch");
+    assert_eq!(repo.git(["show", &format!("{branch}:NOTES.md")]).ok().stdout, "first\nsecond\n");
+    run(&repo, &["undo"], &compat_env(&fake2)).ok();
+    assert_eq!(repo.rev(&branch), tip, "undo moves the branch back");
+    repo.fsck();
+}
