@@ -88,6 +88,8 @@ codes! {
     BaseMismatch => "ERR_BASE_MISMATCH",
     NonUtf8File => "ERR_NON_UTF8_FILE",
     UpdateWithoutBase => "ERR_UPDATE_WITHOUT_BASE",
+    UpdatePartialView => "ERR_UPDATE_PARTIAL_VIEW",
+    ContentElided => "ERR_CONTENT_ELIDED",
     MemoryPatchType => "ERR_MEMORY_PATCH_TYPE",
     // Applying to a tree.
     TargetExists => "ERR_TARGET_EXISTS",
@@ -115,6 +117,18 @@ codes! {
     Cancelled => "ERR_CANCELLED",
     UnknownCommand => "ERR_UNKNOWN_COMMAND",
     ConfigInvalid => "ERR_CONFIG_INVALID",
+    // Providers.
+    LlmNotConfigured => "ERR_LLM_NOT_CONFIGURED",
+    LlmUnreachable => "ERR_LLM_UNREACHABLE",
+    LlmAuth => "ERR_LLM_AUTH",
+    LlmQuota => "ERR_LLM_QUOTA",
+    LlmBadRequest => "ERR_LLM_BAD_REQUEST",
+    LlmRateLimited => "ERR_LLM_RATE_LIMITED",
+    LlmServer => "ERR_LLM_SERVER",
+    LlmTimeout => "ERR_LLM_TIMEOUT",
+    LlmBadResponse => "ERR_LLM_BAD_RESPONSE",
+    LlmContextTruncated => "ERR_LLM_CONTEXT_TRUNCATED",
+    LlmModelMissing => "ERR_LLM_MODEL_MISSING",
 }
 
 impl fmt::Display for Code {

@@ -8,8 +8,11 @@
 //!
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
+pub mod ask;
 pub mod codes;
+pub mod context;
 pub mod engine;
+pub mod llm;
 pub mod patch;
 pub mod protocol;
 pub mod store;

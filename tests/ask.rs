@@ -14,7 +14,10 @@ const LIB: &str = "def total(items):\n    return sum(items)\n\n\ndef mean(items)
 fn repo() -> TestRepo {
     TestRepo::with_files(&[
         ("src/stats.py", LIB),
-        ("tests/test_stats.py", "from src.stats import mean\n\ndef test_empty():\n    assert mean([]) == 0\n"),
+        (
+            "tests/test_stats.py",
+            "from src.stats import mean\n\ndef test_empty():\n    assert mean([]) == 0\n",
+        ),
         ("README.md", "# stats\n"),
     ])
 }
@@ -124,7 +127,12 @@ fn a_clean_plan_from_an_openai_compatible_server() {
         "CHANGELOG.md",
         "# Changes\n",
     ))]);
-    let out = run(&repo, &["plan", "Add a changelog", "--json"], &compat_env(&fake)).ok();
+    let out = run(
+        &repo,
+        &["plan", "Add a changelog", "--json"],
+        &compat_env(&fake),
+    )
+    .ok();
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(stored["plan"]["provider"], "openai-compatible");
     let records = notes(&repo);
@@ -134,11 +142,17 @@ fn a_clean_plan_from_an_openai_compatible_server() {
     assert_eq!(requests.len(), 1);
     let req = &requests[0];
     assert_eq!(req.path, "/v1/chat/completions");
-    assert!(req.header("authorization").is_none(), "no key, no Authorization");
+    assert!(
+        req.header("authorization").is_none(),
+        "no key, no Authorization"
+    );
     assert_eq!(req.json["model"], "test-model");
     assert_eq!(req.json["temperature"], 0.0);
     assert_eq!(req.json["messages"][0]["role"], "system");
-    assert!(req.json.get("response_format").is_none(), "not strict by default");
+    assert!(
+        req.json.get("response_format").is_none(),
+        "not strict by default"
+    );
     assert!(user_texts(&req.json).contains("Add a changelog"));
     assert!(
         req.json["prompt_cache_key"].as_str().is_some(),
@@ -176,10 +190,17 @@ fn invalid_json_then_a_good_repair_keeps_the_prefix() {
     let first = requests[0].json["messages"].as_array().unwrap().clone();
     let second = requests[1].json["messages"].as_array().unwrap().clone();
     assert_eq!(second.len(), first.len() + 2);
-    assert_eq!(&second[..first.len()], &first[..], "the repair resends the prefix byte for byte");
+    assert_eq!(
+        &second[..first.len()],
+        &first[..],
+        "the repair resends the prefix byte for byte"
+    );
     assert_eq!(second[first.len()]["role"], "assistant");
     let repair = second[first.len() + 1]["content"].as_str().unwrap();
-    assert!(repair.contains("ERR_"), "the repair names the problem: {repair}");
+    assert!(
+        repair.contains("ERR_"),
+        "the repair names the problem: {repair}"
+    );
     assert_eq!(notes(&repo)[0]["stats"]["repairs"], 1);
 }
 
@@ -211,7 +232,11 @@ fn structured_output_rejected_falls_back_without_it() {
     env.push(("PAPAYU_LLM_STRICT_JSON".into(), "1".into()));
     env.push(("PAPAYU_TRACE".into(), "1".into()));
     let out = run(&repo, &["plan", "Add notes"], &env).ok();
-    assert!(out.stderr.contains("LLM_RESPONSE_FORMAT_FALLBACK"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("LLM_RESPONSE_FORMAT_FALLBACK"),
+        "{}",
+        out.stderr
+    );
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
     assert!(requests[0].json.get("response_format").is_some());
@@ -227,7 +252,10 @@ fn rate_limited_then_served() {
     ]);
     let started = std::time::Instant::now();
     run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
-    assert!(started.elapsed() >= std::time::Duration::from_millis(900), "Retry-After is honoured");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(900),
+        "Retry-After is honoured"
+    );
     assert_eq!(fake.requests().len(), 2);
 }
 
@@ -235,7 +263,10 @@ fn rate_limited_then_served() {
 fn server_errors_three_times_fail_clearly_and_store_nothing() {
     let repo = repo();
     let before = repo.snapshot();
-    let fake = FakeLlm::start(vec![fake_llm::status(500, r#"{"error":{"message":"boom"}}"#)]);
+    let fake = FakeLlm::start(vec![fake_llm::status(
+        500,
+        r#"{"error":{"message":"boom"}}"#,
+    )]);
     let out = run(&repo, &["plan", "Add notes"], &compat_env(&fake)).code(1);
     assert!(out.stderr.contains("ERR_LLM_SERVER"), "{}", out.stderr);
     assert_eq!(fake.requests().len(), 3);
@@ -246,7 +277,8 @@ fn server_errors_three_times_fail_clearly_and_store_nothing() {
 fn a_silent_server_times_out() {
     let repo = repo();
     let fake = FakeLlm::start(vec![
-        fake_llm::openai_chat(&create_answer("NOTES.md", "n\n")).delay(std::time::Duration::from_secs(4)),
+        fake_llm::openai_chat(&create_answer("NOTES.md", "n\n"))
+            .delay(std::time::Duration::from_secs(4)),
     ]);
     let mut env = compat_env(&fake);
     env.retain(|(k, _)| k != "PAPAYU_LLM_TIMEOUT_SEC");
@@ -259,7 +291,9 @@ fn a_silent_server_times_out() {
 #[test]
 fn a_truncated_answer_is_reported_not_repaired() {
     let repo = repo();
-    let fake = FakeLlm::start(vec![fake_llm::openai_chat_truncated("{\"actions\": [{\"kind\": \"CREATE_FILE\"")]);
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat_truncated(
+        "{\"actions\": [{\"kind\": \"CREATE_FILE\"",
+    )]);
     let out = run(&repo, &["plan", "Add notes"], &compat_env(&fake)).code(1);
     assert!(out.stderr.contains("ERR_LLM_TRUNCATED"), "{}", out.stderr);
     assert_eq!(fake.requests().len(), 1, "no repair round for a cut answer");
@@ -273,16 +307,27 @@ fn a_context_round_trip_then_a_patch() {
         fake_llm::openai_chat(&context_only("src/stats.py")),
         fake_llm::openai_chat(&patch_answer("    return total(items) / len(items)")),
     ]);
-    let out = run(&repo, &["plan", "Make mean of an empty list 0", "--json"], &compat_env(&fake)).ok();
+    let out = run(
+        &repo,
+        &["plan", "Make mean of an empty list 0", "--json"],
+        &compat_env(&fake),
+    )
+    .ok();
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
     let second = user_texts(&requests[1].json);
     assert!(second.contains("FILE[src/stats.py]"), "{second}");
-    assert!(second.contains(&sha(LIB)), "v2 FILE blocks carry the sha256");
+    assert!(
+        second.contains(&sha(LIB)),
+        "v2 FILE blocks carry the sha256"
+    );
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(stored["plan"]["stats"]["context_rounds"], 1);
     let context = stored["plan"]["context"].as_array().unwrap();
-    assert!(context.iter().any(|f| f["path"] == "src/stats.py"), "the fingerprint records what was sent");
+    assert!(
+        context.iter().any(|f| f["path"] == "src/stats.py"),
+        "the fingerprint records what was sent"
+    );
 }
 
 #[test]
@@ -290,8 +335,16 @@ fn a_model_that_only_asks_for_context_is_stopped() {
     let repo = repo();
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(&context_only("README.md"))]);
     let out = run(&repo, &["plan", "Do something"], &compat_env(&fake)).code(1);
-    assert!(out.stderr.contains("ERR_LLM_CONTEXT_ROUNDS"), "{}", out.stderr);
-    assert_eq!(fake.requests().len(), 3, "the first answer and two context rounds");
+    assert!(
+        out.stderr.contains("ERR_LLM_CONTEXT_ROUNDS"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        fake.requests().len(),
+        3,
+        "the first answer and two context rounds"
+    );
     assert!(notes(&repo).is_empty());
 }
 
@@ -313,7 +366,12 @@ fn a_v2_patch_that_fails_is_repaired_then_falls_back_to_v1() {
         &env,
     )
     .ok();
-    assert!(out.stderr.contains("PROTOCOL_FALLBACK from=v2 to=v1 reason=ERR_PATCH_APPLY_FAILED"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("PROTOCOL_FALLBACK from=v2 to=v1 reason=ERR_PATCH_APPLY_FAILED"),
+        "{}",
+        out.stderr
+    );
     let requests = fake.requests();
     assert_eq!(requests.len(), 3);
     assert!(user_texts(&requests[1].json).contains("ERR_PATCH_APPLY_FAILED"));
@@ -321,9 +379,17 @@ fn a_v2_patch_that_fails_is_repaired_then_falls_back_to_v1() {
     assert!(system.contains("Protocol v1"), "{system}");
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(stored["plan"]["schema_version"], 1);
-    assert_eq!(stored["plan"]["stats"]["fallback"], "ERR_PATCH_APPLY_FAILED");
+    assert_eq!(
+        stored["plan"]["stats"]["fallback"],
+        "ERR_PATCH_APPLY_FAILED"
+    );
     let preview = stored["plan"]["preview"].as_str().unwrap();
-    assert_eq!(repo.git(["show", &format!("{preview}:src/stats.py")]).ok().stdout, fixed_lib());
+    assert_eq!(
+        repo.git(["show", &format!("{preview}:src/stats.py")])
+            .ok()
+            .stdout,
+        fixed_lib()
+    );
 }
 
 #[test]
@@ -333,8 +399,17 @@ fn an_update_of_a_file_never_shown_is_sent_back() {
         fake_llm::openai_chat(&v1_answer()),
         fake_llm::openai_chat(&v1_answer()),
     ]);
-    let out = run(&repo, &["plan", "Fix mean", "--protocol", "1"], &compat_env(&fake)).code(1);
-    assert!(out.stderr.contains("ERR_UPDATE_WITHOUT_BASE"), "{}", out.stderr);
+    let out = run(
+        &repo,
+        &["plan", "Fix mean", "--protocol", "1"],
+        &compat_env(&fake),
+    )
+    .code(1);
+    assert!(
+        out.stderr.contains("ERR_UPDATE_WITHOUT_BASE"),
+        "{}",
+        out.stderr
+    );
     assert!(user_texts(&fake.requests()[1].json).contains("ERR_UPDATE_WITHOUT_BASE"));
     assert!(notes(&repo).is_empty());
 }
@@ -345,9 +420,20 @@ fn two_providers_give_two_plans_in_one_operation() {
     let a = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("A.md", "a\n"))]);
     let b = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("B.md", "b\n"))]);
     for (name, fake) in [("alpha", &a), ("beta", &b)] {
-        repo.git(["config", &format!("papayu.{name}.url"), &format!("{}/v1", fake.url())]).ok();
-        repo.git(["config", &format!("papayu.{name}.wire"), "openai"]).ok();
-        repo.git(["config", &format!("papayu.{name}.model"), &format!("{name}-model")]).ok();
+        repo.git([
+            "config",
+            &format!("papayu.{name}.url"),
+            &format!("{}/v1", fake.url()),
+        ])
+        .ok();
+        repo.git(["config", &format!("papayu.{name}.wire"), "openai"])
+            .ok();
+        repo.git([
+            "config",
+            &format!("papayu.{name}.model"),
+            &format!("{name}-model"),
+        ])
+        .ok();
     }
     let env = vec![
         ("PAPAYU_LLM_PROVIDERS".to_string(), "alpha,beta".to_string()),
@@ -356,13 +442,19 @@ fn two_providers_give_two_plans_in_one_operation() {
     run(&repo, &["plan", "Add docs"], &env).ok();
     let records = notes(&repo);
     assert_eq!(records.len(), 2);
-    let mut providers: Vec<&str> = records.iter().map(|r| r["provider"].as_str().unwrap()).collect();
+    let mut providers: Vec<&str> = records
+        .iter()
+        .map(|r| r["provider"].as_str().unwrap())
+        .collect();
     providers.sort();
     assert_eq!(providers, ["alpha", "beta"]);
     let list = repo.papayu(["list"]).ok().stdout;
     assert!(list.contains("alpha") && list.contains("beta"), "{list}");
     repo.papayu(["apply", "--all", "--no-check"]).ok();
-    let branches = repo.git(["for-each-ref", "--format=%(refname)", "refs/heads/papayu/"]).ok().stdout;
+    let branches = repo
+        .git(["for-each-ref", "--format=%(refname)", "refs/heads/papayu/"])
+        .ok()
+        .stdout;
     assert_eq!(branches.lines().count(), 2, "{branches}");
     repo.fsck();
 }
@@ -370,21 +462,39 @@ fn two_providers_give_two_plans_in_one_operation() {
 #[test]
 fn ollama_gets_a_window_sized_to_the_prompt_and_a_cut_prompt_is_refused() {
     let repo = repo();
-    let fake = FakeLlm::start(vec![fake_llm::ollama_with_eval(&create_answer("N.md", "n\n"), 512)]);
-    let big = "x".repeat(30_000);
+    let fake = FakeLlm::start(vec![fake_llm::ollama_with_eval(
+        &create_answer("N.md", "n\n"),
+        2048,
+    )]);
+    let big = "x".repeat(40_000);
     std::fs::write(repo.path().join("big.log"), format!("Traceback:\n{big}\n")).unwrap();
     let env = vec![
         ("PAPAYU_LLM_PROVIDERS".to_string(), "ollama".to_string()),
         ("OLLAMA_HOST".to_string(), fake.url()),
         ("PAPAYU_LLM_MODEL".to_string(), "llama3".to_string()),
         ("PAPAYU_LLM_RETRY_BASE_MS".to_string(), "1".to_string()),
+        (
+            "PAPAYU_CONTEXT_MAX_LOG_CHARS".to_string(),
+            "50000".to_string(),
+        ),
+        (
+            "PAPAYU_CONTEXT_MAX_FILE_CHARS".to_string(),
+            "50000".to_string(),
+        ),
     ];
     let out = run(&repo, &["plan", "Add notes", "--log", "big.log"], &env).code(1);
-    assert!(out.stderr.contains("ERR_LLM_CONTEXT_TRUNCATED"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("ERR_LLM_CONTEXT_TRUNCATED"),
+        "{}",
+        out.stderr
+    );
     let req = &fake.requests()[0];
     assert_eq!(req.path, "/api/chat");
     let num_ctx = req.json["options"]["num_ctx"].as_u64().unwrap();
-    assert!(num_ctx > 8192, "num_ctx sized to a ~40k-char prompt: {num_ctx}");
+    assert!(
+        num_ctx > 8192,
+        "num_ctx sized to a ~40k-char prompt: {num_ctx}"
+    );
     assert!(notes(&repo).is_empty());
 }
 
@@ -425,17 +535,48 @@ fn a_whole_session_in_words() {
         "grep -q 'if not items' src/stats.py".into(),
     ));
     let planned = run(&repo, &["fix the failing test"], &env).ok();
-    assert!(planned.stdout.contains("mean([]) returns 0"), "{}", planned.stdout);
-    let system = fake.requests()[0].json["messages"][0]["content"].as_str().unwrap().to_string();
+    assert!(
+        planned.stdout.contains("mean([]) returns 0"),
+        "{}",
+        planned.stdout
+    );
+    let system = fake.requests()[0].json["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(system.contains("fixit"), "fix verbs ask in fixit mode");
     let applied = run(&repo, &["ok"], &env).ok();
-    assert!(applied.stdout.contains("Applied plan"), "{}", applied.stdout);
-    let branch = repo.git(["for-each-ref", "--format=%(refname:short)", "refs/heads/papayu/"]).ok().stdout;
+    assert!(
+        applied.stdout.contains("Applied plan"),
+        "{}",
+        applied.stdout
+    );
+    let branch = repo
+        .git([
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/papayu/",
+        ])
+        .ok()
+        .stdout;
     let branch = branch.trim();
-    assert!(branch.starts_with("papayu/fix-the-failing-test-"), "{branch}");
-    assert_eq!(repo.git(["show", &format!("{branch}:src/stats.py")]).ok().stdout, fixed_lib());
+    assert!(
+        branch.starts_with("papayu/fix-the-failing-test-"),
+        "{branch}"
+    );
+    assert_eq!(
+        repo.git(["show", &format!("{branch}:src/stats.py")])
+            .ok()
+            .stdout,
+        fixed_lib()
+    );
     run(&repo, &["undo"], &env).ok();
-    assert!(repo.git(["for-each-ref", "refs/heads/papayu/"]).ok().stdout.is_empty());
+    assert!(
+        repo.git(["for-each-ref", "refs/heads/papayu/"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
     repo.fsck();
 }
 
@@ -449,12 +590,21 @@ fn an_unknown_single_word_is_a_usage_error() {
 #[test]
 fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
     let repo = repo();
-    let fake = FakeLlm::start(vec![
-        fake_llm::openai_chat(&create_answer("NOTES.md", "first\n")),
-    ]);
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "first\n",
+    ))]);
     run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
     repo.papayu(["apply", "--no-check"]).ok();
-    let branch = repo.git(["for-each-ref", "--format=%(refname:short)", "refs/heads/papayu/"]).ok().stdout.trim().to_string();
+    let branch = repo
+        .git([
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/papayu/",
+        ])
+        .ok()
+        .stdout
+        .trim()
+        .to_string();
     let tip = repo.rev(&branch);
     let second = serde_json::json!({
         "summary": "Say more",
@@ -462,12 +612,29 @@ fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
                      "patch": "@@ -1 +1,2 @@\n first\n+second\n"}]
     })
     .to_string();
-    let fake2 = FakeLlm::start(vec![fake_llm::openai_chat(&context_only("NOTES.md")), fake_llm::openai_chat(&second)]);
-    run(&repo, &["refine", &branch, "add a second line", "--no-check"], &compat_env(&fake2)).ok();
+    let fake2 = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("NOTES.md")),
+        fake_llm::openai_chat(&second),
+    ]);
+    run(
+        &repo,
+        &["refine", &branch, "add a second line", "--no-check"],
+        &compat_env(&fake2),
+    )
+    .ok();
     let new_tip = repo.rev(&branch);
     assert_ne!(new_tip, tip);
-    assert_eq!(repo.rev(&format!("{new_tip}^")), tip, "a new commit on the same branch");
-    assert_eq!(repo.git(["show", &format!("{branch}:NOTES.md")]).ok().stdout, "first\nsecond\n");
+    assert_eq!(
+        repo.rev(&format!("{new_tip}^")),
+        tip,
+        "a new commit on the same branch"
+    );
+    assert_eq!(
+        repo.git(["show", &format!("{branch}:NOTES.md")])
+            .ok()
+            .stdout,
+        "first\nsecond\n"
+    );
     run(&repo, &["undo"], &compat_env(&fake2)).ok();
     assert_eq!(repo.rev(&branch), tip, "undo moves the branch back");
     repo.fsck();

@@ -28,7 +28,7 @@ use crate::engine::plan::{self, Candidate, CheckOptions, Provenance, Seen};
 use crate::llm::{self, Endpoint, Finish, Message, Request, Role, Schema};
 use crate::protocol::{self, Mode, ParseOptions, ProtocolVersion};
 use crate::store::Store;
-use crate::store::records::{Fingerprint, PlanStats};
+use crate::store::records::PlanStats;
 pub use prompt::LlmMode;
 
 /// Most rounds of `context_requests` one conversation answers.
@@ -299,9 +299,9 @@ impl<'a> Conversation<'a> {
                 "LLM_RESPONSE_FORMAT_FALLBACK provider={provider} reason={}",
                 one_token(&reason)
             ))),
-            llm::Event::Timeout => {
-                sink(Progress::Event(format!("LLM_REQUEST_TIMEOUT provider={provider}")))
-            }
+            llm::Event::Timeout => sink(Progress::Event(format!(
+                "LLM_REQUEST_TIMEOUT provider={provider}"
+            ))),
             llm::Event::Retry {
                 status,
                 wait,
@@ -432,9 +432,8 @@ impl<'a> Conversation<'a> {
             ));
         }
         let has = |code: Code| problems.iter().any(|p| p.code == code);
-        let can_fall_back = self.version == ProtocolVersion::V2
-            && self.settings.fallback_to_v1
-            && !self.fell_back;
+        let can_fall_back =
+            self.version == ProtocolVersion::V2 && self.settings.fallback_to_v1 && !self.fell_back;
         if can_fall_back && has(Code::NonUtf8File) {
             return self.fall_back(Code::NonUtf8File);
         }
@@ -520,11 +519,6 @@ fn one_token(text: &str) -> String {
         .map(|c| if c.is_whitespace() { '_' } else { c })
         .collect();
     crate::context::mask_secrets(&folded)
-}
-
-/// Fingerprints of everything a conversation sent (for callers that show it).
-pub fn sent(blocks: &[Block]) -> Vec<Fingerprint> {
-    context::fingerprints(blocks)
 }
 
 /// The environment as a map (read once by the caller, passed down).

@@ -146,7 +146,10 @@ pub fn goal(goal: &str, phase: Mode) -> String {
 starting with NO_CHANGES:."
         }
     };
-    format!("GOAL:\n{}\n\n{phase} Answer with one JSON object.", goal.trim())
+    format!(
+        "GOAL:\n{}\n\n{phase} Answer with one JSON object.",
+        goal.trim()
+    )
 }
 
 /// The message that sends back every problem of a rejected answer.

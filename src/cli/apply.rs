@@ -190,7 +190,11 @@ fn run_all(check: Option<String>, no_check: bool, json: bool, verbose: bool) -> 
             format!(
                 "{} of the plans did not apply ({}); the others are on their branches",
                 failed.len(),
-                failed.iter().map(|i| &i[..10]).collect::<Vec<_>>().join(", ")
+                failed
+                    .iter()
+                    .map(|i| &i[..10])
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         )
         .into())

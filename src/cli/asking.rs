@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
-use git2::Oid;
 use git_papayu::ask::{self, LlmMode, Question, Settings, memory};
 use git_papayu::context::Budget;
 use git_papayu::engine::plan::{self, Candidate, Planned, Provenance};
@@ -15,6 +14,7 @@ use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 use git_papayu::{Code, Problem};
+use git2::Oid;
 
 use super::progress::Spinners;
 use super::{CliError, ui};
@@ -49,7 +49,12 @@ pub fn git_settings(store: &Store) -> BTreeMap<String, String> {
     out
 }
 
-fn flag(env: &BTreeMap<String, String>, git: &BTreeMap<String, String>, var: &str, key: &str) -> Option<String> {
+fn flag(
+    env: &BTreeMap<String, String>,
+    git: &BTreeMap<String, String>,
+    var: &str,
+    key: &str,
+) -> Option<String> {
     env.get(var)
         .or_else(|| git.get(key))
         .map(|v| v.trim().to_string())
@@ -107,9 +112,14 @@ pub fn settings(
         }
     };
     let fallback_to_v1 = ask.protocol.is_none()
-        && flag(env, &git, "PAPAYU_PROTOCOL_FALLBACK_TO_V1", "papayu.fallbacktov1")
-            .and_then(|v| truthy(&v))
-            .unwrap_or(true);
+        && flag(
+            env,
+            &git,
+            "PAPAYU_PROTOCOL_FALLBACK_TO_V1",
+            "papayu.fallbacktov1",
+        )
+        .and_then(|v| truthy(&v))
+        .unwrap_or(true);
     Ok(Settings {
         endpoints,
         mode,

@@ -54,31 +54,141 @@ const fn secret(env: &'static str, about: &'static str) -> Setting {
 
 /// Every setting, in the order of docs/config.md.
 pub const SETTINGS: &[Setting] = &[
-    s(Some("papayu.provider"), Some("PAPAYU_LLM_PROVIDERS"), "ollama (local)", "providers to ask, comma-separated, NAME or NAME:MODEL"),
-    s(Some("papayu.model"), Some("PAPAYU_LLM_MODEL"), "", "model to ask for"),
-    s(Some("papayu.apiUrl"), Some("PAPAYU_LLM_API_URL"), "", "base URL of an OpenAI-compatible server"),
+    s(
+        Some("papayu.provider"),
+        Some("PAPAYU_LLM_PROVIDERS"),
+        "ollama (local)",
+        "providers to ask, comma-separated, NAME or NAME:MODEL",
+    ),
+    s(
+        Some("papayu.model"),
+        Some("PAPAYU_LLM_MODEL"),
+        "",
+        "model to ask for",
+    ),
+    s(
+        Some("papayu.apiUrl"),
+        Some("PAPAYU_LLM_API_URL"),
+        "",
+        "base URL of an OpenAI-compatible server",
+    ),
     secret("PAPAYU_LLM_API_KEY", "key for PAPAYU_LLM_API_URL"),
     secret("OPENAI_API_KEY", "OpenAI key"),
-    s(None, Some("OPENAI_BASE_URL"), "https://api.openai.com/v1", "OpenAI base URL"),
+    s(
+        None,
+        Some("OPENAI_BASE_URL"),
+        "https://api.openai.com/v1",
+        "OpenAI base URL",
+    ),
     secret("ANTHROPIC_API_KEY", "Anthropic key"),
-    s(None, Some("ANTHROPIC_BASE_URL"), "https://api.anthropic.com", "Anthropic base URL"),
-    s(None, Some("OLLAMA_HOST"), "http://127.0.0.1:11434", "Ollama server"),
-    s(Some("papayu.openai.api"), None, "chat", "OpenAI API: chat or responses"),
-    s(Some("papayu.strictJson"), Some("PAPAYU_LLM_STRICT_JSON"), "false", "send the JSON schema as structured output"),
-    s(Some("papayu.timeoutSec"), Some("PAPAYU_LLM_TIMEOUT_SEC"), "90", "per-read timeout for model answers, seconds"),
-    s(Some("papayu.llmMode"), Some("PAPAYU_LLM_MODE"), "chat", "how the model is asked: chat, fixit, fix-plan"),
-    s(Some("papayu.protocol"), Some("PAPAYU_PROTOCOL_VERSION"), "2", "protocol asked for"),
-    s(Some("papayu.fallbackToV1"), Some("PAPAYU_PROTOCOL_FALLBACK_TO_V1"), "true", "fall back from v2 to v1 once"),
-    s(Some("papayu.checkCommand"), Some("PAPAYU_CHECK_COMMAND"), "default_test_command of .papa-yu/project.json", "check run before a proposal branch is created"),
-    s(Some("papayu.checkTimeout"), None, "600", "check timeout, seconds"),
-    s(Some("papayu.checkNetwork"), None, "false", "let the check open network connections"),
-    s(None, Some("PAPAYU_NORMALIZE_EOL"), "", "lf: store written files with LF line endings"),
-    s(None, Some("PAPAYU_TRACE"), "", "1: print event lines on stderr"),
-    s(None, Some("PAPAYU_CONTEXT_MAX_FILES"), "8", "context: most file blocks"),
-    s(None, Some("PAPAYU_CONTEXT_MAX_FILE_CHARS"), "20000", "context: characters per file"),
-    s(None, Some("PAPAYU_CONTEXT_MAX_TOTAL_CHARS"), "120000", "context: characters in all"),
-    s(None, Some("PAPAYU_CONTEXT_MAX_LOG_CHARS"), "12000", "context: characters of logs"),
-    s(None, Some("PAPAYU_CONTEXT_MAP_CHARS"), "6000", "context: characters of the repository map"),
+    s(
+        None,
+        Some("ANTHROPIC_BASE_URL"),
+        "https://api.anthropic.com",
+        "Anthropic base URL",
+    ),
+    s(
+        None,
+        Some("OLLAMA_HOST"),
+        "http://127.0.0.1:11434",
+        "Ollama server",
+    ),
+    s(
+        Some("papayu.openai.api"),
+        None,
+        "chat",
+        "OpenAI API: chat or responses",
+    ),
+    s(
+        Some("papayu.strictJson"),
+        Some("PAPAYU_LLM_STRICT_JSON"),
+        "false",
+        "send the JSON schema as structured output",
+    ),
+    s(
+        Some("papayu.timeoutSec"),
+        Some("PAPAYU_LLM_TIMEOUT_SEC"),
+        "90",
+        "per-read timeout for model answers, seconds",
+    ),
+    s(
+        Some("papayu.llmMode"),
+        Some("PAPAYU_LLM_MODE"),
+        "chat",
+        "how the model is asked: chat, fixit, fix-plan",
+    ),
+    s(
+        Some("papayu.protocol"),
+        Some("PAPAYU_PROTOCOL_VERSION"),
+        "2",
+        "protocol asked for",
+    ),
+    s(
+        Some("papayu.fallbackToV1"),
+        Some("PAPAYU_PROTOCOL_FALLBACK_TO_V1"),
+        "true",
+        "fall back from v2 to v1 once",
+    ),
+    s(
+        Some("papayu.checkCommand"),
+        Some("PAPAYU_CHECK_COMMAND"),
+        "default_test_command of .papa-yu/project.json",
+        "check run before a proposal branch is created",
+    ),
+    s(
+        Some("papayu.checkTimeout"),
+        None,
+        "600",
+        "check timeout, seconds",
+    ),
+    s(
+        Some("papayu.checkNetwork"),
+        None,
+        "false",
+        "let the check open network connections",
+    ),
+    s(
+        None,
+        Some("PAPAYU_NORMALIZE_EOL"),
+        "",
+        "lf: store written files with LF line endings",
+    ),
+    s(
+        None,
+        Some("PAPAYU_TRACE"),
+        "",
+        "1: print event lines on stderr",
+    ),
+    s(
+        None,
+        Some("PAPAYU_CONTEXT_MAX_FILES"),
+        "8",
+        "context: most file blocks",
+    ),
+    s(
+        None,
+        Some("PAPAYU_CONTEXT_MAX_FILE_CHARS"),
+        "20000",
+        "context: characters per file",
+    ),
+    s(
+        None,
+        Some("PAPAYU_CONTEXT_MAX_TOTAL_CHARS"),
+        "120000",
+        "context: characters in all",
+    ),
+    s(
+        None,
+        Some("PAPAYU_CONTEXT_MAX_LOG_CHARS"),
+        "12000",
+        "context: characters of logs",
+    ),
+    s(
+        None,
+        Some("PAPAYU_CONTEXT_MAP_CHARS"),
+        "6000",
+        "context: characters of the repository map",
+    ),
 ];
 
 #[derive(Debug, serde::Serialize)]
@@ -132,7 +242,11 @@ pub fn run(args: ConfigArgs) -> CliResult {
         let hidden = name.ends_with("key") || name.ends_with("token") || name.ends_with("secret");
         rows.push(Row {
             name: name.clone(),
-            value: if hidden { "(set, hidden)".to_string() } else { value.clone() },
+            value: if hidden {
+                "(set, hidden)".to_string()
+            } else {
+                value.clone()
+            },
             origin: origin.clone(),
             about: "provider or other papayu setting".to_string(),
         });

@@ -67,9 +67,9 @@ fn command() -> clap::Command {
 fn default_man_dir() -> Result<PathBuf, Problem> {
     let exe = std::env::current_exe()
         .map_err(|e| Problem::new(Code::Io, format!("cannot find the running binary: {e}")))?;
-    let bin = exe.parent().ok_or_else(|| {
-        Problem::new(Code::Io, "the running binary has no directory; pass a DIR")
-    })?;
+    let bin = exe
+        .parent()
+        .ok_or_else(|| Problem::new(Code::Io, "the running binary has no directory; pass a DIR"))?;
     let prefix = bin.parent().unwrap_or(bin);
     Ok(prefix.join("share").join("man").join("man1"))
 }
@@ -101,7 +101,11 @@ pub fn install_man(args: InstallManArgs) -> CliResult {
     let mut written = vec![write_page(&dir, "git-papayu", &render(top.clone()))?];
     for sub in top.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("git-papayu-{}", sub.get_name());
-        let page = render(sub.clone().name(name.clone()).bin_name(format!("git papayu {}", sub.get_name())));
+        let page = render(
+            sub.clone()
+                .name(name.clone())
+                .bin_name(format!("git papayu {}", sub.get_name())),
+        );
         written.push(write_page(&dir, &name, &page)?);
     }
     ui::outln(&format!(
@@ -132,10 +136,7 @@ pub fn completions(args: CompletionsArgs) -> CliResult {
 /// `_git_papayu`: what git's bash completion calls for `git papayu <TAB>`. Commands and flags are
 /// written in from the command definitions; plan ids and branches are asked for at TAB time.
 fn bash_git_hook(cmd: &clap::Command) -> String {
-    let subs: Vec<&clap::Command> = cmd
-        .get_subcommands()
-        .filter(|s| !s.is_hide_set())
-        .collect();
+    let subs: Vec<&clap::Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).collect();
     let names: Vec<&str> = subs.iter().map(|s| s.get_name()).collect();
     let mut cases = String::new();
     for sub in &subs {

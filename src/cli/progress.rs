@@ -60,7 +60,10 @@ impl Spinners {
                 }
             }
             Progress::Received {
-                provider, tokens, chars, ..
+                provider,
+                tokens,
+                chars,
+                ..
             } => {
                 if let Some(bar) = self.bars.lock().expect("not poisoned").get(&provider) {
                     let shown = if tokens > 0 {
@@ -71,13 +74,6 @@ impl Spinners {
                     bar.set_message(format!("receiving, {shown}"));
                 }
             }
-        }
-    }
-
-    /// Marks a provider done (or failed) and stops its spinner.
-    pub fn finish(&self, provider: &str, text: &str) {
-        if let Some(bar) = self.bars.lock().expect("not poisoned").get(provider) {
-            bar.finish_with_message(text.to_string());
         }
     }
 

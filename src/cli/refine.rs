@@ -108,7 +108,9 @@ pub fn run(args: RefineArgs) -> CliResult {
         }
         Refined::NothingChanged { planned } => {
             if json {
-                ui::json(&serde_json::json!({ "plan": planned.record, "branch": target.branch, "commit": null }));
+                ui::json(
+                    &serde_json::json!({ "plan": planned.record, "branch": target.branch, "commit": null }),
+                );
             } else {
                 ui::outln(&format!(
                     "The model's answer changes nothing on {}; the branch was not moved.",
@@ -119,7 +121,9 @@ pub fn run(args: RefineArgs) -> CliResult {
         }
         Refined::CheckFailed { planned, report } => {
             if json {
-                ui::json(&serde_json::json!({ "plan": planned.record, "branch": target.branch, "check": report }));
+                ui::json(
+                    &serde_json::json!({ "plan": planned.record, "branch": target.branch, "check": report }),
+                );
             } else {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",

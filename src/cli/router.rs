@@ -26,7 +26,16 @@ pub enum Route {
     Unknown(String),
 }
 
-const CONFIRM: &[&str] = &["ok", "ок", "okay", "apply", "применяй", "примени", "да", "yes"];
+const CONFIRM: &[&str] = &[
+    "ok",
+    "ок",
+    "okay",
+    "apply",
+    "применяй",
+    "примени",
+    "да",
+    "yes",
+];
 const FIX_VERBS: &[&str] = &["fix", "исправь", "почини"];
 const CREATE_VERBS: &[&str] = &["create", "создай", "сгенерируй"];
 
@@ -158,14 +167,26 @@ mod tests {
                 goal: "add a flag".into()
             }
         );
-        assert!(matches!(route("fix the failing test"), Route::Plan { fix: true, .. }));
-        assert!(matches!(route("почини тест"), Route::Plan { fix: true, .. }));
-        assert!(matches!(route("create a README"), Route::PlanAndApply { .. }));
+        assert!(matches!(
+            route("fix the failing test"),
+            Route::Plan { fix: true, .. }
+        ));
+        assert!(matches!(
+            route("почини тест"),
+            Route::Plan { fix: true, .. }
+        ));
+        assert!(matches!(
+            route("create a README"),
+            Route::PlanAndApply { .. }
+        ));
         assert!(matches!(route("создай README"), Route::PlanAndApply { .. }));
         assert!(matches!(
             route("add logging to the parser"),
             Route::Plan { fix: false, .. }
         ));
-        assert_eq!(route("bogus-command"), Route::Unknown("bogus-command".into()));
+        assert_eq!(
+            route("bogus-command"),
+            Route::Unknown("bogus-command".into())
+        );
     }
 }

@@ -48,17 +48,20 @@ pub enum Refined {
 pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
     let ledger = load_ledger(store)?;
     let record = super::apply::find_plan(store, &ledger, spec)?;
-    let branch = ledger.branch(&record.id).map(str::to_string).ok_or_else(|| {
-        Problem::new(
-            Code::PlanState,
-            format!(
-                "plan {} has no proposal branch ({}); apply it first with git papayu apply {}",
-                record.short_id(),
-                ledger.status(&record.id).as_str(),
-                record.short_id()
-            ),
-        )
-    })?;
+    let branch = ledger
+        .branch(&record.id)
+        .map(str::to_string)
+        .ok_or_else(|| {
+            Problem::new(
+                Code::PlanState,
+                format!(
+                    "plan {} has no proposal branch ({}); apply it first with git papayu apply {}",
+                    record.short_id(),
+                    ledger.status(&record.id).as_str(),
+                    record.short_id()
+                ),
+            )
+        })?;
     let tip = store
         .ref_value(&format!("refs/heads/{branch}"))?
         .ok_or_else(|| {
@@ -105,10 +108,19 @@ pub fn advance(
 ) -> Result<Refined, Vec<Problem>> {
     let planned = prepare(store, candidate, provenance)?;
     let record = &planned.record;
-    let preview = Oid::from_str(record.preview.as_deref().expect("prepared plans have a preview"))
-        .expect("preview is an oid we wrote");
-    let tree = store.commit_tree(preview).map_err(|e| vec![e.to_problem()])?;
-    let tip_tree = store.commit_tree(target.tip).map_err(|e| vec![e.to_problem()])?;
+    let preview = Oid::from_str(
+        record
+            .preview
+            .as_deref()
+            .expect("prepared plans have a preview"),
+    )
+    .expect("preview is an oid we wrote");
+    let tree = store
+        .commit_tree(preview)
+        .map_err(|e| vec![e.to_problem()])?;
+    let tip_tree = store
+        .commit_tree(target.tip)
+        .map_err(|e| vec![e.to_problem()])?;
     let line = serde_json::to_string(record).expect("record serializes");
     if tree == tip_tree {
         let mut pending = Pending::new(
@@ -124,7 +136,11 @@ pub fn advance(
         .commit_on(target.tip, tree, &commit_message(record))
         .map_err(|e| vec![e.to_problem()])?;
     let mut report = None;
-    if let Some(command) = check::resolve(store, choice, target.record.base_oid().map_err(|e| vec![e.to_problem()])?) {
+    if let Some(command) = check::resolve(
+        store,
+        choice,
+        target.record.base_oid().map_err(|e| vec![e.to_problem()])?,
+    ) {
         let slot = worktree::acquire(store).map_err(|e| vec![e.to_problem()])?;
         let result = check::run(store, &slot, commit, &command, &record.id)
             .map_err(|e| vec![e.to_problem()])?;

@@ -355,6 +355,8 @@ impl Builder<'_> {
             path: action.path.clone(),
             blob_oid: oid.to_string(),
             sha256: sha256_hex(&blob),
+            ranges: Vec::new(),
+            truncated: false,
         };
         if let Some(read) = opts.read {
             match read.iter().find(|f| f.path == action.path) {

@@ -11,6 +11,7 @@ pub mod oplog;
 pub mod records;
 pub mod refs;
 mod sig;
+mod snapshot;
 pub mod worktree;
 
 use std::path::PathBuf;
@@ -19,6 +20,7 @@ use git2::{Oid, Repository};
 
 pub use error::StoreError;
 pub use sig::{author, signature};
+pub use snapshot::{FileRead, Snapshot};
 
 /// The notes ref that holds plan records and their events.
 pub const NOTES_REF: &str = "refs/notes/papayu";
@@ -154,8 +156,16 @@ impl Store {
     /// Paths that differ between two commits' trees.
     pub fn changed_paths(&self, from: Oid, to: Oid) -> Result<Vec<String>, StoreError> {
         let git = |e| StoreError::git("comparing trees", e);
-        let old = self.repo.find_commit(from).and_then(|c| c.tree()).map_err(git)?;
-        let new = self.repo.find_commit(to).and_then(|c| c.tree()).map_err(git)?;
+        let old = self
+            .repo
+            .find_commit(from)
+            .and_then(|c| c.tree())
+            .map_err(git)?;
+        let new = self
+            .repo
+            .find_commit(to)
+            .and_then(|c| c.tree())
+            .map_err(git)?;
         let diff = self
             .repo
             .diff_tree_to_tree(Some(&old), Some(&new), None)
@@ -191,7 +201,10 @@ impl Store {
         let mut fields = text.split('\0');
         while let (Some(origin), Some(entry)) = (fields.next(), fields.next()) {
             let (name, value) = entry.split_once('\n').unwrap_or((entry, ""));
-            if name.to_ascii_lowercase().starts_with(&prefix.to_ascii_lowercase()) {
+            if name
+                .to_ascii_lowercase()
+                .starts_with(&prefix.to_ascii_lowercase())
+            {
                 out.push((name.to_string(), value.to_string(), origin.to_string()));
             }
         }

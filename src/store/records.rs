@@ -19,6 +19,12 @@ pub struct Fingerprint {
     pub path: String,
     pub blob_oid: String,
     pub sha256: String,
+    /// Line ranges shown (1-based, inclusive); empty when the whole file was shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<(u32, u32)>,
+    /// The file was shown cut by the context diet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// One stored plan. Serialized flat: record fields plus the normalized plan's fields.

@@ -2,6 +2,8 @@
 //! and fixed dates, and the built binary run as `git papayu`.
 #![allow(dead_code)]
 
+pub mod fake_llm;
+
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,205 @@
+//! Finding the files and lines a goal or a log talks about: Python tracebacks and pytest
+//! output, Rust panics, backtraces and cargo test failures, Node.js and Go stack traces, and
+//! plain `path:line` mentions. Absolute paths from another checkout are mapped onto the
+//! repository by their longest suffix that names a file in the tree.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// A place a text points at.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Mention {
+    pub path: String,
+    pub line: Option<u32>,
+}
+
+static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        // Python: File "/x/y.py", line 12, in f
+        r#"File "(?P<path>[^"]+)", line (?P<line>\d+)"#,
+        // Rust panic: panicked at src/lib.rs:10:5   /  backtrace: at ./src/main.rs:3:9
+        r"(?:panicked at|at) '?(?P<path>[^\s:'()]+\.rs):(?P<line>\d+)(?::\d+)?",
+        // Node: at fn (/x/y.js:10:5)  /  at /x/y.js:10:5
+        r"\(?(?P<path>[^\s():]+\.(?:js|mjs|cjs|ts|tsx|jsx)):(?P<line>\d+):\d+\)?",
+        // Go: \t/x/y.go:12 +0x1d   /   y_test.go:12: message
+        r"(?P<path>[^\s:]+\.go):(?P<line>\d+)",
+        // pytest and compilers: path.py:12: AssertionError  /  path.ext:12:3: error
+        r"(?P<path>[A-Za-z0-9_./\\-]+\.[A-Za-z0-9]{1,5}):(?P<line>\d+)",
+        // pytest: FAILED tests/test_x.py::test_y
+        r"(?:FAILED|ERROR)\s+(?P<path>[^\s:]+\.py)::",
+    ]
+    .iter()
+    .map(|p| Regex::new(p).expect("static regex"))
+    .collect()
+});
+
+static BARE_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z0-9_.\-]*(?:/[A-Za-z0-9_.\-]+)*\.[A-Za-z0-9]{1,10}|[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-/]+")
+        .expect("static regex")
+});
+
+/// Every place `text` mentions that exists in the tree, deduplicated, in order of appearance.
+pub fn mentions(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Mention> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        for re in PATTERNS.iter() {
+            for caps in re.captures_iter(line) {
+                let Some(path) = caps.name("path").and_then(|p| map_path(p.as_str(), exists))
+                else {
+                    continue;
+                };
+                let line_no = caps.name("line").and_then(|l| l.as_str().parse().ok());
+                let mention = Mention {
+                    path,
+                    line: line_no,
+                };
+                if seen.insert(mention.clone()) {
+                    out.push(mention);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Paths named anywhere in free text (a goal), without line numbers.
+pub fn named_paths(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in BARE_PATH.find_iter(text) {
+        let candidate = m.as_str().trim_matches(|c: char| c == '.' || c == '/');
+        if let Some(path) = map_path(candidate, exists)
+            && !out.contains(&path)
+        {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Maps a path from a log onto the tree: as given (without `./`), else its longest suffix that
+/// is a file in the tree (`/home/ci/checkout/src/x.py` → `src/x.py`).
+pub fn map_path(raw: &str, exists: &dyn Fn(&str) -> bool) -> Option<String> {
+    let cleaned = raw.replace('\\', "/");
+    let cleaned = cleaned.trim_start_matches("./");
+    if cleaned.is_empty() {
+        return None;
+    }
+    if !cleaned.starts_with('/') && exists(cleaned) {
+        return Some(cleaned.to_string());
+    }
+    let parts: Vec<&str> = cleaned.split('/').filter(|p| !p.is_empty()).collect();
+    (0..parts.len())
+        .map(|i| parts[i..].join("/"))
+        .find(|candidate| exists(candidate))
+}
+
+/// Whether a text reports a missing module or dependency (then the environment and the
+/// manifests are worth sending).
+pub fn mentions_missing_dependency(text: &str) -> bool {
+    static MISSING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)ImportError|ModuleNotFoundError|cannot find module|unresolved import|can't find crate|could not find `[^`]+` in|no required module provides package|cannot find package")
+            .expect("static regex")
+    });
+    MISSING.is_match(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(paths: &'static [&'static str]) -> impl Fn(&str) -> bool {
+        move |p: &str| paths.contains(&p)
+    }
+
+    #[test]
+    fn python_traceback_from_another_checkout() {
+        let log = "Traceback (most recent call last):\n  File \"/home/ci/work/repo/src/app/views.py\", line 42, in index\n    return render(x)\n  File \"/usr/lib/python3.11/json/__init__.py\", line 346, in loads\nValueError: bad\n";
+        let found = mentions(log, &tree(&["src/app/views.py"]));
+        assert_eq!(
+            found,
+            [Mention {
+                path: "src/app/views.py".into(),
+                line: Some(42)
+            }]
+        );
+    }
+
+    #[test]
+    fn rust_panic_and_backtrace() {
+        let log = "thread 'main' panicked at src/parser.rs:88:14:\ncalled `Option::unwrap()` on a `None` value\nstack backtrace:\n   4: app::run\n             at ./src/main.rs:12:5\n";
+        let found = mentions(log, &tree(&["src/parser.rs", "src/main.rs"]));
+        assert!(found.contains(&Mention {
+            path: "src/parser.rs".into(),
+            line: Some(88)
+        }));
+        assert!(found.contains(&Mention {
+            path: "src/main.rs".into(),
+            line: Some(12)
+        }));
+    }
+
+    #[test]
+    fn cargo_test_failure() {
+        let log = "---- tests::parses_empty stdout ----\nthread 'tests::parses_empty' panicked at crates/core/src/lib.rs:120:9:\nassertion `left == right` failed\n";
+        let found = mentions(log, &tree(&["crates/core/src/lib.rs"]));
+        assert_eq!(found[0].line, Some(120));
+    }
+
+    #[test]
+    fn node_and_go_stacks() {
+        let node = "TypeError: x is undefined\n    at parse (/srv/app/lib/parse.js:17:11)\n    at Object.<anonymous> (/srv/app/index.js:3:1)\n";
+        let found = mentions(node, &tree(&["lib/parse.js", "index.js"]));
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            found[0],
+            Mention {
+                path: "lib/parse.js".into(),
+                line: Some(17)
+            }
+        );
+        let go = "panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.run(...)\n\t/home/u/go/src/example.com/app/cmd/run.go:27 +0x1d\n";
+        let found = mentions(go, &tree(&["cmd/run.go"]));
+        assert_eq!(
+            found[0],
+            Mention {
+                path: "cmd/run.go".into(),
+                line: Some(27)
+            }
+        );
+    }
+
+    #[test]
+    fn pytest_failures() {
+        let log = "FAILED tests/test_stats.py::test_empty - ZeroDivisionError\ntests/test_stats.py:4: in test_empty\nsrc/stats.py:6: ZeroDivisionError\n";
+        let found = mentions(log, &tree(&["tests/test_stats.py", "src/stats.py"]));
+        assert!(
+            found
+                .iter()
+                .any(|m| m.path == "src/stats.py" && m.line == Some(6))
+        );
+        assert!(found.iter().any(|m| m.path == "tests/test_stats.py"));
+    }
+
+    #[test]
+    fn goal_names_files() {
+        let found = named_paths(
+            "fix the bug in src/stats.py, see README.md.",
+            &tree(&["src/stats.py", "README.md"]),
+        );
+        assert_eq!(found, ["src/stats.py", "README.md"]);
+    }
+
+    #[test]
+    fn missing_dependencies() {
+        assert!(mentions_missing_dependency(
+            "ModuleNotFoundError: No module named 'yaml'"
+        ));
+        assert!(mentions_missing_dependency(
+            "Error: Cannot find module 'express'"
+        ));
+        assert!(!mentions_missing_dependency("AssertionError"));
+    }
+}

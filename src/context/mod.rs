@@ -1,0 +1,678 @@
+//! What the model sees: context gathered from the base commit, dieted to fixed limits, and
+//! rendered as the byte-stable prefix of every request.
+//!
+//! Everything is read from the commit a plan is made against — never from the working tree —
+//! so what the model saw is exactly what the plan's fingerprint records. Protected paths are
+//! never read (a request for one gets "withheld: protected path"); every block's text is
+//! passed through [`mask_secrets`] before it is kept; binary and non-UTF-8 files are described,
+//! not dumped. Nothing here prints or touches the network.
+
+mod diet;
+mod locate;
+mod map;
+mod secrets;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+pub use diet::{DietReport, diet};
+pub use locate::{Mention, map_path, mentions};
+pub use secrets::mask_secrets;
+
+use crate::protocol::{ContextRequest, ProtocolVersion, is_protected, sha256_hex};
+use crate::store::Snapshot;
+use crate::store::records::Fingerprint;
+
+/// The seeds' context limits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    pub max_files: usize,
+    pub max_file_chars: usize,
+    pub max_total_chars: usize,
+    pub max_log_chars: usize,
+    pub map_chars: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            max_files: 8,
+            max_file_chars: 20_000,
+            max_total_chars: 120_000,
+            max_log_chars: 12_000,
+            map_chars: 6_000,
+        }
+    }
+}
+
+impl Budget {
+    /// The limits, with `PAPAYU_CONTEXT_*` overrides from `env` (unparsable values ignored).
+    pub fn from_env(env: &BTreeMap<String, String>) -> Budget {
+        let mut b = Budget::default();
+        let get = |name: &str, into: &mut usize| {
+            if let Some(v) = env.get(name).and_then(|v| v.trim().parse().ok()) {
+                *into = v;
+            }
+        };
+        get("PAPAYU_CONTEXT_MAX_FILES", &mut b.max_files);
+        get("PAPAYU_CONTEXT_MAX_FILE_CHARS", &mut b.max_file_chars);
+        get("PAPAYU_CONTEXT_MAX_TOTAL_CHARS", &mut b.max_total_chars);
+        get("PAPAYU_CONTEXT_MAX_LOG_CHARS", &mut b.max_log_chars);
+        get("PAPAYU_CONTEXT_MAP_CHARS", &mut b.map_chars);
+        b
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockKind {
+    File,
+    Search,
+    Log,
+    Env,
+    Map,
+    Architecture,
+}
+
+/// One piece of context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Block {
+    pub kind: BlockKind,
+    /// The file a FILE block shows, the query of a SEARCH block, the name of a LOG.
+    pub title: String,
+    /// Why it is here (`named in the goal`, `traceback`, `read_file request`, …).
+    pub source: String,
+    /// 0 = must keep; higher is dropped sooner.
+    pub priority: u8,
+    pub body: String,
+    /// Characters of the full content, before any truncation.
+    pub full_chars: usize,
+    pub truncated: bool,
+    /// 1-based inclusive line ranges shown (empty: the whole file).
+    pub ranges: Vec<(u32, u32)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+    /// SHA-256 of the file's full content (FILE blocks), even when truncated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+impl Block {
+    fn text(
+        kind: BlockKind,
+        title: impl Into<String>,
+        source: &str,
+        priority: u8,
+        body: String,
+    ) -> Block {
+        let body = mask_secrets(&body);
+        Block {
+            kind,
+            title: title.into(),
+            source: source.to_string(),
+            priority,
+            full_chars: body.len(),
+            body,
+            truncated: false,
+            ranges: Vec::new(),
+            blob: None,
+            sha256: None,
+        }
+    }
+}
+
+/// What the user gave: the goal, logs, and the protocol the blocks are rendered for.
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub goal: String,
+    pub logs: Vec<(String, String)>,
+    pub protocol: ProtocolVersion,
+}
+
+/// Gathered blocks and what was withheld, as (path, reason).
+#[derive(Debug, Default)]
+pub struct Gathered {
+    pub blocks: Vec<Block>,
+    pub withheld: Vec<(String, String)>,
+}
+
+/// Lines shown around a line a log points at.
+pub const WINDOW: u32 = 80;
+/// Most hits one search returns.
+pub const MAX_SEARCH_HITS: usize = 50;
+/// Files larger than this are not searched.
+const MAX_SEARCH_FILE: usize = 1 << 20;
+
+/// Whether a path may be read into context.
+pub fn may_read(snap: &Snapshot<'_>, path: &str) -> bool {
+    !is_protected(path) && !private(snap, path)
+}
+
+fn private(snap: &Snapshot<'_>, path: &str) -> bool {
+    snap.private_patterns().iter().any(|p| {
+        globset::Glob::new(p)
+            .map(|g| {
+                let m = g.compile_matcher();
+                m.is_match(path) || path.rsplit('/').next().is_some_and(|n| m.is_match(n))
+            })
+            .unwrap_or(false)
+    })
+}
+
+/// A FILE block for `path`, whole or as line windows; `None` when it does not exist.
+fn file_block(
+    snap: &Snapshot<'_>,
+    path: &str,
+    windows: &[(u32, u32)],
+    source: &str,
+    priority: u8,
+) -> Option<Block> {
+    let file = snap.read(path).ok()??;
+    let sha = sha256_hex(&file.bytes);
+    let mut block = Block {
+        kind: BlockKind::File,
+        title: path.to_string(),
+        source: source.to_string(),
+        priority,
+        body: String::new(),
+        full_chars: file.bytes.len(),
+        truncated: false,
+        ranges: Vec::new(),
+        blob: Some(file.blob.to_string()),
+        sha256: Some(sha),
+    };
+    let Ok(text) = std::str::from_utf8(&file.bytes) else {
+        block.body = format!(
+            "(binary or non-UTF-8 file, {} bytes; not shown)\n",
+            file.bytes.len()
+        );
+        block.ranges = vec![(0, 0)];
+        return Some(block);
+    };
+    if text.contains('\0') {
+        block.body = format!("(binary file, {} bytes; not shown)\n", file.bytes.len());
+        block.ranges = vec![(0, 0)];
+        return Some(block);
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let total = lines.len() as u32;
+    let merged = merge(windows, total);
+    if merged.is_empty() || merged == [(1, total)] {
+        block.body = mask_secrets(text);
+        return Some(block);
+    }
+    let mut body = String::new();
+    for &(a, b) in &merged {
+        body.push_str(&format!("... lines {a}-{b} of {total}:\n"));
+        for line in &lines[(a - 1) as usize..b as usize] {
+            body.push_str(line);
+        }
+        if !body.ends_with('\n') {
+            body.push('\n');
+        }
+    }
+    block.body = mask_secrets(&body);
+    block.ranges = merged;
+    Some(block)
+}
+
+/// Clamps and merges overlapping windows.
+fn merge(windows: &[(u32, u32)], total: u32) -> Vec<(u32, u32)> {
+    let mut ws: Vec<(u32, u32)> = windows
+        .iter()
+        .map(|&(a, b)| (a.max(1), b.min(total)))
+        .filter(|(a, b)| a <= b)
+        .collect();
+    ws.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for (a, b) in ws {
+        match out.last_mut() {
+            Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+const MANIFESTS: &[&str] = &[
+    "pyproject.toml",
+    "requirements.txt",
+    "package.json",
+    "poetry.lock",
+    "Cargo.toml",
+    "go.mod",
+];
+
+/// Context gathered before the first call: files named in the goal and logs (with ±80 lines
+/// around each line a log points at), the environment and manifests when a dependency is
+/// missing, the architecture notes, the logs themselves, and the repository map.
+pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
+    let mut out = Gathered::default();
+    let exists = |p: &str| snap.is_file(p);
+    let mut wanted: BTreeMap<String, (Vec<(u32, u32)>, &str, u8, usize)> = BTreeMap::new();
+    let mut order = 0;
+    for path in locate::named_paths(&input.goal, &exists) {
+        order += 1;
+        wanted
+            .entry(path)
+            .or_insert((Vec::new(), "named in the goal", 0, order));
+    }
+    let texts =
+        std::iter::once(input.goal.as_str()).chain(input.logs.iter().map(|(_, t)| t.as_str()));
+    let mut missing_dependency = false;
+    for text in texts {
+        missing_dependency |= locate::mentions_missing_dependency(text);
+        for m in locate::mentions(text, &exists) {
+            order += 1;
+            let entry =
+                wanted
+                    .entry(m.path.clone())
+                    .or_insert((Vec::new(), "named in a log", 1, order));
+            if let Some(line) = m.line {
+                entry.0.push((line.saturating_sub(WINDOW), line + WINDOW));
+            } else {
+                entry.0.clear();
+            }
+        }
+    }
+    let mut files: Vec<(String, (Vec<(u32, u32)>, &str, u8, usize))> = wanted.into_iter().collect();
+    files.sort_by_key(|(_, (_, _, priority, order))| (*priority, *order));
+    for (path, (windows, source, priority, _)) in files {
+        if !may_read(snap, &path) {
+            out.withheld.push((path, "protected path".to_string()));
+            continue;
+        }
+        if let Some(block) = file_block(snap, &path, &windows, source, priority) {
+            out.blocks.push(block);
+        }
+    }
+    if missing_dependency {
+        out.blocks.push(Block::text(
+            BlockKind::Env,
+            "env",
+            "a dependency is missing",
+            1,
+            env_text(snap),
+        ));
+        for manifest in MANIFESTS {
+            if snap.is_file(manifest)
+                && !out.blocks.iter().any(|b| b.title == *manifest)
+                && let Some(block) = file_block(snap, manifest, &[], "manifest", 2)
+            {
+                out.blocks.push(block);
+            }
+        }
+    }
+    if let Some(block) = file_block(
+        snap,
+        ".papa-yu/architecture.md",
+        &[],
+        "architecture notes",
+        1,
+    ) {
+        out.blocks.push(Block {
+            kind: BlockKind::Architecture,
+            ..block
+        });
+    }
+    for (name, text) in &input.logs {
+        out.blocks.push(Block::text(
+            BlockKind::Log,
+            name.clone(),
+            "--log",
+            2,
+            text.clone(),
+        ));
+    }
+    let hints: Vec<String> = out
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::File)
+        .map(|b| b.title.clone())
+        .collect();
+    let map = map::repo_map(snap, &input.goal, &hints, budget.map_chars);
+    if !map.is_empty() {
+        out.blocks.push(Block::text(
+            BlockKind::Map,
+            "repository map",
+            "the base tree",
+            3,
+            map,
+        ));
+    }
+    out
+}
+
+/// The environment: OS, the toolchains on PATH with their versions, and the package manager the
+/// tree uses. Never the values of environment variables.
+pub fn env_text(snap: &Snapshot<'_>) -> String {
+    let mut out = format!("os: {} {}\n", std::env::consts::OS, std::env::consts::ARCH);
+    for (tool, arg) in [
+        ("python3", "--version"),
+        ("node", "--version"),
+        ("cargo", "--version"),
+        ("rustc", "--version"),
+        ("go", "version"),
+        ("java", "-version"),
+    ] {
+        if let Ok(o) = std::process::Command::new(tool).arg(arg).output() {
+            let text = String::from_utf8_lossy(if o.stdout.is_empty() {
+                &o.stderr
+            } else {
+                &o.stdout
+            })
+            .into_owned();
+            if let Some(first) = text.lines().next() {
+                out.push_str(&format!("{tool}: {}\n", first.trim()));
+            }
+        }
+    }
+    let managers = [
+        ("Cargo.toml", "cargo"),
+        ("poetry.lock", "poetry"),
+        ("uv.lock", "uv"),
+        ("requirements.txt", "pip"),
+        ("pyproject.toml", "pip (pyproject)"),
+        ("pnpm-lock.yaml", "pnpm"),
+        ("yarn.lock", "yarn"),
+        ("package-lock.json", "npm"),
+        ("package.json", "npm"),
+        ("go.mod", "go modules"),
+    ];
+    let found: Vec<&str> = managers
+        .iter()
+        .filter(|(f, _)| snap.is_file(f))
+        .map(|(_, m)| *m)
+        .collect();
+    if !found.is_empty() {
+        out.push_str(&format!("package managers: {}\n", found.join(", ")));
+    }
+    out
+}
+
+/// Context requests answered within one plan cycle: the same request is served from here.
+#[derive(Debug, Default)]
+pub struct Cache {
+    entries: BTreeMap<String, (Vec<Block>, Vec<(String, String)>)>,
+    pub hits: BTreeMap<String, u32>,
+    pub misses: BTreeMap<String, u32>,
+}
+
+/// What a round of context requests produced.
+#[derive(Debug, Default)]
+pub struct Fulfilled {
+    pub blocks: Vec<Block>,
+    pub withheld: Vec<(String, String)>,
+    /// `CONTEXT_CACHE_HIT` / `CONTEXT_CACHE_MISS` event lines.
+    pub events: Vec<String>,
+}
+
+fn request_key(r: &ContextRequest) -> (String, &'static str) {
+    match r {
+        ContextRequest::ReadFile {
+            path,
+            start_line,
+            end_line,
+        } => (
+            format!("read_file:{path}:{start_line:?}:{end_line:?}"),
+            "read_file",
+        ),
+        ContextRequest::Search { query, glob } => (format!("search:{query}:{glob:?}"), "search"),
+        ContextRequest::Logs { source, last_n } => (format!("logs:{source}:{last_n:?}"), "logs"),
+        ContextRequest::Env => ("env".to_string(), "env"),
+    }
+}
+
+/// Answers a model's context requests from the base commit and the user's logs.
+pub fn fulfil(
+    snap: &Snapshot<'_>,
+    requests: &[ContextRequest],
+    logs: &[(String, String)],
+    cache: &mut Cache,
+) -> Fulfilled {
+    let mut out = Fulfilled::default();
+    for request in requests {
+        let (key, kind) = request_key(request);
+        if let Some((blocks, withheld)) = cache.entries.get(&key) {
+            *cache.hits.entry(kind.to_string()).or_default() += 1;
+            out.events.push(format!(
+                "CONTEXT_CACHE_HIT type={kind} key={}",
+                event_key(&key)
+            ));
+            out.blocks.extend(blocks.iter().cloned());
+            out.withheld.extend(withheld.iter().cloned());
+            continue;
+        }
+        *cache.misses.entry(kind.to_string()).or_default() += 1;
+        out.events.push(format!(
+            "CONTEXT_CACHE_MISS type={kind} key={}",
+            event_key(&key)
+        ));
+        let (blocks, withheld) = answer(snap, request, logs);
+        cache
+            .entries
+            .insert(key, (blocks.clone(), withheld.clone()));
+        out.blocks.extend(blocks);
+        out.withheld.extend(withheld);
+    }
+    out
+}
+
+fn event_key(key: &str) -> String {
+    key.chars()
+        .map(|c| if c.is_whitespace() { '_' } else { c })
+        .take(100)
+        .collect()
+}
+
+fn answer(
+    snap: &Snapshot<'_>,
+    request: &ContextRequest,
+    logs: &[(String, String)],
+) -> (Vec<Block>, Vec<(String, String)>) {
+    match request {
+        ContextRequest::ReadFile {
+            path,
+            start_line,
+            end_line,
+        } => {
+            let Some(path) = map_path(path, &|p| snap.is_file(p)).or_else(|| Some(path.clone()))
+            else {
+                return (Vec::new(), Vec::new());
+            };
+            if !may_read(snap, &path) {
+                return (Vec::new(), vec![(path, "protected path".to_string())]);
+            }
+            let windows = match (start_line, end_line) {
+                (None, None) => Vec::new(),
+                (a, b) => vec![(
+                    a.unwrap_or(1).min(u64::from(u32::MAX)) as u32,
+                    b.unwrap_or(u64::from(u32::MAX)).min(u64::from(u32::MAX)) as u32,
+                )],
+            };
+            match file_block(snap, &path, &windows, "read_file request", 0) {
+                Some(block) => (vec![block], Vec::new()),
+                None => (
+                    Vec::new(),
+                    vec![(path, "no such file at the base commit".to_string())],
+                ),
+            }
+        }
+        ContextRequest::Search { query, glob } => {
+            let hits = search(snap, query, glob.as_deref());
+            let mut body = String::new();
+            for hit in &hits {
+                body.push_str(&format!("{}:{}: {}\n", hit.path, hit.line, hit.text));
+            }
+            if hits.is_empty() {
+                body.push_str("(no matches)\n");
+            }
+            let title = match glob {
+                Some(g) => format!("{query} in {g}"),
+                None => query.clone(),
+            };
+            (
+                vec![Block::text(
+                    BlockKind::Search,
+                    title,
+                    "search request",
+                    3,
+                    body,
+                )],
+                Vec::new(),
+            )
+        }
+        ContextRequest::Logs { source, last_n } => {
+            let log = logs
+                .iter()
+                .find(|(name, _)| name == source || name.ends_with(source.as_str()))
+                .or_else(|| logs.first());
+            let Some((name, text)) = log else {
+                return (
+                    Vec::new(),
+                    vec![(
+                        source.clone(),
+                        "no log was given (pass --log FILE)".to_string(),
+                    )],
+                );
+            };
+            let lines: Vec<&str> = text.lines().collect();
+            let n = last_n.map_or(lines.len(), |n| (n as usize).min(lines.len()));
+            let body = lines[lines.len() - n..].join("\n") + "\n";
+            (
+                vec![Block::text(
+                    BlockKind::Log,
+                    name.clone(),
+                    "logs request",
+                    2,
+                    body,
+                )],
+                Vec::new(),
+            )
+        }
+        ContextRequest::Env => (
+            vec![Block::text(
+                BlockKind::Env,
+                "env",
+                "env request",
+                1,
+                env_text(snap),
+            )],
+            Vec::new(),
+        ),
+    }
+}
+
+/// One search hit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hit {
+    pub path: String,
+    pub line: u32,
+    pub text: String,
+}
+
+/// Searches the commit's tree for `query` (a regular expression; a literal when it is not a
+/// valid one), optionally only in files matching `glob`. Protected, private, binary and very
+/// large files are skipped. At most [`MAX_SEARCH_HITS`] hits, in path order.
+pub fn search(snap: &Snapshot<'_>, query: &str, glob: Option<&str>) -> Vec<Hit> {
+    let re = regex::Regex::new(query).unwrap_or_else(|_| {
+        regex::Regex::new(&regex::escape(query)).expect("an escaped literal is a valid regex")
+    });
+    let matcher = glob
+        .and_then(|g| globset::Glob::new(g).ok())
+        .map(|g| g.compile_matcher());
+    let mut files = snap.files();
+    files.sort();
+    let mut hits = Vec::new();
+    for (path, blob) in files {
+        if let Some(m) = &matcher
+            && !m.is_match(&path)
+            && !path.rsplit('/').next().is_some_and(|n| m.is_match(n))
+        {
+            continue;
+        }
+        if !may_read(snap, &path) {
+            continue;
+        }
+        let Some(bytes) = snap.blob(blob) else {
+            continue;
+        };
+        if bytes.len() > MAX_SEARCH_FILE || bytes.contains(&0) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (i, line) in text.lines().enumerate() {
+            if re.is_match(line) {
+                hits.push(Hit {
+                    path: path.clone(),
+                    line: i as u32 + 1,
+                    text: mask_secrets(line.trim_end()).chars().take(300).collect(),
+                });
+                if hits.len() >= MAX_SEARCH_HITS {
+                    return hits;
+                }
+            }
+        }
+    }
+    hits
+}
+
+/// Renders blocks as the text sent to the model; the same blocks always give the same bytes.
+/// Under v2, FILE headers carry the SHA-256 of the full file, which PATCH_FILE must quote.
+pub fn render(blocks: &[Block], version: ProtocolVersion) -> String {
+    let mut out = String::new();
+    for b in blocks {
+        let header = match b.kind {
+            BlockKind::File => match (&b.sha256, version) {
+                (Some(sha), ProtocolVersion::V2) => format!("FILE[{}] (sha256={sha}):", b.title),
+                _ => format!("FILE[{}]:", b.title),
+            },
+            BlockKind::Search => format!("SEARCH[{}]:", b.title),
+            BlockKind::Log => format!("LOG[{}]:", b.title),
+            BlockKind::Env => "ENV:".to_string(),
+            BlockKind::Map => "REPOSITORY MAP (paths at the base commit):".to_string(),
+            BlockKind::Architecture => format!("ARCHITECTURE[{}]:", b.title),
+        };
+        out.push_str(&header);
+        out.push('\n');
+        out.push_str(&b.body);
+        if !b.body.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The fingerprint of every file block: what was sent, with ranges and truncation.
+pub fn fingerprints(blocks: &[Block]) -> Vec<Fingerprint> {
+    let mut out: Vec<Fingerprint> = Vec::new();
+    for b in blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::File || b.kind == BlockKind::Architecture)
+    {
+        let (Some(blob), Some(sha)) = (&b.blob, &b.sha256) else {
+            continue;
+        };
+        match out.iter_mut().find(|f| f.path == b.title) {
+            Some(f) => {
+                // Seen again: whole beats partial.
+                if b.ranges.is_empty() && !b.truncated {
+                    f.ranges.clear();
+                    f.truncated = false;
+                } else if !f.ranges.is_empty() {
+                    f.ranges.extend(b.ranges.iter().copied());
+                }
+            }
+            None => out.push(Fingerprint {
+                path: b.title.clone(),
+                blob_oid: blob.clone(),
+                sha256: sha.clone(),
+                ranges: b.ranges.clone(),
+                truncated: b.truncated,
+            }),
+        }
+    }
+    out
+}

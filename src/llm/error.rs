@@ -1,0 +1,113 @@
+//! Why a request to a provider failed, and what the user should do about it.
+
+use crate::codes::{Code, Problem};
+
+/// A provider call that did not produce an answer. Messages never carry a key: server text is
+/// masked before it is kept.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("nothing is configured and no Ollama answers at {url}")]
+    NotConfigured { url: String },
+    #[error("{provider} at {url} cannot be reached: {reason}")]
+    Unreachable {
+        provider: String,
+        url: String,
+        reason: String,
+    },
+    #[error("{provider} refused the key ({status}): {message}")]
+    Auth {
+        provider: String,
+        status: u16,
+        message: String,
+    },
+    #[error("{provider} says the quota is used up: {message}")]
+    Quota { provider: String, message: String },
+    #[error("{provider} rejected the request ({status}): {message}")]
+    BadRequest {
+        provider: String,
+        status: u16,
+        message: String,
+    },
+    #[error("{provider} is still rate limiting after {tries} tries: {message}")]
+    RateLimited {
+        provider: String,
+        tries: u32,
+        message: String,
+    },
+    #[error("{provider} failed {tries} times (last status {status}): {message}")]
+    Server {
+        provider: String,
+        status: u16,
+        tries: u32,
+        message: String,
+    },
+    #[error("{provider} sent nothing for {seconds}s, {tries} times")]
+    Timeout {
+        provider: String,
+        seconds: u64,
+        tries: u32,
+    },
+    #[error("{provider} answered something that is not its API's format: {reason}")]
+    BadResponse { provider: String, reason: String },
+    #[error("{provider} used only {used} of about {sent} prompt tokens: the prompt was cut")]
+    ContextTruncated {
+        provider: String,
+        used: u64,
+        sent: u64,
+    },
+    #[error("no model is configured for {provider}")]
+    ModelMissing { provider: String },
+}
+
+impl LlmError {
+    /// The stable code and a one-line reason that says what to do next.
+    pub fn to_problem(&self) -> Problem {
+        let (code, hint) = match self {
+            LlmError::NotConfigured { .. } => (
+                Code::LlmNotConfigured,
+                "configure a provider (PAPAYU_LLM_PROVIDERS or git config papayu.provider, with OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST), or pass the answer with --response FILE",
+            ),
+            LlmError::Unreachable { .. } => (
+                Code::LlmUnreachable,
+                "check the URL (git papayu config) and that the server is running",
+            ),
+            LlmError::Auth { .. } => (
+                Code::LlmAuth,
+                "check the provider's API key variable and its permissions",
+            ),
+            LlmError::Quota { .. } => (
+                Code::LlmQuota,
+                "add credit or raise the spend limit at the provider, or use another provider",
+            ),
+            LlmError::BadRequest { .. } => (
+                Code::LlmBadRequest,
+                "check the model name and settings (git papayu config)",
+            ),
+            LlmError::RateLimited { .. } => (
+                Code::LlmRateLimited,
+                "wait and run the command again, or use another provider",
+            ),
+            LlmError::Server { .. } => (
+                Code::LlmServer,
+                "the provider is failing; try again later or use another provider",
+            ),
+            LlmError::Timeout { .. } => (
+                Code::LlmTimeout,
+                "raise PAPAYU_LLM_TIMEOUT_SEC or use a faster model",
+            ),
+            LlmError::BadResponse { .. } => (
+                Code::LlmBadResponse,
+                "check that the URL points at the API the wire setting names (papayu.<name>.wire)",
+            ),
+            LlmError::ContextTruncated { .. } => (
+                Code::LlmContextTruncated,
+                "use a model with a larger context window, or send less (PAPAYU_CONTEXT_MAX_TOTAL_CHARS)",
+            ),
+            LlmError::ModelMissing { .. } => (
+                Code::LlmModelMissing,
+                "name one with --model, PAPAYU_LLM_MODEL or git config papayu.model",
+            ),
+        };
+        Problem::new(code, format!("{self}; {hint}"))
+    }
+}

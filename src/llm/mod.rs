@@ -1,0 +1,712 @@
+//! Talking to model providers: OpenAI Chat Completions and Responses, any OpenAI-compatible
+//! server, Anthropic Messages and Ollama, behind one function, [`complete`].
+//!
+//! One call is one answer: it streams (reporting text as it arrives), retries what the
+//! providers' own SDKs retry (408, 409, 429, 5xx, 529, dropped connections: three tries in all,
+//! jittered exponential backoff honouring `Retry-After` up to 60 s), gives up at once on what
+//! retrying cannot fix (400, 401, 403, an exhausted quota), and retries once without the
+//! structured-output schema when a server says it does not support it. A cut answer is not an
+//! error here: it comes back with [`Finish::Length`] and the caller decides.
+//!
+//! Keys live only in [`Endpoint::api_key`] and the request headers: never in `Debug` output,
+//! errors or events.
+
+pub mod config;
+mod error;
+mod wire;
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde::Serialize;
+
+pub use error::LlmError;
+
+/// Which API a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Wire {
+    OpenAiChat,
+    OpenAiResponses,
+    Anthropic,
+    Ollama,
+}
+
+/// One configured provider.
+#[derive(Clone)]
+pub struct Endpoint {
+    /// The name shown to users and stored in plans (`openai`, `anthropic`, `ollama`, or the
+    /// user's name for a server).
+    pub name: String,
+    pub wire: Wire,
+    /// Without a trailing slash; OpenAI-style URLs include `/v1`.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub model: String,
+    /// Longest wait for the next bytes of an answer.
+    pub read_timeout: Duration,
+    /// Send the JSON schema as the provider's structured-output format.
+    pub strict: bool,
+    /// The default local Ollama, tried because nothing is configured.
+    pub implicit: bool,
+    /// First backoff step (doubled per retry, capped at 8 s).
+    pub retry_base: Duration,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("name", &self.name)
+            .field("wire", &self.wire)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field("model", &self.model)
+            .field("read_timeout", &self.read_timeout)
+            .field("strict", &self.strict)
+            .field("implicit", &self.implicit)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    /// The end of the byte-stable prefix: providers that take cache marks get one here.
+    pub cache_mark: bool,
+}
+
+/// A JSON schema sent as structured output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    pub name: String,
+    pub value: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub schema: Option<Schema>,
+    pub max_tokens: u32,
+    /// OpenAI `prompt_cache_key`: requests with one prefix share a cache.
+    pub cache_key: Option<String>,
+}
+
+/// Tokens of one request. `input` counts every prompt token, cached ones included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cached: u64,
+    pub cache_write: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finish {
+    Stop,
+    /// Cut at the output token limit.
+    Length,
+    ContentFilter,
+    Other(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub text: String,
+    pub finish: Finish,
+    pub usage: Usage,
+    /// The model as the server names it.
+    pub model: String,
+    pub latency_ms: u64,
+    pub tries: u32,
+    /// Whether the answer was produced with the schema as structured output.
+    pub schema_sent: bool,
+}
+
+/// What [`complete`] reports while it works.
+#[derive(Debug, Clone)]
+pub enum Event {
+    Sent {
+        attempt: u32,
+        input_chars: usize,
+        schema: bool,
+    },
+    Retry {
+        status: u16,
+        wait: Duration,
+        attempt: u32,
+    },
+    FormatFallback {
+        reason: String,
+    },
+    Received {
+        chars: usize,
+        tokens: u64,
+    },
+    Timeout,
+}
+
+/// Most tries of one request.
+pub const MAX_TRIES: u32 = 3;
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+
+/// The HTTP client: rustls, a connect timeout, no total deadline (answers stream for minutes;
+/// the per-read timeout is the endpoint's).
+pub fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .user_agent(concat!("git-papayu/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .expect("the HTTP client builds with static settings")
+}
+
+/// Why one try did not give an answer.
+enum Try {
+    /// Worth another try after `wait` (or the backoff when `None`).
+    Again {
+        status: u16,
+        wait: Option<Duration>,
+        error: LlmError,
+    },
+    /// The server rejected the structured-output format.
+    Format(String),
+    Fatal(LlmError),
+}
+
+/// Asks `ep` for one answer to `req`.
+pub async fn complete(
+    http: &reqwest::Client,
+    ep: &Endpoint,
+    req: &Request,
+    on_event: &mut (dyn FnMut(Event) + Send),
+) -> Result<Reply, LlmError> {
+    let ep = &resolve_model(http, ep).await?;
+    let started = Instant::now();
+    let mut with_schema = ep.strict && req.schema.is_some();
+    let mut tries = 0;
+    let mut format_fallback_done = false;
+    loop {
+        tries += 1;
+        on_event(Event::Sent {
+            attempt: tries,
+            input_chars: req.system.len()
+                + req.messages.iter().map(|m| m.content.len()).sum::<usize>(),
+            schema: with_schema,
+        });
+        match attempt(http, ep, req, with_schema, on_event).await {
+            Ok(acc) => {
+                if ep.wire == Wire::Ollama {
+                    check_ollama_window(ep, req, &acc)?;
+                }
+                return Ok(Reply {
+                    text: acc.text,
+                    finish: acc.finish.unwrap_or(Finish::Stop),
+                    usage: acc.usage,
+                    model: if acc.model.is_empty() {
+                        ep.model.clone()
+                    } else {
+                        acc.model
+                    },
+                    latency_ms: started.elapsed().as_millis() as u64,
+                    tries,
+                    schema_sent: with_schema,
+                });
+            }
+            Err(Try::Format(reason)) if with_schema && !format_fallback_done => {
+                format_fallback_done = true;
+                with_schema = false;
+                tries -= 1;
+                on_event(Event::FormatFallback { reason });
+            }
+            Err(Try::Format(reason)) => {
+                return Err(LlmError::BadRequest {
+                    provider: ep.name.clone(),
+                    status: 400,
+                    message: reason,
+                });
+            }
+            Err(Try::Fatal(e)) => return Err(e),
+            Err(Try::Again {
+                status,
+                wait,
+                error,
+            }) => {
+                if tries >= MAX_TRIES {
+                    return Err(error);
+                }
+                let wait = wait
+                    .map(|w| w.min(MAX_RETRY_AFTER))
+                    .unwrap_or_else(|| backoff(ep.retry_base, tries));
+                on_event(Event::Retry {
+                    status,
+                    wait,
+                    attempt: tries,
+                });
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+}
+
+/// `base × 2^(try-1)`, capped at 8 s, with up to 25 % jitter.
+fn backoff(base: Duration, tries: u32) -> Duration {
+    let step = base
+        .saturating_mul(1 << (tries - 1).min(10))
+        .min(MAX_BACKOFF);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let jitter = step.mul_f64(f64::from(nanos % 1000) / 4000.0);
+    step + jitter
+}
+
+/// An implicit Ollama with no model takes the first model the server has.
+async fn resolve_model(http: &reqwest::Client, ep: &Endpoint) -> Result<Endpoint, LlmError> {
+    if !ep.model.is_empty() {
+        return Ok(ep.clone());
+    }
+    if ep.wire != Wire::Ollama {
+        return Err(LlmError::ModelMissing {
+            provider: ep.name.clone(),
+        });
+    }
+    let url = format!("{}/api/tags", ep.base_url.trim_end_matches('/'));
+    let response = match http.get(&url).timeout(ep.read_timeout).send().await {
+        Ok(r) => r,
+        Err(e) => return Err(connect_error(ep, &e)),
+    };
+    let tags: serde_json::Value = response.json().await.map_err(|e| LlmError::BadResponse {
+        provider: ep.name.clone(),
+        reason: format!("reading the model list: {e}"),
+    })?;
+    let first = tags["models"]
+        .as_array()
+        .and_then(|m| m.first())
+        .and_then(|m| m["name"].as_str().or(m["model"].as_str()));
+    match first {
+        Some(model) => Ok(Endpoint {
+            model: model.to_string(),
+            ..ep.clone()
+        }),
+        None => Err(LlmError::ModelMissing {
+            provider: ep.name.clone(),
+        }),
+    }
+}
+
+fn connect_error(ep: &Endpoint, e: &reqwest::Error) -> LlmError {
+    if ep.implicit && (e.is_connect() || e.is_timeout()) {
+        LlmError::NotConfigured {
+            url: ep.base_url.clone(),
+        }
+    } else {
+        LlmError::Unreachable {
+            provider: ep.name.clone(),
+            url: ep.base_url.clone(),
+            reason: without_key(ep, &e.to_string()),
+        }
+    }
+}
+
+/// A server's text, shortened, with the key (should a server echo it) masked.
+fn without_key(ep: &Endpoint, text: &str) -> String {
+    let mut text: String = text.chars().take(300).collect();
+    if let Some(key) = &ep.api_key
+        && !key.is_empty()
+    {
+        text = text.replace(key.as_str(), "[MASKED]");
+    }
+    crate::context::mask_secrets(&text)
+}
+
+async fn attempt(
+    http: &reqwest::Client,
+    ep: &Endpoint,
+    req: &Request,
+    with_schema: bool,
+    on_event: &mut (dyn FnMut(Event) + Send),
+) -> Result<wire::Acc, Try> {
+    let mut builder = http
+        .post(wire::url(ep))
+        .json(&wire::body(ep, req, with_schema));
+    for (name, value) in wire::headers(ep) {
+        builder = builder.header(name, value);
+    }
+    let timeout = |ep: &Endpoint| Try::Again {
+        status: 0,
+        wait: None,
+        error: LlmError::Timeout {
+            provider: ep.name.clone(),
+            seconds: ep.read_timeout.as_secs(),
+            tries: MAX_TRIES,
+        },
+    };
+    let response = match tokio::time::timeout(ep.read_timeout, builder.send()).await {
+        Err(_) => {
+            on_event(Event::Timeout);
+            return Err(timeout(ep));
+        }
+        Ok(Err(e)) if ep.implicit && e.is_connect() => {
+            return Err(Try::Fatal(connect_error(ep, &e)));
+        }
+        Ok(Err(e)) => {
+            return Err(Try::Again {
+                status: 0,
+                wait: None,
+                error: connect_error(ep, &e),
+            });
+        }
+        Ok(Ok(r)) => r,
+    };
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let text = response.text().await.unwrap_or_default();
+        return Err(classify(ep, status, &text, retry_after, with_schema));
+    }
+    let streamed = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.contains("event-stream") || t.contains("ndjson"));
+    if !streamed {
+        let body = read_all(ep, response)
+            .await
+            .map_err(|e| e.unwrap_or_else(|| timeout(ep)))?;
+        let value: serde_json::Value = match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            // Ollama streams NDJSON under application/json on some versions.
+            Err(_) if ep.wire == Wire::Ollama => return read_lines(ep, &body, on_event),
+            Err(e) => return Err(Try::Fatal(bad_response(ep, format!("not JSON: {e}")))),
+        };
+        let acc = wire::whole(ep.wire, &value);
+        return finish(ep, acc);
+    }
+    let mut acc = wire::Acc::default();
+    let mut stream = response.bytes_stream();
+    let mut buffer: Vec<u8> = Vec::new();
+    loop {
+        let chunk = match tokio::time::timeout(ep.read_timeout, stream.next()).await {
+            Err(_) => {
+                on_event(Event::Timeout);
+                return Err(timeout(ep));
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                return Err(Try::Again {
+                    status: 0,
+                    wait: None,
+                    error: connect_error(ep, &e),
+                });
+            }
+            Ok(Some(Ok(bytes))) => bytes,
+        };
+        buffer.extend_from_slice(&chunk);
+        while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buffer.drain(..=end).collect();
+            if feed_line(ep, &mut acc, &line) > 0 {
+                on_event(Event::Received {
+                    chars: acc.text.len(),
+                    tokens: acc.usage.output,
+                });
+            }
+        }
+    }
+    feed_line(ep, &mut acc, &buffer);
+    finish(ep, acc)
+}
+
+/// Reads a whole body within the per-read timeout. `Err(None)` is a timeout.
+async fn read_all(ep: &Endpoint, response: reqwest::Response) -> Result<Vec<u8>, Option<Try>> {
+    let mut stream = response.bytes_stream();
+    let mut body = Vec::new();
+    loop {
+        match tokio::time::timeout(ep.read_timeout, stream.next()).await {
+            Err(_) => return Err(None),
+            Ok(None) => return Ok(body),
+            Ok(Some(Err(e))) => {
+                return Err(Some(Try::Again {
+                    status: 0,
+                    wait: None,
+                    error: connect_error(ep, &e),
+                }));
+            }
+            Ok(Some(Ok(bytes))) => body.extend_from_slice(&bytes),
+        }
+    }
+}
+
+fn read_lines(
+    ep: &Endpoint,
+    body: &[u8],
+    on_event: &mut (dyn FnMut(Event) + Send),
+) -> Result<wire::Acc, Try> {
+    let mut acc = wire::Acc::default();
+    for line in body.split(|&b| b == b'\n') {
+        feed_line(ep, &mut acc, line);
+    }
+    on_event(Event::Received {
+        chars: acc.text.len(),
+        tokens: acc.usage.output,
+    });
+    finish(ep, acc)
+}
+
+/// One line of a stream: SSE (`data: {...}`) or NDJSON.
+fn feed_line(ep: &Endpoint, acc: &mut wire::Acc, line: &[u8]) -> usize {
+    let line = String::from_utf8_lossy(line);
+    let line = line.trim();
+    let payload = if ep.wire == Wire::Ollama {
+        line
+    } else {
+        match line.strip_prefix("data:") {
+            Some(data) => data.trim(),
+            None => return 0,
+        }
+    };
+    if payload.is_empty() || payload == "[DONE]" {
+        return 0;
+    }
+    match serde_json::from_str::<serde_json::Value>(payload) {
+        Ok(event) => wire::feed(ep.wire, acc, &event),
+        Err(_) => 0,
+    }
+}
+
+fn bad_response(ep: &Endpoint, reason: String) -> LlmError {
+    LlmError::BadResponse {
+        provider: ep.name.clone(),
+        reason,
+    }
+}
+
+fn finish(ep: &Endpoint, acc: wire::Acc) -> Result<wire::Acc, Try> {
+    if let Some(error) = &acc.error {
+        if acc.text.is_empty() {
+            let lower = error.to_ascii_lowercase();
+            if lower.contains("overloaded") || lower.contains("rate") {
+                return Err(Try::Again {
+                    status: 529,
+                    wait: None,
+                    error: LlmError::Server {
+                        provider: ep.name.clone(),
+                        status: 529,
+                        tries: MAX_TRIES,
+                        message: without_key(ep, error),
+                    },
+                });
+            }
+            return Err(Try::Fatal(bad_response(ep, without_key(ep, error))));
+        }
+    }
+    if acc.text.is_empty() && acc.finish.is_none() {
+        return Err(Try::Fatal(bad_response(
+            ep,
+            "the answer held no text".to_string(),
+        )));
+    }
+    Ok(acc)
+}
+
+/// `Retry-After` as seconds or an HTTP date.
+fn parse_retry_after(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    if let Ok(secs) = text.parse::<f64>() {
+        return (secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(3600.0)));
+    }
+    let when = httpdate_secs(text)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    Some(Duration::from_secs(when.saturating_sub(now)))
+}
+
+/// Seconds since the epoch of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+fn httpdate_secs(text: &str) -> Option<u64> {
+    let parts: Vec<&str> = text.split_whitespace().collect();
+    let [_, day, month, year, time, "GMT"] = parts.as_slice() else {
+        return None;
+    };
+    let month = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+    .iter()
+    .position(|m| m == month)? as i64
+        + 1;
+    let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
+    let hms: Vec<i64> = time.split(':').filter_map(|p| p.parse().ok()).collect();
+    let [h, m, s] = hms.as_slice() else {
+        return None;
+    };
+    // Days from the civil date (proleptic Gregorian), after Howard Hinnant's algorithm.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * 86_400 + h * 3600 + m * 60 + s).ok()
+}
+
+/// Decides what an error status means.
+fn classify(
+    ep: &Endpoint,
+    status: u16,
+    body: &str,
+    retry_after: Option<Duration>,
+    with_schema: bool,
+) -> Try {
+    let message = server_message(body);
+    let lower = body.to_ascii_lowercase();
+    let provider = ep.name.clone();
+    let quota = lower.contains("insufficient_quota")
+        || lower.contains("exceeded your current quota")
+        || lower.contains("spend_limit")
+        || lower.contains("spend limit")
+        || lower.contains("billing");
+    if quota {
+        return Try::Fatal(LlmError::Quota {
+            provider,
+            message: without_key(ep, &message),
+        });
+    }
+    match status {
+        401 | 403 => Try::Fatal(LlmError::Auth {
+            provider,
+            status,
+            message: without_key(ep, &message),
+        }),
+        408 | 409 | 429 | 500..=599 => Try::Again {
+            status,
+            wait: retry_after,
+            error: if status == 429 {
+                LlmError::RateLimited {
+                    provider,
+                    tries: MAX_TRIES,
+                    message: without_key(ep, &message),
+                }
+            } else {
+                LlmError::Server {
+                    provider,
+                    status,
+                    tries: MAX_TRIES,
+                    message: without_key(ep, &message),
+                }
+            },
+        },
+        400..=499 if with_schema && names_format(&lower) => Try::Format(without_key(ep, &message)),
+        _ => Try::Fatal(LlmError::BadRequest {
+            provider,
+            status,
+            message: without_key(ep, &message),
+        }),
+    }
+}
+
+/// Does an error body name the structured-output parameter?
+fn names_format(lower: &str) -> bool {
+    [
+        "response_format",
+        "json_schema",
+        "text.format",
+        "output_config",
+        "tool_choice",
+        "format",
+        "tools",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
+fn server_message(body: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    let text = value["error"]["message"]
+        .as_str()
+        .or(value["error"].as_str())
+        .or(value["message"].as_str())
+        .map(str::to_string)
+        .unwrap_or_else(|| body.trim().to_string());
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Ollama cuts a prompt longer than its window without an error. The window is sized to the
+/// prompt, but a server may cap it; its `prompt_eval_count` then sits at (just under) the cap,
+/// a power of two, while far fewer tokens than the prompt holds. A reused prompt cache also
+/// lowers the count, but to an arbitrary number, so both conditions must hold.
+fn check_ollama_window(ep: &Endpoint, req: &Request, acc: &wire::Acc) -> Result<(), LlmError> {
+    let Some(used) = acc.prompt_eval else {
+        return Ok(());
+    };
+    let chars = req.system.len() + req.messages.iter().map(|m| m.content.len()).sum::<usize>();
+    let sent = (chars as u64) / 4;
+    let at_a_window = (10..=20).any(|p| {
+        let window = 1u64 << p;
+        used <= window && used + window / 16 >= window
+    });
+    if used * 2 < sent && at_a_window {
+        return Err(LlmError::ContextTruncated {
+            provider: ep.name.clone(),
+            used,
+            sent,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
+        assert_eq!(
+            httpdate_secs("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(784_111_777)
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let base = Duration::from_millis(500);
+        assert!(backoff(base, 1) >= base && backoff(base, 1) < base * 2);
+        assert!(backoff(base, 2) >= base * 2);
+        assert!(backoff(base, 9) <= MAX_BACKOFF + MAX_BACKOFF / 4);
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let ep = Endpoint {
+            name: "x".into(),
+            wire: Wire::OpenAiChat,
+            base_url: "http://h/v1".into(),
+            api_key: Some("sk-secret-123".into()),
+            model: "m".into(),
+            read_timeout: Duration::from_secs(1),
+            strict: false,
+            implicit: false,
+            retry_base: Duration::from_millis(1),
+        };
+        assert!(!format!("{ep:?}").contains("sk-secret"));
+    }
+}
