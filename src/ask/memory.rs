@@ -101,10 +101,10 @@ fn shorten_longest(value: &mut Value) -> bool {
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         match v {
-            Value::String(s) if s.len() > 16 => {
-                if longest.as_ref().is_none_or(|l| l.len() < s.len()) {
-                    longest = Some(s);
-                }
+            Value::String(s)
+                if s.len() > 16 && longest.as_ref().is_none_or(|l| l.len() < s.len()) =>
+            {
+                longest = Some(s);
             }
             Value::Array(items) => stack.extend(items.iter_mut()),
             Value::Object(map) => stack.extend(map.values_mut()),

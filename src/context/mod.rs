@@ -244,13 +244,16 @@ const MANIFESTS: &[&str] = &[
     "go.mod",
 ];
 
+/// A file to show: line windows (empty = whole), why, priority, order of first mention.
+type Wanted = (Vec<(u32, u32)>, &'static str, u8, usize);
+
 /// Context gathered before the first call: files named in the goal and logs (with ±80 lines
 /// around each line a log points at), the environment and manifests when a dependency is
 /// missing, the architecture notes, the logs themselves, and the repository map.
 pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
     let mut out = Gathered::default();
     let exists = |p: &str| snap.is_file(p);
-    let mut wanted: BTreeMap<String, (Vec<(u32, u32)>, &str, u8, usize)> = BTreeMap::new();
+    let mut wanted: BTreeMap<String, Wanted> = BTreeMap::new();
     let mut order = 0;
     for path in locate::named_paths(&input.goal, &exists) {
         order += 1;
@@ -276,7 +279,7 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
             }
         }
     }
-    let mut files: Vec<(String, (Vec<(u32, u32)>, &str, u8, usize))> = wanted.into_iter().collect();
+    let mut files: Vec<(String, Wanted)> = wanted.into_iter().collect();
     files.sort_by_key(|(_, (_, _, priority, order))| (*priority, *order));
     for (path, (windows, source, priority, _)) in files {
         if !may_read(snap, &path) {
@@ -391,10 +394,13 @@ pub fn env_text(snap: &Snapshot<'_>) -> String {
     out
 }
 
+/// Blocks and withheld paths of one answered request.
+type Answer = (Vec<Block>, Vec<(String, String)>);
+
 /// Context requests answered within one plan cycle: the same request is served from here.
 #[derive(Debug, Default)]
 pub struct Cache {
-    entries: BTreeMap<String, (Vec<Block>, Vec<(String, String)>)>,
+    entries: BTreeMap<String, Answer>,
     pub hits: BTreeMap<String, u32>,
     pub misses: BTreeMap<String, u32>,
 }

@@ -494,23 +494,23 @@ fn bad_response(ep: &Endpoint, reason: String) -> LlmError {
 }
 
 fn finish(ep: &Endpoint, acc: wire::Acc) -> Result<wire::Acc, Try> {
-    if let Some(error) = &acc.error {
-        if acc.text.is_empty() {
-            let lower = error.to_ascii_lowercase();
-            if lower.contains("overloaded") || lower.contains("rate") {
-                return Err(Try::Again {
+    if let Some(error) = &acc.error
+        && acc.text.is_empty()
+    {
+        let lower = error.to_ascii_lowercase();
+        if lower.contains("overloaded") || lower.contains("rate") {
+            return Err(Try::Again {
+                status: 529,
+                wait: None,
+                error: LlmError::Server {
+                    provider: ep.name.clone(),
                     status: 529,
-                    wait: None,
-                    error: LlmError::Server {
-                        provider: ep.name.clone(),
-                        status: 529,
-                        tries: MAX_TRIES,
-                        message: without_key(ep, error),
-                    },
-                });
-            }
-            return Err(Try::Fatal(bad_response(ep, without_key(ep, error))));
+                    tries: MAX_TRIES,
+                    message: without_key(ep, error),
+                },
+            });
         }
+        return Err(Try::Fatal(bad_response(ep, without_key(ep, error))));
     }
     if acc.text.is_empty() && acc.finish.is_none() {
         return Err(Try::Fatal(bad_response(
