@@ -60,8 +60,8 @@ commands_to_run; the tool prints them and never executes them.
 - Make the smallest change that reaches the goal. No broad refactoring unless asked.
 - Paths are relative to the repository root, with / separators: no absolute paths, no .., no .git/.
 - Never read, write or delete protected files: .env*, *.pem, *.key, *.p12, id_rsa*, **/secrets/**.
-- Actions apply in this order: CREATE_DIR, then CREATE_FILE/UPDATE_FILE/PATCH_FILE/REPLACE_RANGE, \
-then DELETE_FILE, then DELETE_DIR. One path gets one write at most.
+- Actions apply in this order: directories created, files written, files deleted, directories \
+deleted. One path gets one write at most.
 - If nothing needs to change, return no actions and a summary starting with \"NO_CHANGES:\".";
 
 const SHAPE_V1: &str = "\

@@ -66,6 +66,7 @@ static ELISION: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:(?:the\s+)?rest\s+of\s+(?:the\s+)?(?:file|code|class|function|module|implementation|methods?)",
         r"|(?:existing|remaining|other|previous|original|unchanged)\s+(?:code|content|lines|methods|functions|implementation|imports|tests)",
         r"|(?:code|content|everything\s+else|all\s+else)\s+(?:remains?|stays?|is|are)\s+(?:the\s+same|unchanged|as\s+(?:before|is))",
+        r"|(?:rest|remainder)(?:\s+of\s+\w+)?\s+(?:is\s+|remains?\s+|stays?\s+)?(?:unchanged|the\s+same|as\s+(?:before|is))",
         r"|unchanged|same\s+as\s+before|omitted\s+for\s+brevity|as\s+before",
         r")\b.*$"
     ))
