@@ -10,6 +10,9 @@ use super::{Block, BlockKind, Budget};
 /// What a priority-0 file keeps at least.
 pub const MIN_PRIORITY0_CHARS: usize = 4_000;
 
+/// Room for the truncation marker: a block this close to the floor counts as at the floor.
+const FLOOR_SLACK: usize = 64;
+
 /// What the diet did, for the `CONTEXT_DIET_APPLIED` event and the trace's `context_stats`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DietReport {
@@ -35,15 +38,20 @@ impl DietReport {
     }
 }
 
-/// Cuts `text` to `max` characters: 60 % head, 40 % tail, with a marker naming the cut.
+/// Longest marker `truncate` inserts (`\n...[TRUNCATED N chars]...\n` with N up to 20 digits).
+const MARKER_MAX: usize = 44;
+
+/// Cuts `text` to at most `max` characters, marker included: of what is kept, 60 % from the
+/// head and 40 % from the tail, around `...[TRUNCATED N chars]...`.
 pub fn truncate(text: &str, max: usize) -> String {
     let chars: Vec<char> = text.chars().collect();
     if chars.len() <= max {
         return text.to_string();
     }
-    let cut = chars.len() - max;
-    let head = max * 6 / 10;
-    let tail = max - head;
+    let keep = max.saturating_sub(MARKER_MAX);
+    let cut = chars.len() - keep;
+    let head = keep * 6 / 10;
+    let tail = keep - head;
     let mut out: String = chars[..head].iter().collect();
     out.push_str(&format!("\n...[TRUNCATED {cut} chars]...\n"));
     out.extend(&chars[chars.len() - tail..]);
@@ -94,7 +102,9 @@ pub fn diet(mut blocks: Vec<Block>, budget: &Budget) -> (Vec<Block>, DietReport)
             _ => shrink(b, budget.max_file_chars, &mut report),
         }
     }
-    loop {
+    // Every pass drops a block or shrinks one by at least its excess, so this bound is never
+    // reached; it is a guard, not a rule.
+    for _ in 0..blocks.len() * 8 + 16 {
         let over_count = blocks.iter().filter(|b| counted(b)).count() > budget.max_files;
         let over_total = total(&blocks) > budget.max_total_chars;
         if !over_count && !over_total {
@@ -110,22 +120,20 @@ pub fn diet(mut blocks: Vec<Block>, budget: &Budget) -> (Vec<Block>, DietReport)
             .map(|(i, _)| i);
         let Some(i) = victim else { break };
         if drop_rank(&blocks[i]).0 == 3 && !over_count {
-            let excess = total(&blocks) - budget.max_total_chars;
-            let len = blocks[i].body.chars().count();
-            if len > MIN_PRIORITY0_CHARS {
-                let target = len.saturating_sub(excess).max(MIN_PRIORITY0_CHARS);
-                shrink(&mut blocks[i], target, &mut report);
-                if total(&blocks) <= budget.max_total_chars {
-                    break;
-                }
-                if blocks
-                    .iter()
-                    .filter(|b| drop_rank(b).0 == 3)
-                    .all(|b| b.body.chars().count() <= MIN_PRIORITY0_CHARS + 64)
-                {
-                    let removed = blocks.remove(i);
-                    report.dropped.push(removed.title);
-                }
+            // Only must-keep blocks are left: shrink the largest toward the floor first.
+            let largest = blocks
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| drop_rank(b).0 == 3)
+                .map(|(j, b)| (b.body.chars().count(), j))
+                .filter(|(len, _)| *len > MIN_PRIORITY0_CHARS + MARKER_MAX + FLOOR_SLACK)
+                .max();
+            if let Some((len, j)) = largest {
+                let excess = total(&blocks) - budget.max_total_chars;
+                let target = len
+                    .saturating_sub(excess)
+                    .max(MIN_PRIORITY0_CHARS + MARKER_MAX);
+                shrink(&mut blocks[j], target, &mut report);
                 continue;
             }
         }
@@ -159,7 +167,8 @@ mod tests {
     #[test]
     fn truncation_keeps_head_and_tail_60_40() {
         let text: String = ('a'..='z').cycle().take(1000).collect();
-        let cut = truncate(&text, 100);
+        let cut = truncate(&text, 144);
+        assert!(cut.chars().count() <= 144);
         assert!(cut.starts_with(&text[..60]));
         assert!(cut.ends_with(&text[960..]));
         assert!(cut.contains("...[TRUNCATED 900 chars]..."));
