@@ -109,6 +109,10 @@ codes! {
     NothingToRedo => "ERR_NOTHING_TO_REDO",
     Io => "ERR_IO",
     Git => "ERR_GIT",
+    // Shared notes, identity and signing.
+    ForeignCommits => "ERR_FOREIGN_COMMITS",
+    IdentityUnknown => "ERR_IDENTITY_UNKNOWN",
+    SigningFailed => "ERR_SIGNING_FAILED",
 }
 
 impl fmt::Display for Code {
