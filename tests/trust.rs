@@ -607,9 +607,20 @@ fn proposal_commits_are_signed_when_commit_gpgsign_is_on() {
         .err("ERR_SIGNING_FAILED");
     assert_eq!(repo.snapshot(), before);
 
-    // Without commit.gpgsign the commit is not signed.
-    repo.git(["config", "commit.gpgsign", "false"]).ok();
-    let branch = apply(&repo, &id);
-    assert_ne!(repo.git(["verify-commit", &branch]).status, Some(0));
+    // Signing turned off for one command (git -c) leaves the commit unsigned.
+    let run = repo
+        .git([
+            "-c",
+            "commit.gpgsign=false",
+            "papayu",
+            "apply",
+            &id,
+            "--no-check",
+            "--json",
+        ])
+        .ok();
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    let branch = out["branch"].as_str().unwrap();
+    assert_ne!(repo.git(["verify-commit", branch]).status, Some(0));
     repo.fsck();
 }
