@@ -129,6 +129,10 @@ codes! {
     LlmBadResponse => "ERR_LLM_BAD_RESPONSE",
     LlmContextTruncated => "ERR_LLM_CONTEXT_TRUNCATED",
     LlmModelMissing => "ERR_LLM_MODEL_MISSING",
+    // Shared notes, identity and signing.
+    ForeignCommits => "ERR_FOREIGN_COMMITS",
+    IdentityUnknown => "ERR_IDENTITY_UNKNOWN",
+    SigningFailed => "ERR_SIGNING_FAILED",
 }
 
 impl fmt::Display for Code {

@@ -635,7 +635,44 @@ fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
             .stdout,
         "first\nsecond\n"
     );
-    run(&repo, &["undo"], &compat_env(&fake2)).ok();
-    assert_eq!(repo.rev(&branch), tip, "undo moves the branch back");
+    let third = serde_json::json!({
+        "summary": "And a third",
+        "actions": [{"kind": "PATCH_FILE", "path": "NOTES.md", "base_sha256": sha("first\nsecond\n"),
+                     "patch": "@@ -2 +2,2 @@\n second\n+third\n"}]
+    })
+    .to_string();
+    let fake3 = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("NOTES.md")),
+        fake_llm::openai_chat(&third),
+    ]);
+    run(
+        &repo,
+        &["refine", &branch, "and a third", "--no-check"],
+        &compat_env(&fake3),
+    )
+    .ok();
+    assert_eq!(
+        repo.git(["show", &format!("{branch}:NOTES.md")])
+            .ok()
+            .stdout,
+        "first\nsecond\nthird\n"
+    );
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(
+        list.contains("Add notes"),
+        "refined plans keep the goal: {list}"
+    );
+    run(&repo, &["undo"], &compat_env(&fake3)).ok();
+    assert_eq!(
+        repo.rev(&branch),
+        new_tip,
+        "undo moves the branch back one refinement"
+    );
+    run(&repo, &["undo"], &compat_env(&fake3)).ok();
+    assert_eq!(
+        repo.rev(&branch),
+        tip,
+        "and the next undo to the applied plan"
+    );
     repo.fsck();
 }

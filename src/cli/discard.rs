@@ -9,20 +9,23 @@ use super::{CliResult, ui};
 /// Delete a plan's proposal branch and check worktree and mark the plan discarded.
 ///
 /// The branch tip stays reachable from the operation log, so git papayu undo brings it back
-/// even after git gc.
+/// even after git gc. A proposal branch you added commits to is kept unless you pass --force.
 #[derive(Debug, Args)]
 pub struct DiscardArgs {
     /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
     pub plan: Option<String>,
+    /// Delete the proposal branch even when it holds commits papayu did not make.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(args: DiscardArgs) -> CliResult {
-    let DiscardArgs { plan } = args;
+    let DiscardArgs { plan, force } = args;
     let store = Store::open()?;
-    let discarded = review::discard(&store, plan.as_deref())?;
-    let what = match &discarded.branch {
-        Some(branch) => format!("deleted {branch}"),
-        None => "it had no branch".to_string(),
+    let discarded = review::discard(&store, plan.as_deref(), force)?;
+    let what = match discarded.branches.as_slice() {
+        [] => "it had no branch".to_string(),
+        names => format!("deleted {}", names.join(", ")),
     };
     ui::outln(&format!(
         "Discarded plan {} ({what}). Undo with git papayu undo.",

@@ -82,7 +82,9 @@ pub fn run(args: RefineArgs) -> CliResult {
         quiet: json,
     };
     let mut candidates = asking::ask_models(&store, ask)?;
-    let (candidate, provenance) = candidates.remove(0);
+    let (candidate, mut provenance) = candidates.remove(0);
+    // The refined plan keeps the goal; the feedback was only for the model.
+    provenance.goal = target.record.goal.clone();
     match refine::advance(&store, &target, candidate, provenance, &choice)? {
         Refined::Committed {
             planned,

@@ -8,7 +8,9 @@ use super::{CliResult, ui};
 
 /// Undo the last papayu operation (plan, apply, merge, discard), refs compare-and-swap.
 ///
-/// Refuses, changing nothing, when a ref the operation moved has moved again since.
+/// Refuses, changing nothing, when a branch the operation moved has moved again since. The
+/// shared notes are never moved back: undo appends events that cancel what the operation
+/// recorded.
 #[derive(Debug, Args)]
 pub struct UndoArgs {}
 

@@ -153,7 +153,7 @@ pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Probl
         return Ok(Outcome::NothingToApply { record });
     }
     let commit = store
-        .commit_on(target, new_tree, &commit_message(&record))
+        .commit_for_user(target, new_tree, &commit_message(&record))
         .map_err(|e| vec![e.to_problem()])?;
     let branch = branch_name(&record);
 

@@ -1,14 +1,26 @@
-//! Undo and redo: invert the newest operation in the log, by compare-and-swap.
+//! Undo and redo: invert the newest operation in the log.
 //!
-//! Every ref the operation changed must still hold the value the operation left there; if the
-//! user (or anyone) moved one since, undo refuses and changes nothing. When the operation moved
-//! the branch that is checked out (a merge), the working tree follows with `git reset --keep`,
-//! which refuses rather than overwrite local changes.
+//! Branches go back by compare-and-swap: every branch the operation changed must still hold the
+//! value the operation left there; if the user (or anyone) moved one since, undo refuses and
+//! changes nothing. When the operation moved the branch that is checked out (a merge), the
+//! working tree follows with `git reset --keep`, which refuses rather than overwrite local
+//! changes.
+//!
+//! The notes ref is never moved back: teammates' merged notes, `git commit --amend` with notes
+//! rewriting and fetches move it too, and rewinding it would throw their lines away. Instead,
+//! for every note line the operation appended, undo appends an `undone` event that cancels it
+//! (redo an `redone` event that cancels the `undone`), on the note where the line was written
+//! and on every note that holds a copy of it now.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use git2::Oid;
 
 use crate::codes::{Code, Problem};
-use crate::store::oplog::{self, Entry, OpKind, Pending};
+use crate::store::oplog::{self, Entry, LoggedLine, OpKind, Operation, Pending};
+use crate::store::records::{Event, EventKind, line_hash, line_plan};
 use crate::store::refs::RefChange;
-use crate::store::{OPLOG_REF, Store};
+use crate::store::{NOTES_REF, OPLOG_REF, Store, StoreError, notes};
 
 /// What undo or redo did.
 pub struct Reverted {
@@ -42,7 +54,7 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
         .refs
         .iter()
         .rev()
-        .filter(|c| c.name != OPLOG_REF)
+        .filter(|c| c.name != OPLOG_REF && c.name != NOTES_REF)
         .map(RefChange::inverse)
         .collect();
     for change in &changes {
@@ -69,9 +81,10 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
         OpKind::Redo => format!("redo {}", target.op.description.trim_start_matches("undo ")),
         _ => format!("undo {}", target.op.description),
     };
-    let mut pending = Pending::new(kind, description);
+    let mut pending = Pending::new(kind, description.clone());
     pending.target = Some(target.id.to_string());
     pending.refs = others;
+    pending.note_lines = cancel_lines(store, &target.op, kind, &description)?;
     if let Some(change) = checked_out.first() {
         super::review::require_clean(store)?;
         move_checked_out(store, change)?;
@@ -85,6 +98,83 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
         return Err(e.into());
     }
     Ok(Reverted { target, changes })
+}
+
+/// The note lines that cancel every line `op` appended: one event per line, appended where the
+/// line was written and wherever a copy of it lives now.
+fn cancel_lines(
+    store: &Store,
+    op: &Operation,
+    kind: OpKind,
+    description: &str,
+) -> Result<Vec<(Oid, String)>, StoreError> {
+    let logged = if op.lines.is_empty() {
+        legacy_lines(store, op)?
+    } else {
+        op.lines.clone()
+    };
+    if logged.is_empty() {
+        return Ok(Vec::new());
+    }
+    let wanted: BTreeSet<&str> = logged.iter().map(|l| l.hash.as_str()).collect();
+    let mut copies: BTreeMap<String, BTreeSet<Oid>> = BTreeMap::new();
+    for (annotated, text) in notes::all(&store.repo, store.ref_value(NOTES_REF)?)? {
+        for line in text.lines() {
+            let hash = line_hash(line);
+            if wanted.contains(hash.as_str()) {
+                copies.entry(hash).or_default().insert(annotated);
+            }
+        }
+    }
+    let event_kind = match kind {
+        OpKind::Redo => EventKind::Redone,
+        _ => EventKind::Undone,
+    };
+    let mut out = Vec::new();
+    let mut done: BTreeSet<&str> = BTreeSet::new();
+    for line in &logged {
+        if !done.insert(line.hash.as_str()) {
+            continue;
+        }
+        let mut event = Event::new(&line.plan, event_kind);
+        event.cancels = Some(line.hash.clone());
+        event.detail = Some(description.to_string());
+        let text = crate::engine::apply::to_line(&event);
+        let mut places: BTreeSet<Oid> = copies.remove(&line.hash).unwrap_or_default();
+        places.extend(
+            logged
+                .iter()
+                .filter(|l| l.hash == line.hash)
+                .filter_map(|l| Oid::from_str(&l.on).ok()),
+        );
+        out.extend(places.into_iter().map(|on| (on, text.clone())));
+    }
+    Ok(out)
+}
+
+/// The lines appended by an entry written before entries named their lines: what its notes
+/// change added, note by note.
+fn legacy_lines(store: &Store, op: &Operation) -> Result<Vec<LoggedLine>, StoreError> {
+    let Some(change) = op.refs.iter().find(|c| c.name == NOTES_REF) else {
+        return Ok(Vec::new());
+    };
+    let before: BTreeMap<Oid, String> = notes::all(&store.repo, change.old)?.into_iter().collect();
+    let mut out = Vec::new();
+    for (on, text) in notes::all(&store.repo, change.new)? {
+        let old: BTreeSet<&str> = before
+            .get(&on)
+            .map_or_else(BTreeSet::new, |t| t.lines().collect());
+        for line in text.lines().filter(|l| !old.contains(l)) {
+            if let Some(plan) = line_plan(line) {
+                out.push(LoggedLine {
+                    on: on.to_string(),
+                    plan,
+                    hash: line_hash(line),
+                });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Moves the checked-out branch and its working tree with `git reset --keep`.

@@ -44,56 +44,47 @@ pub enum Refined {
 }
 
 /// Finds the applied proposal named by `spec` (plan id or branch) and checks that papayu may
-/// move its branch.
+/// move its branch: the branch's tip must be papayu's own commit for the plan that owns it (a
+/// refined branch belongs to its newest refinement), with no commit of anyone else on top.
 pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
     let ledger = load_ledger(store)?;
-    let record = super::apply::find_plan(store, &ledger, spec)?;
-    let branch = ledger
-        .branch(&record.id)
-        .map(str::to_string)
-        .ok_or_else(|| {
-            Problem::new(
-                Code::PlanState,
-                format!(
-                    "plan {} has no proposal branch ({}); apply it first with git papayu apply {}",
-                    record.short_id(),
-                    ledger.status(&record.id).as_str(),
-                    record.short_id()
-                ),
-            )
-        })?;
-    let tip = store
-        .ref_value(&format!("refs/heads/{branch}"))?
-        .ok_or_else(|| {
-            Problem::new(
-                Code::PlanState,
-                format!("branch {branch} no longer exists; apply the plan again"),
-            )
-        })?;
-    let mut ours = vec![record.id.clone()];
-    ours.extend(
-        ledger
-            .events_of(&record.id)
+    let mut record = super::apply::find_plan(store, &ledger, spec)?;
+    if ledger.proposal(&record.id).is_none()
+        && let Some(name) = spec.map(|s| s.trim().trim_start_matches("refs/heads/"))
+        && let Some(owner) = ledger
+            .records
             .iter()
-            .filter(|e| e.event == EventKind::Refined)
-            .filter_map(|e| e.detail.clone()),
-    );
-    let trailer = store.plan_trailer(tip)?;
-    if !trailer.as_ref().is_some_and(|t| ours.contains(t)) {
+            .find(|r| ledger.proposals(&r.id).iter().any(|b| b.name == name))
+    {
+        record = owner.clone();
+    }
+    let Some(branch) = ledger.proposal(&record.id).cloned() else {
         return Err(Problem::new(
-            Code::RefMoved,
+            Code::PlanState,
             format!(
-                "the tip of {branch} is not a commit papayu made for plan {}; refine only papayu's own proposals (merge or rebase your commits elsewhere)",
+                "plan {} has no proposal branch here ({}); apply it first with git papayu apply {}",
+                record.short_id(),
+                ledger.status(&record.id).as_str(),
                 record.short_id()
+            ),
+        ));
+    };
+    if !branch.is_pristine() {
+        return Err(Problem::new(
+            Code::ForeignCommits,
+            format!(
+                "{} holds commits papayu did not make (newest {}); refine only papayu's own proposals, or move your commits to another branch",
+                branch.name,
+                &branch.tip.to_string()[..10]
             ),
         ));
     }
     let base = record.base_oid()?;
-    let changed = store.changed_paths(base, tip)?;
+    let changed = store.changed_paths(base, branch.tip)?;
     Ok(Target {
         record,
-        branch,
-        tip,
+        branch: branch.name,
+        tip: branch.tip,
         changed,
     })
 }
@@ -133,7 +124,7 @@ pub fn advance(
         return Ok(Refined::NothingChanged { planned });
     }
     let commit = store
-        .commit_on(target.tip, tree, &commit_message(record))
+        .commit_for_user(target.tip, tree, &commit_message(record))
         .map_err(|e| vec![e.to_problem()])?;
     let mut report = None;
     if let Some(command) = check::resolve(

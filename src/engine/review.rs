@@ -3,6 +3,11 @@
 //! Merge shells out to `git merge` on purpose: it must honour the user's hooks, merge drivers,
 //! attributes and working tree exactly as git does. It refuses on a dirty tree, and a merge that
 //! stops half-way is aborted so the repository is left as it was.
+//!
+//! Neither ever takes a branch name from a note: the branch of a plan is a local `papayu/*`
+//! branch whose history carries the plan's `Papayu-Plan:` trailer (see
+//! [`crate::store::proposals`]). Discard deletes such a branch only when its tip is the plan's
+//! own commit; when the user added commits on top it asks for `--force`.
 
 use std::process::Command;
 
@@ -11,6 +16,7 @@ use git2::Oid;
 use super::apply::{find_plan, load_ledger, to_line};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
+use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
 use crate::store::{Store, worktree};
@@ -34,18 +40,14 @@ pub struct Merged {
 
 pub struct Discarded {
     pub record: PlanRecord,
-    pub branch: Option<String>,
+    /// The proposal branches deleted (usually one).
+    pub branches: Vec<String>,
     pub worktrees_removed: usize,
 }
 
-/// The proposal branch of a plan and its tip, when it exists.
-fn live_branch(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Option<(String, Oid)> {
-    let branch = ledger.branch(&record.id)?.to_string();
-    let tip = store
-        .ref_value(&format!("refs/heads/{branch}"))
-        .ok()
-        .flatten()?;
-    Some((branch, tip))
+/// The local proposal branch of a plan and its tip, when it exists.
+fn live_branch(ledger: &Ledger, record: &PlanRecord) -> Option<(String, Oid)> {
+    ledger.proposal(&record.id).map(|b| (b.name.clone(), b.tip))
 }
 
 /// A git command in the user's working tree.
@@ -109,7 +111,7 @@ pub fn require_clean(store: &Store) -> Result<(), Problem> {
 pub fn merge(store: &Store, spec: Option<&str>, style: MergeStyle) -> Result<Merged, Problem> {
     let ledger = load_ledger(store)?;
     let record = find_plan(store, &ledger, spec)?;
-    let (branch, tip) = live_branch(store, &ledger, &record).ok_or_else(|| {
+    let (branch, tip) = live_branch(&ledger, &record).ok_or_else(|| {
         Problem::new(
             Code::PlanState,
             format!(
@@ -230,48 +232,79 @@ fn abort_merge(store: &Store) {
     let _ = git_output(store, args);
 }
 
-pub fn discard(store: &Store, spec: Option<&str>) -> Result<Discarded, Problem> {
+/// Deletes a plan's local proposal branches and marks it discarded. A branch holding commits
+/// papayu did not make is deleted only with `force`.
+pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discarded, Problem> {
     let ledger = load_ledger(store)?;
     let record = find_plan(store, &ledger, spec)?;
     let status = ledger.status(&record.id);
-    let live = live_branch(store, &ledger, &record);
-    if status == Status::Discarded && live.is_none() {
+    let branches: Vec<LocalBranch> = ledger.proposals(&record.id).to_vec();
+    if status == Status::Discarded && branches.is_empty() {
         return Err(Problem::new(
             Code::PlanState,
             format!("plan {} is already discarded", record.short_id()),
         ));
     }
-    if let Some((branch, _)) = &live
-        && store.head_branch().as_deref() == Some(&format!("refs/heads/{branch}"))
+    let head = store.head_branch();
+    if let Some(b) = branches
+        .iter()
+        .find(|b| head.as_deref() == Some(&b.refname()))
     {
         return Err(Problem::new(
             Code::PlanState,
-            format!("you are on {branch}; check out another branch before discarding it"),
+            format!(
+                "you are on {}; check out another branch before discarding it",
+                b.name
+            ),
         ));
+    }
+    if !force && let Some(b) = branches.iter().find(|b| !b.is_pristine()) {
+        return Err(foreign_commits(store, b));
     }
     let mut event = Event::new(&record.id, EventKind::Discarded);
     let mut pending = Pending::new(OpKind::Discard, format!("discard {}", record.short_id()));
-    if let Some((branch, tip)) = &live {
-        event.branch = Some(branch.clone());
-        event.commit = Some(tip.to_string());
-        pending.refs.push(RefChange::new(
-            format!("refs/heads/{branch}"),
-            Some(*tip),
-            None,
-        ));
-        pending.description = format!("discard {} ({branch})", record.short_id());
+    if let Some(first) = branches.first() {
+        event.branch = Some(first.name.clone());
+        event.commit = Some(first.tip.to_string());
+        let names: Vec<&str> = branches.iter().map(|b| b.name.as_str()).collect();
+        pending.description = format!("discard {} ({})", record.short_id(), names.join(", "));
+    }
+    for b in &branches {
+        pending
+            .refs
+            .push(RefChange::new(b.refname(), Some(b.tip), None));
     }
     pending
         .note_lines
         .push((record.base_oid()?, to_line(&event)));
     oplog::commit(store, &pending)?;
-    let worktrees_removed = match &live {
-        Some((_, tip)) => worktree::remove_holding(store, *tip)?,
-        None => 0,
-    };
+    let mut worktrees_removed = 0;
+    for b in &branches {
+        worktrees_removed += worktree::remove_holding(store, b.tip)?;
+    }
     Ok(Discarded {
         record,
-        branch: live.map(|(b, _)| b),
+        branches: branches.into_iter().map(|b| b.name).collect(),
         worktrees_removed,
     })
+}
+
+/// The refusal for a proposal branch holding commits papayu did not make.
+fn foreign_commits(store: &Store, branch: &LocalBranch) -> Problem {
+    let newest = branch.foreign.first().and_then(|id| {
+        let commit = store.repo.find_commit(*id).ok()?;
+        let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+        let subject = message.lines().next().unwrap_or("").to_string();
+        Some(format!("{} {subject}", &id.to_string()[..10]))
+    });
+    Problem::new(
+        Code::ForeignCommits,
+        format!(
+            "{} holds {} commit{} papayu did not make (newest: {}); keep them on another branch, or rerun with --force to delete them too",
+            branch.name,
+            branch.foreign.len(),
+            if branch.foreign.len() == 1 { "" } else { "s" },
+            newest.unwrap_or_default()
+        ),
+    )
 }

@@ -8,6 +8,7 @@
 mod error;
 pub mod notes;
 pub mod oplog;
+pub mod proposals;
 pub mod records;
 pub mod refs;
 mod sig;
@@ -102,8 +103,9 @@ impl Store {
         }
     }
 
-    /// Writes a commit of `tree` on top of `parent` (no ref is moved), as the configured author
-    /// and committer.
+    /// Writes a bookkeeping commit of `tree` on top of `parent` (no ref is moved): a commit that
+    /// never lands on a user's branch, such as a plan's preview. Commits for the user go through
+    /// [`Store::commit_for_user`].
     pub fn commit_on(&self, parent: Oid, tree: Oid, message: &str) -> Result<Oid, StoreError> {
         let repo = &self.repo;
         let parent = repo
@@ -123,6 +125,18 @@ impl Store {
         .map_err(|e| StoreError::git("writing a commit", e))
     }
 
+    /// Writes a commit of `tree` on top of `parent` for the user (a proposal commit) through
+    /// `git commit-tree`: git's identity rules and, with `commit.gpgsign`, git's signing. No ref
+    /// is moved. Fails with `ERR_IDENTITY_UNKNOWN` or `ERR_SIGNING_FAILED` where git would.
+    pub fn commit_for_user(
+        &self,
+        parent: Oid,
+        tree: Oid,
+        message: &str,
+    ) -> Result<Oid, StoreError> {
+        sig::commit_for_user(&self.repo, parent, tree, message)
+    }
+
     /// The branch HEAD points at (`refs/heads/…`), `None` when HEAD is detached.
     pub fn head_branch(&self) -> Option<String> {
         let head = self.repo.find_reference("HEAD").ok()?;
@@ -131,20 +145,6 @@ impl Store {
 }
 
 impl Store {
-    /// The plan id in a commit's `Papayu-Plan:` trailer, if it has one.
-    pub fn plan_trailer(&self, commit: Oid) -> Result<Option<String>, StoreError> {
-        let commit = self
-            .repo
-            .find_commit(commit)
-            .map_err(|e| StoreError::git("reading a commit", e))?;
-        let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-        Ok(message
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix("Papayu-Plan:"))
-            .map(|id| id.trim().to_string()))
-    }
-
     /// The tree of a commit.
     pub fn commit_tree(&self, commit: Oid) -> Result<Oid, StoreError> {
         self.repo

@@ -4,12 +4,15 @@
 //! every ref it changed (old and new value) and the previous entry. The previous entry is also
 //! its first parent, and every commit a changed ref pointed to, before or after, is an extra
 //! parent, so nothing papayu ever replaced or deleted becomes unreachable and `git gc` cannot
-//! lose it. Undo and redo are operations too: they name the entry they
-//! invert and change refs back by compare-and-swap.
+//! lose it. Each entry also names the note lines it appended (where, for which plan, and the
+//! line's hash), because undo never takes lines out of the shared notes: it appends events
+//! that cancel them. Undo and redo are operations too: they name the entry they invert and
+//! change refs back by compare-and-swap.
 
 use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
+use super::records::{line_hash, line_plan};
 use super::refs::{self, RefChange};
 use super::{NOTES_REF, OPLOG_REF, Store, StoreError, notes};
 
@@ -52,6 +55,20 @@ pub struct Operation {
     /// For undo and redo: the log entry this one inverts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// The note lines this operation appended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<LoggedLine>,
+}
+
+/// One note line an operation appended: enough for undo to cancel it wherever it lives now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggedLine {
+    /// The object whose note the line was appended to.
+    pub on: String,
+    /// The plan the line is about.
+    pub plan: String,
+    /// The line's [`line_hash`].
+    pub hash: String,
 }
 
 /// A log entry together with the commit that holds it.
@@ -115,6 +132,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             refs: pending.recorded.iter().chain(&changes).cloned().collect(),
             previous: previous.map(|p| p.to_string()),
             target: pending.target.clone(),
+            lines: logged_lines(&pending.note_lines),
         };
         let entry = write_entry(repo, previous, &op, &pending.keep)?;
         changes.push(RefChange::new(OPLOG_REF, previous, Some(entry)));
@@ -132,6 +150,25 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
         }
     }
     Err(last_error.expect("at least one attempt ran"))
+}
+
+/// The log's view of appended note lines: one per distinct line and object.
+fn logged_lines(lines: &[(Oid, String)]) -> Vec<LoggedLine> {
+    let mut out: Vec<LoggedLine> = Vec::new();
+    for (on, text) in lines {
+        let Some(plan) = line_plan(text) else {
+            continue;
+        };
+        let logged = LoggedLine {
+            on: on.to_string(),
+            plan,
+            hash: line_hash(text),
+        };
+        if !out.contains(&logged) {
+            out.push(logged);
+        }
+    }
+    out
 }
 
 /// Whether a failed update may be rebuilt and retried: only when what moved (or is briefly

@@ -1,14 +1,23 @@
 //! Plan records and their events, as stored one JSON line each in the papayu notes.
 //!
 //! A note may be merged with `git notes merge -s cat_sort_uniq`, which sorts its lines; so no
-//! reader here relies on line order: events carry a timestamp, records carry their id, and the
-//! status of a plan is derived from its events alone.
+//! reader here relies on line order: events carry a timestamp, records carry their id, and ties
+//! are broken by the line's own hash.
+//!
+//! Notes are shared: every line is a *claim* from whoever wrote it. The reader never panics on
+//! a line and drops every line that is not a well-formed record or event (bad ids, a branch
+//! outside `papayu/`, a cancel that names nothing). Lines are never removed: undo appends an
+//! `undone` event that cancels a line by its hash, redo a `redone` event that cancels the
+//! `undone`, so the notes ref only ever moves forward. A plan's status comes from the local
+//! proposal branches first (see [`super::proposals`]) and from its events second.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
+use super::proposals::{self, LocalBranch};
 use super::{StoreError, notes};
 use crate::codes::{Code, Problem};
 use crate::protocol::Plan;
@@ -100,6 +109,17 @@ pub enum EventKind {
     Failed,
     Merged,
     Discarded,
+    /// Undo cancelled the line named by `cancels`.
+    Undone,
+    /// Redo cancelled the `undone` line named by `cancels`.
+    Redone,
+}
+
+impl EventKind {
+    /// Whether this event cancels another line rather than changing a status.
+    pub fn is_cancel(self) -> bool {
+        matches!(self, EventKind::Undone | EventKind::Redone)
+    }
 }
 
 /// A status change of a plan.
@@ -119,6 +139,9 @@ pub struct Event {
     pub output_tail: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For `undone` and `redone`: the [`line_hash`] of the line this event cancels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancels: Option<String>,
 }
 
 impl Event {
@@ -132,7 +155,62 @@ impl Event {
             exit_code: None,
             output_tail: None,
             detail: None,
+            cancels: None,
         }
+    }
+
+    /// Whether the event is well-formed: a plan id, a branch only under `papayu/`, object ids
+    /// where ids belong, and a cancel exactly when the kind is one.
+    fn is_well_formed(&self) -> bool {
+        is_plan_id(&self.plan)
+            && self.branch.as_deref().is_none_or(is_proposal_branch)
+            && self.commit.as_deref().is_none_or(is_object_id)
+            && match &self.cancels {
+                Some(hash) => self.event.is_cancel() && is_plan_id(hash),
+                None => !self.event.is_cancel(),
+            }
+    }
+}
+
+/// Whether `text` is a plan id (or a line hash): 40 lowercase hex digits.
+pub fn is_plan_id(text: &str) -> bool {
+    text.len() == 40 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Whether `text` is a full object id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
+pub fn is_object_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Whether `name` is a branch name papayu may own: `papayu/…`, valid as a git ref.
+pub fn is_proposal_branch(name: &str) -> bool {
+    name.starts_with("papayu/") && git2::Reference::is_valid_name(&format!("refs/heads/{name}"))
+}
+
+/// The name of one note line: the first 40 hex digits of the SHA-256 of its text (without its
+/// newline). Undo and redo cancel lines by this name.
+pub fn line_hash(line: &str) -> String {
+    let digest = Sha256::digest(line.trim_end_matches(['\n', '\r']).as_bytes());
+    let mut out = String::with_capacity(40);
+    for byte in &digest[..20] {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
+/// The plan a note line is about (`plan` of an event, `id` of a record), if it names one.
+pub fn line_plan(line: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let plan = value.get("plan").or_else(|| value.get("id"))?.as_str()?;
+    is_plan_id(plan).then(|| plan.to_string())
+}
+
+impl PlanRecord {
+    /// Whether the record's ids are well-formed, so slicing and lookups on them are safe.
+    fn is_well_formed(&self) -> bool {
+        is_plan_id(&self.id)
+            && is_object_id(&self.base)
+            && self.preview.as_deref().is_none_or(is_object_id)
     }
 }
 
@@ -159,65 +237,113 @@ impl Status {
     }
 }
 
-/// Everything the notes say: plan records (deduplicated by id) and their events.
+/// Everything the notes say — plan records (deduplicated by id) and their status events, with
+/// cancelled lines left out — plus the local proposal branches of each plan.
 #[derive(Debug, Default)]
 pub struct Ledger {
     pub records: Vec<PlanRecord>,
+    /// Status events per plan, oldest first (cancel events are not listed).
     pub events: BTreeMap<String, Vec<Event>>,
+    /// Local proposal branches per plan, as found from the commits themselves.
+    pub local: BTreeMap<String, Vec<LocalBranch>>,
+}
+
+/// One well-formed line of the notes.
+enum Line {
+    Record(Box<PlanRecord>, Oid),
+    Event(Event),
+}
+
+impl Line {
+    fn plan(&self) -> &str {
+        match self {
+            Line::Record(r, _) => &r.id,
+            Line::Event(e) => &e.plan,
+        }
+    }
 }
 
 impl Ledger {
-    /// Reads all records and events from the notes commit `notes`.
+    /// Reads all records and events from the notes commit `notes`, and the local proposal
+    /// branches.
     pub fn load(repo: &Repository, notes: Option<Oid>) -> Result<Ledger, StoreError> {
-        let mut ledger = Ledger::default();
-        let mut index: BTreeMap<String, usize> = BTreeMap::new();
-        for (annotated, text) in notes::all(repo, notes)? {
-            for line in text.lines().filter(|l| l.starts_with('{')) {
-                ledger.add_line(line, annotated, &mut index);
-            }
-        }
-        ledger.sort_events();
-        ledger
-            .records
-            .sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        let mut ledger = Ledger::from_notes(notes::all(repo, notes)?);
+        ledger.local = proposals::scan(repo)?;
         Ok(ledger)
     }
 
-    /// Orders each plan's events by time (ties by kind) and drops exact duplicates, which a
-    /// `cat_sort_uniq` merge would also drop.
-    fn sort_events(&mut self) {
-        for events in self.events.values_mut() {
-            events.sort_by_key(|e| (e.at, e.event));
-            events.dedup();
+    /// Builds the ledger from (annotated object, note text) pairs. Pure: never panics, whatever
+    /// the text, and keeps only well-formed lines.
+    pub fn from_notes(notes: impl IntoIterator<Item = (Oid, String)>) -> Ledger {
+        let mut lines: BTreeMap<String, Line> = BTreeMap::new();
+        for (annotated, text) in notes {
+            for raw in text.lines().filter(|l| l.starts_with('{')) {
+                let hash = line_hash(raw);
+                if let Some(line) = parse_line(raw, annotated) {
+                    // The same line on two commits (a note copied by amend or rebase) is one
+                    // line; for a record, the copy on its own base is the one kept.
+                    let replace = match (&line, lines.get(&hash)) {
+                        (_, None) => true,
+                        (Line::Record(r, on), Some(_)) => r.base == on.to_string(),
+                        (Line::Event(_), Some(_)) => false,
+                    };
+                    if replace {
+                        lines.insert(hash, line);
+                    }
+                }
+            }
         }
+        let live = live_lines(&lines);
+        let mut ledger = Ledger::default();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut events: BTreeMap<String, Vec<(i64, EventKind, &str, Event)>> = BTreeMap::new();
+        for (hash, line) in &lines {
+            if !live.get(hash.as_str()).copied().unwrap_or(false) {
+                continue;
+            }
+            match line {
+                Line::Record(record, annotated) => {
+                    ledger.add_record(record, *annotated, &mut index);
+                }
+                Line::Event(event) if !event.event.is_cancel() => {
+                    events.entry(event.plan.clone()).or_default().push((
+                        event.at,
+                        event.event,
+                        hash,
+                        event.clone(),
+                    ));
+                }
+                Line::Event(_) => {}
+            }
+        }
+        for (plan, mut list) in events {
+            list.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+            ledger
+                .events
+                .insert(plan, list.into_iter().map(|(_, _, _, e)| e).collect());
+        }
+        ledger
+            .records
+            .sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        ledger
     }
 
-    fn add_line(&mut self, line: &str, annotated: Oid, index: &mut BTreeMap<String, usize>) {
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
-            return;
-        };
-        if value.get("event").is_some() {
-            if let Ok(event) = serde_json::from_value::<Event>(value) {
-                self.events
-                    .entry(event.plan.clone())
-                    .or_default()
-                    .push(event);
-            }
-            return;
-        }
-        let Ok(record) = serde_json::from_value::<PlanRecord>(value) else {
-            return;
-        };
+    fn add_record(
+        &mut self,
+        record: &PlanRecord,
+        annotated: Oid,
+        index: &mut BTreeMap<String, usize>,
+    ) {
         match index.get(&record.id) {
             // A note copied by a rebase holds the same record; the copy on its own base wins.
             Some(&i) => {
                 if record.base == annotated.to_string() {
-                    self.records[i] = record;
+                    self.records[i] = record.clone();
                 }
             }
             None => {
                 index.insert(record.id.clone(), self.records.len());
-                self.records.push(record);
+                self.records.push(record.clone());
             }
         }
     }
@@ -231,27 +357,42 @@ impl Ledger {
         self.events_of(id).last()
     }
 
+    /// A plan's status here: local proposal branches first, events second. A plan with a local
+    /// branch is applied (or merged, when that is its newest event) whatever a teammate's
+    /// events say; without one, an `applied` claim means nothing locally and the plan is
+    /// proposed again.
     pub fn status(&self, id: &str) -> Status {
-        match self.last_event(id).map(|e| e.event) {
-            None => Status::Proposed,
-            Some(EventKind::Applied | EventKind::Refined) => Status::Applied,
+        let newest = self.last_event(id).map(|e| e.event);
+        if self.proposal(id).is_some() {
+            return match newest {
+                Some(EventKind::Merged) => Status::Merged,
+                _ => Status::Applied,
+            };
+        }
+        match newest {
+            None
+            | Some(EventKind::Applied | EventKind::Refined)
+            | Some(EventKind::Undone | EventKind::Redone) => Status::Proposed,
             Some(EventKind::Failed) => Status::Failed,
             Some(EventKind::Merged) => Status::Merged,
             Some(EventKind::Discarded) => Status::Discarded,
         }
     }
 
-    /// The proposal branch of a plan while it is applied or merged (not once discarded or
-    /// failed), from its newest event.
+    /// The local proposal branches of a plan, the preferred one first.
+    pub fn proposals(&self, id: &str) -> &[LocalBranch] {
+        self.local.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The plan's local proposal branch, if it has one.
+    pub fn proposal(&self, id: &str) -> Option<&LocalBranch> {
+        self.proposals(id).first()
+    }
+
+    /// The name of the plan's local proposal branch (`papayu/…`), if it has one. Never taken
+    /// from a note.
     pub fn branch(&self, id: &str) -> Option<&str> {
-        match self.status(id) {
-            Status::Applied | Status::Merged => self
-                .events_of(id)
-                .iter()
-                .rev()
-                .find_map(|e| e.branch.as_deref()),
-            Status::Proposed | Status::Failed | Status::Discarded => None,
-        }
+        self.proposal(id).map(|b| b.name.as_str())
     }
 
     /// Resolves a user's plan argument: a hex id prefix (at least 4 digits) or a proposal
@@ -304,6 +445,63 @@ impl Ledger {
     }
 }
 
+/// Parses one note line into a well-formed record or event; anything else is `None`.
+fn parse_line(raw: &str, annotated: Oid) -> Option<Line> {
+    let value: serde_json::Value = serde_json::from_str(raw).ok()?;
+    if value.get("event").is_some() {
+        let event: Event = serde_json::from_value(value).ok()?;
+        return event.is_well_formed().then_some(Line::Event(event));
+    }
+    let record: PlanRecord = serde_json::from_value(value).ok()?;
+    record
+        .is_well_formed()
+        .then(|| Line::Record(Box::new(record), annotated))
+}
+
+/// Which lines are in effect: a line is cancelled by any line in effect that cancels it and is
+/// about the same plan. Hashes come from the text, so cancels cannot form a cycle; a chain of
+/// any length is walked without recursion.
+fn live_lines(lines: &BTreeMap<String, Line>) -> HashMap<&str, bool> {
+    let mut cancellers: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (hash, line) in lines {
+        if let Line::Event(Event {
+            cancels: Some(target),
+            plan,
+            ..
+        }) = line
+            && lines.get(target).is_some_and(|t| t.plan() == plan)
+        {
+            cancellers.entry(target.as_str()).or_default().push(hash);
+        }
+    }
+    let mut live: HashMap<&str, bool> = HashMap::new();
+    let mut open: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for start in lines.keys() {
+        let mut stack: Vec<&str> = vec![start];
+        open.insert(start);
+        while let Some(&hash) = stack.last() {
+            let by = cancellers.get(hash).map_or(&[][..], Vec::as_slice);
+            let next = by
+                .iter()
+                .copied()
+                .find(|c| !live.contains_key(c) && !open.contains(c));
+            match next {
+                Some(c) => {
+                    open.insert(c);
+                    stack.push(c);
+                }
+                None => {
+                    let cancelled = by.iter().any(|c| live.get(c).copied().unwrap_or(false));
+                    live.insert(hash, !cancelled);
+                    open.remove(hash);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    live
+}
+
 pub fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -325,7 +523,7 @@ mod tests {
     fn ledger(records: Vec<PlanRecord>) -> Ledger {
         Ledger {
             records,
-            events: BTreeMap::new(),
+            ..Ledger::default()
         }
     }
 
@@ -363,18 +561,246 @@ mod tests {
         assert!(l.resolve("abcd2").is_ok());
     }
 
+    const BASE: &str = "1111111111111111111111111111111111111111";
+
+    fn base() -> Oid {
+        Oid::from_str(BASE).unwrap()
+    }
+
+    fn event_line(id: &str, kind: &str, at: i64, extra: serde_json::Value) -> String {
+        let mut v = serde_json::json!({"plan": id, "event": kind, "at": at});
+        if let serde_json::Value::Object(extra) = extra {
+            v.as_object_mut().unwrap().extend(extra);
+        }
+        v.to_string()
+    }
+
+    fn from_lines(lines: &[String]) -> Ledger {
+        Ledger::from_notes([(base(), lines.join("\n"))])
+    }
+
     #[test]
     fn status_follows_the_newest_event_whatever_the_line_order() {
         let id = "a".repeat(40);
-        let mut l = ledger(vec![record(&id, "b", 1)]);
-        let mut applied = Event::new(&id, EventKind::Applied);
-        applied.at = 10;
-        applied.branch = Some("papayu/x".into());
-        let mut discarded = Event::new(&id, EventKind::Discarded);
-        discarded.at = 20;
-        l.events.insert(id.clone(), vec![discarded, applied]);
-        l.sort_events();
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let applied = event_line(
+            &id,
+            "applied",
+            10,
+            serde_json::json!({"branch": "papayu/x"}),
+        );
+        let discarded = event_line(&id, "discarded", 20, serde_json::json!({}));
+        for lines in [
+            vec![rec.clone(), applied.clone(), discarded.clone()],
+            vec![discarded.clone(), applied.clone(), rec.clone()],
+        ] {
+            let l = from_lines(&lines);
+            assert_eq!(l.status(&id), Status::Discarded);
+            assert_eq!(
+                l.branch(&id),
+                None,
+                "no local branch, whatever the events say"
+            );
+        }
+    }
+
+    #[test]
+    fn equal_timestamps_resolve_the_same_whatever_the_order() {
+        let id = "a".repeat(40);
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let failed = event_line(&id, "failed", 10, serde_json::json!({}));
+        let discarded = event_line(&id, "discarded", 10, serde_json::json!({}));
+        let one = from_lines(&[rec.clone(), failed.clone(), discarded.clone()]);
+        let two = from_lines(&[discarded, failed, rec]);
+        assert_eq!(one.status(&id), two.status(&id));
+        assert_eq!(one.events_of(&id), two.events_of(&id));
+    }
+
+    #[test]
+    fn a_cancelled_line_is_out_of_effect_until_its_cancel_is_cancelled() {
+        let id = "a".repeat(40);
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let discarded = event_line(&id, "discarded", 20, serde_json::json!({}));
+        let undone = event_line(
+            &id,
+            "undone",
+            30,
+            serde_json::json!({"cancels": line_hash(&discarded)}),
+        );
+        let redone = event_line(
+            &id,
+            "redone",
+            40,
+            serde_json::json!({"cancels": line_hash(&undone)}),
+        );
+        let undone_rec = event_line(
+            &id,
+            "undone",
+            50,
+            serde_json::json!({"cancels": line_hash(&rec)}),
+        );
+
+        let l = from_lines(&[rec.clone(), discarded.clone()]);
         assert_eq!(l.status(&id), Status::Discarded);
-        assert_eq!(l.branch(&id), None, "a discarded plan has no live branch");
+        let l = from_lines(&[undone.clone(), rec.clone(), discarded.clone()]);
+        assert_eq!(l.status(&id), Status::Proposed);
+        assert!(l.events_of(&id).is_empty(), "cancels are not status events");
+        let l = from_lines(&[
+            redone.clone(),
+            undone.clone(),
+            rec.clone(),
+            discarded.clone(),
+        ]);
+        assert_eq!(l.status(&id), Status::Discarded);
+        let l = from_lines(&[rec.clone(), undone_rec]);
+        assert!(l.records.is_empty(), "an undone plan is withdrawn");
+    }
+
+    #[test]
+    fn a_cancel_about_another_plan_cancels_nothing() {
+        let id = "a".repeat(40);
+        let other = "b".repeat(40);
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let forged = event_line(
+            &other,
+            "undone",
+            50,
+            serde_json::json!({"cancels": line_hash(&rec)}),
+        );
+        assert_eq!(from_lines(&[rec, forged]).records.len(), 1);
+    }
+
+    #[test]
+    fn malformed_lines_are_dropped() {
+        let id = "a".repeat(40);
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let bad = [
+            event_line(&id, "applied", 1, serde_json::json!({"branch": "release"})),
+            event_line(
+                &id,
+                "applied",
+                1,
+                serde_json::json!({"branch": "papayu/../x"}),
+            ),
+            event_line(&id, "applied", 1, serde_json::json!({"commit": "abc"})),
+            event_line("ab", "discarded", 1, serde_json::json!({})),
+            event_line(&id, "undone", 1, serde_json::json!({})),
+            event_line(
+                &id,
+                "discarded",
+                1,
+                serde_json::json!({"cancels": "a".repeat(40)}),
+            ),
+            serde_json::to_string(&record("é".repeat(20).as_str(), BASE, 1)).unwrap(),
+            serde_json::to_string(&record(&"c".repeat(40), "abc", 1)).unwrap(),
+        ];
+        let mut lines = vec![rec];
+        lines.extend(bad);
+        let l = from_lines(&lines);
+        assert_eq!(l.records.len(), 1);
+        assert!(l.events_of(&id).is_empty());
+        assert_eq!(l.status(&id), Status::Proposed);
+    }
+
+    #[test]
+    fn a_long_cancel_chain_is_read_without_recursion() {
+        let id = "a".repeat(40);
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let mut lines = vec![rec];
+        for i in 0..20_000 {
+            let kind = if i % 2 == 0 { "undone" } else { "redone" };
+            let prev = line_hash(lines.last().unwrap());
+            lines.push(event_line(
+                &id,
+                kind,
+                i,
+                serde_json::json!({"cancels": prev}),
+            ));
+        }
+        // Cancels alternate undo and redo; an even number of them leaves the record in effect.
+        let l = from_lines(&lines);
+        assert_eq!(
+            l.records.len(),
+            1,
+            "20000 cancels: the record is back in effect"
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Arbitrary lines, and mutations of real ones, never panic the reader, and whatever it
+        /// keeps is well-formed, so nothing downstream acts on a malformed record.
+        #[test]
+        fn the_note_reader_survives_any_lines(
+            lines in proptest::collection::vec(any_line(), 0..24),
+        ) {
+            let l = from_lines(&lines);
+            for r in &l.records {
+                proptest::prop_assert!(r.is_well_formed());
+                let _ = (r.short_id(), l.status(&r.id), l.branch(&r.id), r.base_oid());
+                proptest::prop_assert!(l.resolve(&r.id).is_ok());
+            }
+            for (plan, events) in &l.events {
+                proptest::prop_assert!(is_plan_id(plan));
+                for e in events {
+                    proptest::prop_assert!(e.is_well_formed() && !e.event.is_cancel());
+                    if let Some(b) = &e.branch {
+                        proptest::prop_assert!(b.starts_with("papayu/"));
+                    }
+                }
+            }
+            let _ = l.resolve("abcd");
+            let _ = l.newest_on(base());
+        }
+    }
+
+    fn any_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let id = "[0-9a-f]{40}|[0-9a-fA-Fé]{0,44}";
+        let kind = prop_oneof![
+            Just("applied"),
+            Just("refined"),
+            Just("failed"),
+            Just("merged"),
+            Just("discarded"),
+            Just("undone"),
+            Just("redone"),
+            Just("bogus"),
+        ];
+        let event = (
+            id,
+            kind,
+            any::<i64>(),
+            proptest::option::of("papayu/[a-z]{1,8}|release|papayu/\\.\\.|[ -~]{0,12}"),
+            proptest::option::of(id),
+            proptest::option::of(id),
+        )
+            .prop_map(|(plan, kind, at, branch, commit, cancels)| {
+                serde_json::json!({"plan": plan, "event": kind, "at": at, "branch": branch,
+                    "commit": commit, "cancels": cancels})
+                .to_string()
+            });
+        let rec = (id, id, any::<i64>(), proptest::option::of(id)).prop_map(
+            |(rid, base, at, preview)| {
+                serde_json::json!({"id": rid, "goal": "g\u{1b}[2J", "base": base, "created_at": at,
+                "provider": "p", "trace_id": "t", "schema_version": 2, "schema_hash": "h",
+                "protocol": 2, "actions": [], "preview": preview})
+                .to_string()
+            },
+        );
+        let mutated = (
+            rec.clone(),
+            any::<prop::sample::Index>(),
+            "[ -~\u{80}-\u{10ffff}]{0,4}",
+        )
+            .prop_map(|(line, at, insert)| {
+                let mut cut = at.index(line.len() + 1);
+                while !line.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                format!("{}{insert}{}", &line[..cut], &line[cut..])
+            });
+        prop_oneof![event, rec, mutated, "\\{.{0,60}", ".{0,80}"]
     }
 }

@@ -1,14 +1,35 @@
-//! Who papayu commits as: git's own identity rules, including the `GIT_*_NAME/EMAIL/DATE`
-//! environment variables that libgit2 does not read by itself.
+//! Who papayu commits as, and how its commits for the user are signed.
+//!
+//! Two kinds of commit, two rules:
+//!
+//! - **Commits for the user** (proposal commits: they land on branches the user merges) are
+//!   written by `git commit-tree` itself, so git's identity rules apply exactly — `GIT_AUTHOR_*`
+//!   and `GIT_COMMITTER_*`, `author.*`/`committer.*`/`user.*` config, `EMAIL`, auto-detection and
+//!   `user.useConfigOnly` — and git refuses, with its own hint, when it has no identity. When
+//!   `commit.gpgsign` is on they are signed by git with the configured `gpg.format` (openpgp,
+//!   ssh, x509) and `user.signingKey`, as `git commit` would. papayu never invents an author.
+//! - **Bookkeeping commits** (notes, the operation log, previews, reflog entries) never reach a
+//!   user's branch. They use the user's configured identity when there is one and a fixed
+//!   `git-papayu` identity otherwise, so planning works before an identity is set.
 
-use git2::{Repository, Signature, Time};
+use std::io::Write;
+use std::process::Stdio;
 
-/// The committer identity for papayu's commits (proposal commits, notes, operation log).
+use git2::{Oid, Repository, Signature, Time};
+
+use super::StoreError;
+use crate::codes::{Code, Problem};
+
+/// The identity bookkeeping commits fall back to.
+const FIXED_NAME: &str = "git-papayu";
+const FIXED_EMAIL: &str = "git-papayu@localhost";
+
+/// The committer identity for bookkeeping commits (notes, operation log, previews, reflogs).
 pub fn signature(repo: &Repository) -> Signature<'static> {
     identity(repo, "COMMITTER")
 }
 
-/// The author identity for proposal commits.
+/// The author identity for bookkeeping commits.
 pub fn author(repo: &Repository) -> Signature<'static> {
     identity(repo, "AUTHOR")
 }
@@ -19,11 +40,11 @@ fn identity(repo: &Repository, role: &str) -> Signature<'static> {
     let name = std::env::var(format!("GIT_{role}_NAME"))
         .ok()
         .or_else(|| from_config("user.name"))
-        .unwrap_or_else(|| "git-papayu".to_string());
+        .unwrap_or_else(|| FIXED_NAME.to_string());
     let email = std::env::var(format!("GIT_{role}_EMAIL"))
         .ok()
         .or_else(|| from_config("user.email"))
-        .unwrap_or_else(|| "papayu@localhost".to_string());
+        .unwrap_or_else(|| FIXED_EMAIL.to_string());
     let time = std::env::var(format!("GIT_{role}_DATE"))
         .ok()
         .and_then(|d| parse_date(&d));
@@ -31,8 +52,103 @@ fn identity(repo: &Repository, role: &str) -> Signature<'static> {
         Some(t) => Signature::new(&name, &email, &t),
         None => Signature::now(&name, &email),
     };
-    made.or_else(|_| Signature::now("git-papayu", "papayu@localhost"))
+    made.or_else(|_| Signature::now(FIXED_NAME, FIXED_EMAIL))
         .expect("a fixed ASCII identity is always valid")
+}
+
+/// A git command aimed at `repo` (whatever the caller's `GIT_DIR` says).
+fn git_at(repo: &Repository) -> std::process::Command {
+    let mut cmd = super::command("git");
+    cmd.arg("--git-dir").arg(repo.path());
+    if let Some(workdir) = repo.workdir() {
+        cmd.current_dir(workdir);
+    } else {
+        cmd.current_dir(repo.path());
+    }
+    cmd
+}
+
+/// Whether git would sign a commit here: `commit.gpgsign`, read by git so every config source
+/// (includes, `GIT_CONFIG_*`, `-c`) counts.
+fn wants_signing(repo: &Repository) -> Result<bool, StoreError> {
+    let out = git_at(repo)
+        .args(["config", "--type=bool", "--get", "commit.gpgsign"])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| StoreError::io("running git config", e))?;
+    Ok(out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "true")
+}
+
+/// Writes a commit of `tree` on `parent` for the user, with `git commit-tree`: git's identity
+/// rules, git's date handling, and git's signing when `commit.gpgsign` is on. No ref is moved.
+pub fn commit_for_user(
+    repo: &Repository,
+    parent: Oid,
+    tree: Oid,
+    message: &str,
+) -> Result<Oid, StoreError> {
+    let sign = wants_signing(repo)?;
+    let mut cmd = git_at(repo);
+    cmd.args(["commit-tree", &tree.to_string(), "-p", &parent.to_string()])
+        .arg(if sign { "-S" } else { "--no-gpg-sign" })
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| StoreError::io("running git commit-tree", e))?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let text = message.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&text));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| StoreError::io("running git commit-tree", e))?;
+    let _ = writer.join();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() {
+        return Err(commit_refused(&stderr, sign));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let id = stdout.trim();
+    Oid::from_str(id)
+        .ok()
+        .filter(|_| id.len() == 40 || id.len() == 64)
+        .ok_or_else(|| {
+            StoreError::from(Problem::new(
+                Code::Git,
+                format!("git commit-tree printed no commit id ({id:?}); run git fsck"),
+            ))
+        })
+}
+
+/// Classifies why git refused to write a commit, keeping git's own words as the detail.
+fn commit_refused(stderr: &str, signing: bool) -> StoreError {
+    let lower = stderr.to_ascii_lowercase();
+    let identity = [
+        "please tell me who you are",
+        "auto-detection is disabled",
+        "unable to auto-detect",
+        "empty ident name",
+        "name consists only of disallowed characters",
+        "identity unknown",
+    ];
+    let problem = if identity.iter().any(|m| lower.contains(m)) {
+        Problem::new(
+            Code::IdentityUnknown,
+            "git has no identity to commit as; set git config user.name and user.email (git's hint below), nothing was written",
+        )
+    } else if signing {
+        Problem::new(
+            Code::SigningFailed,
+            "commit.gpgsign is on and git could not sign the commit (its message below); fix the signing setup, nothing was written",
+        )
+    } else {
+        Problem::new(
+            Code::Git,
+            "git commit-tree failed (its message below); run git fsck",
+        )
+    };
+    StoreError::from(problem.with_detail(stderr.trim_end()))
 }
 
 /// Parses the date forms tests and scripts use: `@<secs> [+hhmm]`, `<secs> +hhmm`, and RFC 3339
