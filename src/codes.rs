@@ -109,6 +109,13 @@ codes! {
     NothingToRedo => "ERR_NOTHING_TO_REDO",
     Io => "ERR_IO",
     Git => "ERR_GIT",
+    // Security and trust: paths, special files, the check's origin and its sandbox.
+    PathInvisibleChar => "ERR_PATH_INVISIBLE_CHAR",
+    GitmodulesInvalid => "ERR_GITMODULES_INVALID",
+    ProjectConfigInvalid => "ERR_PROJECT_CONFIG_INVALID",
+    CheckConfigInvalid => "ERR_CHECK_CONFIG_INVALID",
+    CheckTimeout => "ERR_CHECK_TIMEOUT",
+    CheckSandbox => "ERR_CHECK_SANDBOX",
 }
 
 impl fmt::Display for Code {

@@ -13,6 +13,7 @@ mod patch;
 mod plan;
 mod render;
 mod show;
+mod text;
 mod ui;
 mod undo;
 mod validate;

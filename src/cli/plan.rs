@@ -112,7 +112,7 @@ pub fn run(args: PlanArgs) -> CliResult {
     ui::out(&super::show::describe(&planned.record, None, &[]));
     if !planned.changes.is_empty() {
         ui::outln("");
-        ui::out(&render::diff(&planned.changes, render::color_enabled()));
+        ui::out_painted(&render::diff(&planned.changes, render::color_enabled()));
         ui::out(&render::diffstat(&planned.changes));
         ui::outln("");
         ui::outln(&format!(

@@ -8,6 +8,7 @@ pub mod check;
 pub mod history;
 pub mod plan;
 pub mod review;
+pub mod sandbox;
 pub mod setup;
 mod trace;
 pub mod tree;
