@@ -67,6 +67,7 @@ pub const PROTOCOL_CODES: &[Code] = &[
     Code::PathBackslash,
     Code::PathControlChar,
     Code::PathTooLong,
+    Code::PathInvisibleChar,
     Code::PathGitInternal,
     Code::ProtectedPath,
     Code::ForbiddenPath,
