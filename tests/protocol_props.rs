@@ -85,9 +85,10 @@ fn oracle_violation(path: &str) -> Option<String> {
         return Some("control character".into());
     }
     // Zero-width and bidi characters: the ranges a path may never hold.
-    if path.chars().any(|c| {
-        matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 | 0xFEFF)
-    }) {
+    if path
+        .chars()
+        .any(|c| matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 | 0xFEFF))
+    {
         return Some("invisible or bidi character".into());
     }
     if path.contains('\\') {

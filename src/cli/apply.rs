@@ -159,7 +159,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
                     report.command, report.output_tail
                 ));
             }
-            Err(CliError::from(failure(&report, &record.short_id())))
+            Err(CliError::from(failure(&report, record.short_id())))
         }
     }
 }

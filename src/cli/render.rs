@@ -69,14 +69,12 @@ pub fn diff(changes: &[FileChange], color: bool) -> String {
                     out.push('\n');
                     for line in hunk.lines() {
                         let (text, colored) = match line {
-                            diffy::Line::Insert(t) => (
-                                t,
-                                paint.wrap("32", &format!("+{}", content_line(t))),
-                            ),
-                            diffy::Line::Delete(t) => (
-                                t,
-                                paint.wrap("31", &format!("-{}", content_line(t))),
-                            ),
+                            diffy::Line::Insert(t) => {
+                                (t, paint.wrap("32", &format!("+{}", content_line(t))))
+                            }
+                            diffy::Line::Delete(t) => {
+                                (t, paint.wrap("31", &format!("-{}", content_line(t))))
+                            }
                             diffy::Line::Context(t) => (t, format!(" {}", content_line(t))),
                         };
                         out.push_str(&colored);

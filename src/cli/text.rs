@@ -100,7 +100,10 @@ mod tests {
         assert_eq!(block("a\nb\tc\r"), "a\nb\tc^M");
         assert_eq!(line("x\u{7f}\u{9b}y"), "x^?<U+009B>y");
         assert_eq!(line("abc\u{202E}fed"), "abc<U+202E>fed");
-        assert_eq!(line("a\u{200B}\u{2066}\u{FEFF}"), "a<U+200B><U+2066><U+FEFF>");
+        assert_eq!(
+            line("a\u{200B}\u{2066}\u{FEFF}"),
+            "a<U+200B><U+2066><U+FEFF>"
+        );
         assert!(matches!(line("plain – ünïcode ✓"), Cow::Borrowed(_)));
     }
 
@@ -108,7 +111,11 @@ mod tests {
     fn output_never_holds_a_hazard() {
         let nasty: String = (0u32..0x3000).filter_map(char::from_u32).collect();
         assert!(!line(&nasty).chars().any(is_hazard));
-        assert!(!block(&nasty).chars().any(|c| is_hazard(c) && c != '\n' && c != '\t'));
+        assert!(
+            !block(&nasty)
+                .chars()
+                .any(|c| is_hazard(c) && c != '\n' && c != '\t')
+        );
     }
 
     #[test]

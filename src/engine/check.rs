@@ -81,7 +81,9 @@ impl CheckSettings {
             .map_err(|e| Problem::new(Code::Git, format!("reading git config: {}", e.message())))?;
         let bool_key = |key: &str, default: bool| match config.get_entry(key) {
             Err(_) => Ok(default),
-            Ok(_) => config.get_bool(key).map_err(|_| invalid_config(key, "true or false")),
+            Ok(_) => config
+                .get_bool(key)
+                .map_err(|_| invalid_config(key, "true or false")),
         };
         let network = network || bool_key("papayu.checkNetwork", false)?;
         let sandbox = bool_key("papayu.checkSandbox", true)?;
@@ -190,10 +192,12 @@ pub fn resolve(
         return Ok(found(c, "git config papayu.checkCommand"));
     }
     let commit = trusted_commit(&store.repo, base)?;
-    Ok(project_test_command(&store.repo, commit)?.map(|c| ResolvedCheck {
-        command: c,
-        source: format!("{PROJECT_FILE} at {}", &commit.to_string()[..10]),
-    }))
+    Ok(
+        project_test_command(&store.repo, commit)?.map(|c| ResolvedCheck {
+            command: c,
+            source: format!("{PROJECT_FILE} at {}", &commit.to_string()[..10]),
+        }),
+    )
 }
 
 /// The commit whose project file may choose the check for a plan applied onto `base`: `base`
@@ -288,8 +292,7 @@ fn project_test_command(repo: &Repository, commit: Oid) -> Result<Option<String>
     if !value.is_object() {
         return Err(invalid("the top level must be a JSON object".into()));
     }
-    let file: ProjectFile =
-        serde_json::from_value(value).map_err(|e| invalid(format!("{e}")))?;
+    let file: ProjectFile = serde_json::from_value(value).map_err(|e| invalid(format!("{e}")))?;
     Ok(file.default_test_command.filter(|c| !c.trim().is_empty()))
 }
 
@@ -300,7 +303,10 @@ fn read_project_file(repo: &Repository, commit: Oid) -> Result<Option<Vec<u8>>, 
             format!("reading {PROJECT_FILE}: {}", e.message()),
         )
     };
-    let tree = repo.find_commit(commit).and_then(|c| c.tree()).map_err(git)?;
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(git)?;
     let Ok(entry) = tree.get_path(std::path::Path::new(PROJECT_FILE)) else {
         return Ok(None);
     };
@@ -438,7 +444,8 @@ pub fn run(
     // with it: nothing it started outlives the check.
     kill_group(child.id());
     let drain_until = Instant::now() + Duration::from_secs(2);
-    while let Ok(chunk) = received.recv_timeout(drain_until.saturating_duration_since(Instant::now()))
+    while let Ok(chunk) =
+        received.recv_timeout(drain_until.saturating_duration_since(Instant::now()))
     {
         output(&chunk);
         kept.push(&chunk);
@@ -552,7 +559,9 @@ mod tests {
 
     #[test]
     fn plan_trailers() {
-        assert!(has_plan_trailer(b"fix\n\nPapayu-Plan: abc\nPapayu-Trace: x\n"));
+        assert!(has_plan_trailer(
+            b"fix\n\nPapayu-Plan: abc\nPapayu-Trace: x\n"
+        ));
         assert!(!has_plan_trailer(b"fix the papayu plan\n"));
     }
 }

@@ -286,7 +286,7 @@ impl Builder<'_> {
         let mut end = 0;
         while let Some(slash) = path[end..].find('/') {
             end += slash;
-            self.read_attributes(&path[..end].to_string());
+            self.read_attributes(&path[..end]);
             end += 1;
         }
         self.attributes.is_private(path)
@@ -379,12 +379,20 @@ impl Builder<'_> {
             None => (None, path),
         };
         let siblings: Vec<String> = match parent {
-            None => self.base.iter().filter_map(|e| e.name().ok().map(str::to_string)).collect(),
+            None => self
+                .base
+                .iter()
+                .filter_map(|e| e.name().ok().map(str::to_string))
+                .collect(),
             Some(p) => match self.base.get_path(std::path::Path::new(p)) {
                 Ok(e) => self
                     .repo
                     .find_tree(e.id())
-                    .map(|t| t.iter().filter_map(|e| e.name().ok().map(str::to_string)).collect())
+                    .map(|t| {
+                        t.iter()
+                            .filter_map(|e| e.name().ok().map(str::to_string))
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 Err(_) => Vec::new(),
             },

@@ -183,7 +183,10 @@ mod tests {
     fn deeper_files_and_later_lines_win() {
         let a = attrs(&[
             ("", "*.yml papayu-private\n"),
-            ("public", "*.yml !papayu-private\nkeep.yml papayu-private=true\n"),
+            (
+                "public",
+                "*.yml !papayu-private\nkeep.yml papayu-private=true\n",
+            ),
             ("flagged", "x.yml papayu-private=false\n"),
         ]);
         assert!(a.is_private("a.yml"));

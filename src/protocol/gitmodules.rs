@@ -51,8 +51,8 @@ pub fn check_gitmodules(text: &str) -> Result<(), String> {
         let Some((kind, name)) = &section else {
             return Err(format!("line {n} has a setting outside any section"));
         };
-        let (key, value) =
-            parse_setting(trimmed).ok_or_else(|| format!("line {n} is not a setting git can read"))?;
+        let (key, value) = parse_setting(trimmed)
+            .ok_or_else(|| format!("line {n} is not a setting git can read"))?;
         if kind != "submodule" || name.is_none() {
             continue;
         }
@@ -79,12 +79,10 @@ fn check_setting(name: &str, key: &str, value: &str) -> Result<(), String> {
             "submodule '{}' has a url starting with '-', which git would pass as an option; use a real URL",
             name.escape_default()
         )),
-        "url" if value.chars().any(char::is_control) || has_encoded_newline(value) => {
-            Err(format!(
-                "submodule '{}' has a url with a newline or control character (git's credential protocol would misread it)",
-                name.escape_default()
-            ))
-        }
+        "url" if value.chars().any(char::is_control) || has_encoded_newline(value) => Err(format!(
+            "submodule '{}' has a url with a newline or control character (git's credential protocol would misread it)",
+            name.escape_default()
+        )),
         "path" if option_like => Err(format!(
             "submodule '{}' has a path starting with '-', which git would pass as an option",
             name.escape_default()
@@ -200,7 +198,9 @@ mod tests {
         assert_eq!(check_gitmodules(ok), Ok(()));
         assert_eq!(check_gitmodules(""), Ok(()));
         assert_eq!(
-            check_gitmodules("[submodule \"a\"]\n  url = ../sibling.git ; relative\n  update = rebase\n"),
+            check_gitmodules(
+                "[submodule \"a\"]\n  url = ../sibling.git ; relative\n  update = rebase\n"
+            ),
             Ok(())
         );
     }

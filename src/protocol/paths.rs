@@ -396,9 +396,18 @@ mod tests {
         assert_eq!(code(&"a".repeat(240)), None);
         assert_eq!(code(&"я".repeat(120)), None);
         assert_eq!(code(&"я".repeat(121)), Some(Code::PathTooLong));
-        assert_eq!(code(&format!("{}/x", "日".repeat(80))), Some(Code::PathTooLong));
-        for c in ['\u{200B}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}', '\u{FEFF}'] {
-            assert_eq!(code(&format!("src/a{c}b.rs")), Some(Code::PathInvisibleChar), "{c:?}");
+        assert_eq!(
+            code(&format!("{}/x", "日".repeat(80))),
+            Some(Code::PathTooLong)
+        );
+        for c in [
+            '\u{200B}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}', '\u{FEFF}',
+        ] {
+            assert_eq!(
+                code(&format!("src/a{c}b.rs")),
+                Some(Code::PathInvisibleChar),
+                "{c:?}"
+            );
         }
         assert_eq!(code("a\u{1b}[31m"), Some(Code::PathControlChar));
         assert_eq!(code("a\u{9b}b"), Some(Code::PathControlChar));

@@ -49,9 +49,12 @@ pub fn git(store: &Store) -> Command {
 /// checkout of the user's worktree must not hide files from the check.
 fn git_in(path: &Path) -> Command {
     let mut cmd = super::command("git");
-    cmd.arg("-C")
-        .arg(path)
-        .args(["-c", "core.sparseCheckout=false", "-c", "index.sparse=false"]);
+    cmd.arg("-C").arg(path).args([
+        "-c",
+        "core.sparseCheckout=false",
+        "-c",
+        "index.sparse=false",
+    ]);
     cmd
 }
 
@@ -112,7 +115,12 @@ impl Slot {
         let admin = PathBuf::from(text.trim().strip_prefix("gitdir: ")?)
             .canonicalize()
             .ok()?;
-        let worktrees = store.repo.commondir().join("worktrees").canonicalize().ok()?;
+        let worktrees = store
+            .repo
+            .commondir()
+            .join("worktrees")
+            .canonicalize()
+            .ok()?;
         let back = std::fs::read_to_string(admin.join("gitdir")).ok()?;
         let back = PathBuf::from(back.trim()).canonicalize().ok()?;
         let own = self.path.join(".git").canonicalize().ok()?;
@@ -188,13 +196,22 @@ impl Slot {
         let admin = self.admin_dir(store).ok_or_else(|| {
             StoreError::io(
                 "creating the check worktree",
-                std::io::Error::other(format!("{} is not linked to the repository", self.path.display())),
+                std::io::Error::other(format!(
+                    "{} is not linked to the repository",
+                    self.path.display()
+                )),
             )
         })?;
         Self::unsparse(&admin)?;
         let mut checkout = git_in(&self.path);
         checkout
-            .args(["checkout", "--quiet", "--detach", "--force", "--no-recurse-submodules"])
+            .args([
+                "checkout",
+                "--quiet",
+                "--detach",
+                "--force",
+                "--no-recurse-submodules",
+            ])
             .arg(commit.to_string());
         run(checkout, "filling the check worktree")?;
         Ok(true)
