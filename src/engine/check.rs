@@ -381,34 +381,24 @@ pub fn run(
         .env("TEMP", tmp.path());
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let report = if settings.sandbox {
-        let mut writable = vec![slot.path.clone(), tmp.path().to_path_buf()];
-        writable.extend(settings.writable.iter().cloned());
-        let policy = Policy {
-            writable,
-            network: settings.network,
-        };
-        Some(
-            sandbox::confine(&mut cmd, &policy)
-                .map_err(|e| StoreError::io("preparing the check's sandbox", e))?,
-        )
-    } else {
-        None
+    let mut writable = vec![slot.path.clone(), tmp.path().to_path_buf()];
+    writable.extend(settings.writable.iter().cloned());
+    let policy = Policy {
+        writable,
+        network: settings.network,
     };
-    let child = cmd.spawn();
-    // Drop our ends of the output pipe (held by `cmd`), so the reader sees EOF once the
-    // check's processes are gone.
-    drop(cmd);
-    let mut child = child.map_err(|e| {
-        StoreError::Problem(Problem::new(
-            Code::CheckSandbox,
-            format!(
-                "could not start the check `{}` in its sandbox: {e}; set git config papayu.checkSandbox false to run it unconfined",
-                check.command
-            ),
-        ))
-    })?;
-    let sandbox = report.map_or(Enforced::Off, sandbox::Report::enforced);
+    // Spawning consumes `cmd`, closing our ends of the output pipe, so the reader sees EOF
+    // once the check's processes are gone.
+    let (mut child, sandbox) = sandbox::spawn(cmd, settings.sandbox.then_some(&policy))
+        .map_err(|e| {
+            StoreError::Problem(Problem::new(
+                Code::CheckSandbox,
+                format!(
+                    "could not start the check `{}`: {e}; if its sandbox is the cause, git config papayu.checkSandbox false runs checks unconfined",
+                    check.command
+                ),
+            ))
+        })?;
     let (chunks, received) = mpsc::channel::<Vec<u8>>();
     let pump = std::thread::spawn(move || pump(reader, chunks));
     let mut kept = Tail::default();

@@ -68,36 +68,57 @@ const DEVICES: &[&str] = &[
     "/dev/ptmx",
 ];
 
+/// Starts `cmd` confined to `policy` (or unconfined with `None`) and says what was enforced.
+/// `cmd` is consumed, so every descriptor it held for the child (pipes included) is closed in
+/// this process once the child has started.
+pub fn spawn(
+    mut cmd: Command,
+    policy: Option<&Policy>,
+) -> std::io::Result<(std::process::Child, Enforced)> {
+    let Some(policy) = policy else {
+        return Ok((cmd.spawn()?, Enforced::Off));
+    };
+    let report = confine(&mut cmd, policy)?;
+    let child = cmd.spawn();
+    drop(cmd);
+    let child = child?;
+    Ok((child, report.enforced()))
+}
+
 /// Reads what the child enforced, once the command has been spawned.
-pub struct Report {
+struct Report {
     #[cfg(target_os = "linux")]
     reader: Option<std::io::PipeReader>,
 }
 
 impl Report {
-    /// What was enforced. Call after `spawn` returned (the child has exec'd or failed).
-    pub fn enforced(mut self) -> Enforced {
+    /// What was enforced. Call after `spawn` returned and the command was dropped.
+    fn enforced(self) -> Enforced {
         #[cfg(target_os = "linux")]
-        if let Some(mut reader) = self.reader.take() {
+        if let Some(mut reader) = self.reader {
             use std::io::Read;
             let mut bytes = Vec::new();
             let _ = reader.read_to_end(&mut bytes);
-            return match bytes.as_slice() {
-                [abi, net] if *abi > 0 => Enforced::Landlock {
-                    abi: *abi,
-                    network_confined: *net == 1,
-                },
-                _ => Enforced::Unavailable,
-            };
+            return decode(&bytes);
         }
-        let _ = &mut self;
         Enforced::Unavailable
+    }
+}
+
+/// What the child wrote: the Landlock ABI it enforced (0 for none) and whether TCP is confined.
+fn decode(bytes: &[u8]) -> Enforced {
+    match bytes {
+        [abi, net] if *abi > 0 => Enforced::Landlock {
+            abi: *abi,
+            network_confined: *net == 1,
+        },
+        _ => Enforced::Unavailable,
     }
 }
 
 /// Sets `cmd` up to confine itself to `policy` when it starts.
 #[cfg(target_os = "linux")]
-pub fn confine(cmd: &mut Command, policy: &Policy) -> std::io::Result<Report> {
+fn confine(cmd: &mut Command, policy: &Policy) -> std::io::Result<Report> {
     use std::os::fd::AsRawFd;
     use std::os::unix::process::CommandExt;
     use std::sync::Mutex;
@@ -145,7 +166,7 @@ pub fn confine(cmd: &mut Command, policy: &Policy) -> std::io::Result<Report> {
 
 /// Without Landlock there is nothing to set up.
 #[cfg(not(target_os = "linux"))]
-pub fn confine(_cmd: &mut Command, _policy: &Policy) -> std::io::Result<Report> {
+fn confine(_cmd: &mut Command, _policy: &Policy) -> std::io::Result<Report> {
     Ok(Report {})
 }
 
@@ -176,4 +197,84 @@ fn build(policy: &Policy) -> Result<landlock::RulesetCreated, landlock::RulesetE
     ruleset
         .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
         .add_rules(path_beneath_rules(writable, handled))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_child_reports_is_decoded() {
+        assert_eq!(
+            decode(&[7, 1]),
+            Enforced::Landlock {
+                abi: 7,
+                network_confined: true
+            }
+        );
+        assert_eq!(
+            decode(&[3, 0]),
+            Enforced::Landlock {
+                abi: 3,
+                network_confined: false
+            }
+        );
+        // Nothing written (the child never reached the report) or no Landlock.
+        assert_eq!(decode(&[]), Enforced::Unavailable);
+        assert_eq!(decode(&[0, 0]), Enforced::Unavailable);
+    }
+
+    #[test]
+    fn less_protection_than_asked_is_a_warning() {
+        let full = Enforced::Landlock {
+            abi: 7,
+            network_confined: true,
+        };
+        assert_eq!(full.warning(false), None);
+        let old = Enforced::Landlock {
+            abi: 3,
+            network_confined: false,
+        };
+        assert!(old.warning(false).unwrap().contains("cannot block network"));
+        assert_eq!(old.warning(true), None);
+        assert!(
+            Enforced::Unavailable
+                .warning(true)
+                .unwrap()
+                .contains("no Landlock")
+        );
+        assert!(
+            Enforced::Off
+                .warning(false)
+                .unwrap()
+                .contains("checkSandbox")
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_child_is_confined_and_the_parent_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(format!(
+            "echo in > '{}/in' && ! echo out > '{}/out' 2>/dev/null",
+            dir.path().display(),
+            outside.path().display()
+        ));
+        let policy = Policy {
+            writable: vec![dir.path().to_path_buf()],
+            network: false,
+        };
+        let (mut child, enforced) = spawn(cmd, Some(&policy)).unwrap();
+        assert!(child.wait().unwrap().success(), "{enforced:?}");
+        assert!(
+            matches!(enforced, Enforced::Landlock { .. }),
+            "{enforced:?}"
+        );
+        assert!(dir.path().join("in").exists());
+        assert!(!outside.path().join("out").exists());
+        // This process was never restricted.
+        std::fs::write(outside.path().join("parent"), "ok").unwrap();
+    }
 }
