@@ -404,16 +404,16 @@ pub fn run(
     let mut kept = Tail::default();
     let deadline = settings.timeout.map(|t| started + t);
     let mut timed_out = false;
+    let mut closed = false;
     let status = loop {
-        match received.recv_timeout(Duration::from_millis(50)) {
-            Ok(chunk) => {
-                output(&chunk);
-                kept.push(&chunk);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            // The output closed but the check runs on (it closed its descriptors).
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                std::thread::sleep(Duration::from_millis(50))
+        if !closed {
+            match received.recv_timeout(Duration::from_millis(50)) {
+                Ok(chunk) => {
+                    output(&chunk);
+                    kept.push(&chunk);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => closed = true,
             }
         }
         if let Some(status) = child
@@ -428,6 +428,10 @@ pub fn run(
             break child
                 .wait()
                 .map_err(|e| StoreError::io("waiting for the killed check", e))?;
+        }
+        if closed {
+            // The output is closed but the check runs on: poll its exit.
+            std::thread::sleep(Duration::from_millis(5));
         }
     };
     // Whatever the check left running (a server it started, a stray background job) goes
