@@ -133,6 +133,13 @@ codes! {
     ForeignCommits => "ERR_FOREIGN_COMMITS",
     IdentityUnknown => "ERR_IDENTITY_UNKNOWN",
     SigningFailed => "ERR_SIGNING_FAILED",
+    // Security and trust: paths, special files, the check's origin and its sandbox.
+    PathInvisibleChar => "ERR_PATH_INVISIBLE_CHAR",
+    GitmodulesInvalid => "ERR_GITMODULES_INVALID",
+    ProjectConfigInvalid => "ERR_PROJECT_CONFIG_INVALID",
+    CheckConfigInvalid => "ERR_CHECK_CONFIG_INVALID",
+    CheckTimeout => "ERR_CHECK_TIMEOUT",
+    CheckSandbox => "ERR_CHECK_SANDBOX",
 }
 
 impl fmt::Display for Code {

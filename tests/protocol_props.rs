@@ -52,6 +52,10 @@ const PIECES: &[&str] = &[
     "日本",
     "🎉",
     "\u{202e}",
+    "\u{200b}",
+    "\u{2067}",
+    "\u{9b}",
+    "\u{1b}[0m",
     "//",
     "\\\\",
     "..\\",
@@ -74,11 +78,18 @@ fn oracle_violation(path: &str) -> Option<String> {
     if path.is_empty() {
         return Some("empty".into());
     }
-    if path.chars().count() > MAX_PATH_LEN {
-        return Some("too long".into());
+    if path.len() > MAX_PATH_LEN || path.split('/').any(|s| s.len() > 255) {
+        return Some("too long in bytes".into());
     }
     if path.chars().any(|c| c.is_control()) {
         return Some("control character".into());
+    }
+    // Zero-width and bidi characters: the ranges a path may never hold.
+    if path
+        .chars()
+        .any(|c| matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2066..=0x2069 | 0xFEFF))
+    {
+        return Some("invisible or bidi character".into());
     }
     if path.contains('\\') {
         return Some("backslash".into());

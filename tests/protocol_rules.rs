@@ -193,6 +193,17 @@ fn cases() -> Vec<Case> {
         case(PathControlChar, Pass, plan(vec![dir("a b")])),
         case(PathTooLong, Fail, plan(vec![dir(&"a".repeat(241))])),
         case(PathTooLong, Pass, plan(vec![dir(&"a".repeat(240))])),
+        // Bytes, not characters: 121 two-byte letters are 242 bytes.
+        case(PathTooLong, Fail, plan(vec![dir(&"я".repeat(121))])),
+        case(PathTooLong, Pass, plan(vec![dir(&"я".repeat(120))])),
+        case(
+            PathInvisibleChar,
+            Fail,
+            plan(vec![dir("src/evil\u{202e}txt.rs")]),
+        ),
+        case(PathInvisibleChar, Fail, plan(vec![dir("a\u{200b}b")])),
+        case(PathInvisibleChar, Fail, plan(vec![dir("\u{feff}a")])),
+        case(PathInvisibleChar, Pass, plan(vec![dir("a\u{2010}b")])),
         case(
             PathGitInternal,
             Fail,

@@ -2,7 +2,7 @@
 
 use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
-use git_papayu::engine::check::CheckChoice;
+use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -15,6 +15,12 @@ use super::{CliError, CliResult, render, ui};
 /// git config papayu.checkCommand, or default_test_command in .papa-yu/project.json at the base)
 /// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first; if it fails, no branch
 /// is created and the plan is marked failed. apply never calls a model.
+///
+/// The check runs code a model wrote, so it runs sandboxed where the kernel has Landlock: it may
+/// write only inside its worktree and a private temporary directory, and may not use the
+/// network (unless --check-network). Credentials (*_API_KEY, *_TOKEN, *_SECRET, ...) are
+/// removed from its environment, and it is killed with everything it started after
+/// --check-timeout seconds.
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
     /// Plan id (a unique prefix); default: the newest plan on HEAD.
@@ -25,6 +31,13 @@ pub struct ApplyArgs {
     /// Do not run any check.
     #[arg(long)]
     pub no_check: bool,
+    /// Let the check use the network (default: git config papayu.checkNetwork, else no).
+    #[arg(long)]
+    pub check_network: bool,
+    /// Kill the check and everything it started after this many seconds; 0 means no limit
+    /// (default: git config papayu.checkTimeout, else 600).
+    #[arg(long, value_name = "SECS")]
+    pub check_timeout: Option<u64>,
     /// Apply onto this revision instead of the plan's base; every file the plan touches must be
     /// unchanged there.
     #[arg(long, value_name = "REV")]
@@ -36,7 +49,7 @@ pub struct ApplyArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Also show how each patch hunk was placed.
+    /// Also show how each patch hunk was placed, and stream the check's output as it runs.
     #[arg(short, long)]
     pub verbose: bool,
 }
@@ -46,6 +59,8 @@ pub fn run(args: ApplyArgs) -> CliResult {
         plan,
         check,
         no_check,
+        check_network,
+        check_timeout,
         onto,
         all,
         json,
@@ -53,7 +68,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
     } = args;
     ui::set_verbose(verbose);
     if all {
-        return run_all(check, no_check, json, verbose);
+        return run_all(check, no_check, check_network, check_timeout, json, verbose);
     }
     let check = match (check, no_check) {
         (Some(cmd), _) => CheckChoice::Command(cmd),
@@ -61,7 +76,31 @@ pub fn run(args: ApplyArgs) -> CliResult {
         (None, false) => CheckChoice::Configured,
     };
     let store = Store::open()?;
-    let outcome = apply::apply(&store, &ApplyRequest { plan, onto, check })?;
+    let settings = CheckSettings::resolve(&store, check_network, check_timeout)?;
+    let network = settings.network;
+    let request = ApplyRequest {
+        plan,
+        onto,
+        check,
+        settings,
+    };
+    let mut live = ui::LiveOutput::default();
+    let mut sink = |chunk: &[u8]| {
+        if verbose {
+            live.push(chunk);
+        }
+    };
+    let outcome = apply::apply_with(&store, &request, &mut sink);
+    live.finish();
+    let outcome = outcome?;
+    let report = match &outcome {
+        Outcome::Applied { check, .. } => check.as_ref(),
+        Outcome::CheckFailed { report, .. } => Some(report),
+        Outcome::NothingToApply { .. } => None,
+    };
+    if let Some(warning) = report.and_then(|r| r.sandbox.warning(network)) {
+        ui::warn(&warning);
+    }
     match outcome {
         Outcome::Applied {
             record,
@@ -132,23 +171,20 @@ pub fn run(args: ApplyArgs) -> CliResult {
                     report.command, report.output_tail
                 ));
             }
-            let exit = report
-                .exit_code
-                .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
-            Err(CliError::from(Problem::new(
-                Code::CheckFailed,
-                format!(
-                    "check `{}` failed ({exit}); no branch was created and plan {} is marked failed",
-                    report.command,
-                    record.short_id()
-                ),
-            )))
+            Err(CliError::from(failure(&report, record.short_id())))
         }
     }
 }
 
 /// `apply --all`: each proposed plan on HEAD in turn; a failure does not stop the others.
-fn run_all(check: Option<String>, no_check: bool, json: bool, verbose: bool) -> CliResult {
+fn run_all(
+    check: Option<String>,
+    no_check: bool,
+    check_network: bool,
+    check_timeout: Option<u64>,
+    json: bool,
+    verbose: bool,
+) -> CliResult {
     let store = Store::open()?;
     let ids = apply::proposed_on_head(&store)?;
     if ids.is_empty() {
@@ -165,6 +201,8 @@ fn run_all(check: Option<String>, no_check: bool, json: bool, verbose: bool) -> 
             plan: Some(id.clone()),
             check: check.clone(),
             no_check,
+            check_network,
+            check_timeout,
             onto: None,
             all: false,
             json,
@@ -199,4 +237,27 @@ fn run_all(check: Option<String>, no_check: bool, json: bool, verbose: bool) -> 
         )
         .into())
     }
+}
+
+/// The problem a failed check is reported with.
+fn failure(report: &CheckReport, plan: &str) -> Problem {
+    if report.timed_out {
+        return Problem::new(
+            Code::CheckTimeout,
+            format!(
+                "check `{}` ran past its time limit ({:.0}s) and was killed with everything it started; no branch was created and plan {plan} is marked failed; raise --check-timeout or git config papayu.checkTimeout",
+                report.command, report.seconds
+            ),
+        );
+    }
+    let exit = report
+        .exit_code
+        .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
+    Problem::new(
+        Code::CheckFailed,
+        format!(
+            "check `{}` failed ({exit}); no branch was created and plan {plan} is marked failed",
+            report.command
+        ),
+    )
 }

@@ -5,7 +5,7 @@ use git_papayu::engine::apply::load_ledger;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 
-use super::{CliResult, render, ui};
+use super::{CliResult, render, text, ui};
 
 /// List plans, newest first, with status, age, provider, goal and branch (or base).
 #[derive(Debug, Args)]
@@ -51,9 +51,10 @@ pub fn run(args: ListArgs) -> CliResult {
     }
     for r in ledger.records.iter().rev() {
         let status = ledger.status(&r.id);
-        let place = ledger
-            .branch(&r.id)
-            .map_or_else(|| format!("base {}", &r.base[..10]), str::to_string);
+        let place = ledger.branch(&r.id).map_or_else(
+            || format!("base {}", r.base.get(..10).unwrap_or(&r.base)),
+            |b| text::line(b).into_owned(),
+        );
         let provider = super::show::provider_label(r);
         let cost = r.stats.as_ref().map_or_else(String::new, |s| {
             format!(
@@ -69,8 +70,8 @@ pub fn run(args: ListArgs) -> CliResult {
             r.short_id(),
             status.as_str(),
             render::age(r.created_at, now),
-            provider,
-            git_papayu::engine::plan::one_line(&r.goal),
+            text::line(&provider),
+            text::line(&git_papayu::engine::plan::one_line(&r.goal)),
         ));
     }
     Ok(())

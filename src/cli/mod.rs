@@ -19,6 +19,7 @@ mod refine;
 mod render;
 mod router;
 mod show;
+mod text;
 mod ui;
 mod undo;
 mod validate;

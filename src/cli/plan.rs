@@ -209,7 +209,7 @@ pub fn show_planned(planned: &[Planned], json: bool) {
         ui::out(&super::show::describe(&p.record, None, &[]));
         if !p.changes.is_empty() {
             ui::outln("");
-            ui::out(&render::diff(&p.changes, render::color_enabled()));
+            ui::out_painted(&render::diff(&p.changes, render::color_enabled()));
             ui::out(&render::diffstat(&p.changes));
             ui::outln("");
             ui::outln(&format!(

@@ -1,7 +1,7 @@
 //! `git papayu refine`: a new model round on top of a proposal branch.
 
 use clap::Args;
-use git_papayu::engine::check::CheckChoice;
+use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::protocol::Mode;
 use git_papayu::store::Store;
@@ -85,7 +85,8 @@ pub fn run(args: RefineArgs) -> CliResult {
     let (candidate, mut provenance) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
-    match refine::advance(&store, &target, candidate, provenance, &choice)? {
+    let settings = CheckSettings::resolve(&store, false, None)?;
+    match refine::advance(&store, &target, candidate, provenance, &choice, &settings)? {
         Refined::Committed {
             planned,
             commit,

@@ -1,8 +1,13 @@
 //! Rendering for humans: diffs, diffstats, ages. Pure functions returning strings.
+//!
+//! Paths and file contents come from a model: every one goes through [`text`] before it is
+//! placed next to papayu's own colour sequences.
 
 use std::io::IsTerminal;
 
 use git_papayu::engine::tree::{ChangeKind, FileChange};
+
+use super::text;
 
 /// Whether to colour stdout: a terminal, `NO_COLOR` unset, and git's `color.ui` not `never`.
 pub fn color_enabled() -> bool {
@@ -35,7 +40,7 @@ pub fn diff(changes: &[FileChange], color: bool) -> String {
     let paint = Paint { on: color };
     let mut out = String::new();
     for change in changes {
-        let path = &change.path;
+        let path = text::line(&change.path);
         out.push_str(&paint.wrap("1", &format!("diff --git a/{path} b/{path}")));
         out.push('\n');
         match change.kind {
@@ -64,17 +69,13 @@ pub fn diff(changes: &[FileChange], color: bool) -> String {
                     out.push('\n');
                     for line in hunk.lines() {
                         let (text, colored) = match line {
-                            diffy::Line::Insert(t) => (
-                                t,
-                                paint.wrap("32", &format!("+{}", t.trim_end_matches('\n'))),
-                            ),
-                            diffy::Line::Delete(t) => (
-                                t,
-                                paint.wrap("31", &format!("-{}", t.trim_end_matches('\n'))),
-                            ),
-                            diffy::Line::Context(t) => {
-                                (t, format!(" {}", t.trim_end_matches('\n')))
+                            diffy::Line::Insert(t) => {
+                                (t, paint.wrap("32", &format!("+{}", content_line(t))))
                             }
+                            diffy::Line::Delete(t) => {
+                                (t, paint.wrap("31", &format!("-{}", content_line(t))))
+                            }
+                            diffy::Line::Context(t) => (t, format!(" {}", content_line(t))),
                         };
                         out.push_str(&colored);
                         out.push('\n');
@@ -88,6 +89,12 @@ pub fn diff(changes: &[FileChange], color: bool) -> String {
         }
     }
     out
+}
+
+/// One line of a file for a preview: its newline dropped, every other control character (a
+/// CR included) made visible.
+fn content_line(line: &str) -> std::borrow::Cow<'_, str> {
+    text::block(line.strip_suffix('\n').unwrap_or(line))
 }
 
 /// Lines added and removed in one change.
@@ -112,15 +119,16 @@ fn counts(change: &FileChange) -> (usize, usize) {
 /// `git diff --stat`-like summary.
 pub fn diffstat(changes: &[FileChange]) -> String {
     let mut out = String::new();
-    let width = changes.iter().map(|c| c.path.len()).max().unwrap_or(0);
+    let paths: Vec<_> = changes.iter().map(|c| text::line(&c.path)).collect();
+    let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
     let (mut total_add, mut total_del) = (0, 0);
-    for change in changes {
+    for (change, path) in changes.iter().zip(&paths) {
         let (add, del) = counts(change);
         total_add += add;
         total_del += del;
         out.push_str(&format!(
             " {:width$} | {:>4} {}{}\n",
-            change.path,
+            path,
             add + del,
             "+".repeat(add.min(30)),
             "-".repeat(del.min(30))

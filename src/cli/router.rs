@@ -137,6 +137,8 @@ fn apply_plans(id: Option<String>) -> CliResult {
         plan: id,
         check: None,
         no_check: false,
+        check_network: false,
+        check_timeout: None,
         onto: None,
         all: false,
         json: false,

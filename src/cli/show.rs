@@ -5,7 +5,7 @@ use git_papayu::engine::apply::{find_plan, load_ledger};
 use git_papayu::store::Store;
 use git_papayu::store::records::{Event, PlanRecord, PlanStats, Status};
 
-use super::{CliResult, render, ui};
+use super::{CliResult, render, text, ui};
 
 /// Show one plan: goal, summary, steps, risks, questions, actions, status and history.
 #[derive(Debug, Args)]
@@ -37,17 +37,24 @@ pub fn run(args: ShowArgs) -> CliResult {
     Ok(())
 }
 
-fn list(out: &mut String, title: &str, items: &[String]) {
+/// A titled list; `multi_line` items keep their newlines (indented), others show them as `^J`.
+fn list(out: &mut String, title: &str, items: &[String], multi_line: bool) {
     if items.is_empty() {
         return;
     }
     out.push_str(&format!("{title}:\n"));
     for item in items {
-        out.push_str(&format!("  - {}\n", item.replace('\n', "\n    ")));
+        let item = match multi_line {
+            true => text::block(item).replace('\n', "\n    "),
+            false => text::line(item).into_owned(),
+        };
+        out.push_str(&format!("  - {item}\n"));
     }
 }
 
-/// The human description of a plan shared by `plan` and `show`.
+/// The human description of a plan shared by `plan` and `show`. Every string in a record or an
+/// event came from a model or a note: one-line fields show a newline as `^J`, and no control
+/// character reaches the terminal.
 pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -> String {
     let plan = &record.plan;
     let mut out = format!(
@@ -56,14 +63,15 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
         record.schema_version,
         plan.actions.len(),
         if plan.actions.len() == 1 { "" } else { "s" },
-        &record.base[..record.base.len().min(10)]
+        text::line(record.base.get(..10).unwrap_or(&record.base))
     );
     if let Some(status) = status {
         out.push_str(&format!("Status: {}\n", status.as_str()));
     }
-    out.push_str(&format!("Goal: {}\n", record.goal));
+    out.push_str(&format!("Goal: {}\n", text::line(&record.goal)));
     if let Some(summary) = &plan.summary {
-        let mut lines = summary.trim_end().lines();
+        let summary = text::block(summary.trim_end());
+        let mut lines = summary.lines();
         out.push_str(&format!("Summary: {}\n", lines.next().unwrap_or("")));
         for line in lines {
             match line.trim().is_empty() {
@@ -75,18 +83,20 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
     if !plan.steps.is_empty() {
         out.push_str("Steps:\n");
         for (i, step) in plan.steps.iter().enumerate() {
+            let title = text::line(&step.step);
             match &step.details {
-                Some(d) => out.push_str(&format!("  {}. {} — {}\n", i + 1, step.step, d)),
-                None => out.push_str(&format!("  {}. {}\n", i + 1, step.step)),
+                Some(d) => out.push_str(&format!("  {}. {title} — {}\n", i + 1, text::line(d))),
+                None => out.push_str(&format!("  {}. {title}\n", i + 1)),
             }
         }
     }
-    list(&mut out, "Risks", &plan.risks);
-    list(&mut out, "Questions", &plan.questions);
+    list(&mut out, "Risks", &plan.risks, true);
+    list(&mut out, "Questions", &plan.questions, true);
     list(
         &mut out,
         "Commands suggested (never run by papayu)",
         &plan.commands_to_run,
+        false,
     );
     if let Some(stats) = &record.stats {
         out.push_str(&format!("Model: {}\n", provider_label(record)));
@@ -95,7 +105,11 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
     if !plan.actions.is_empty() {
         out.push_str("Actions:\n");
         for action in &plan.actions {
-            out.push_str(&format!("  {:<13} {}\n", action.kind.as_str(), action.path));
+            out.push_str(&format!(
+                "  {:<13} {}\n",
+                action.kind.as_str(),
+                text::line(&action.path)
+            ));
         }
     }
     if !events.is_empty() {
@@ -111,7 +125,7 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
                 render::age(e.at, now)
             );
             if let Some(b) = &e.branch {
-                line.push_str(&format!("  {b}"));
+                line.push_str(&format!("  {}", text::line(b)));
             }
             if let Some(code) = e.exit_code {
                 line.push_str(&format!("  exit {code}"));
@@ -119,6 +133,7 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
             out.push_str(&line);
             out.push('\n');
             if let Some(tail) = &e.output_tail {
+                let tail = text::block(tail);
                 let lines: Vec<&str> = tail.lines().collect();
                 for l in &lines[lines.len().saturating_sub(10)..] {
                     out.push_str(&format!("      | {l}\n"));

@@ -7,7 +7,7 @@
 
 use git2::Oid;
 
-use super::check::{self, CheckChoice, CheckReport};
+use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::tree::{self, BuildOptions, FileChange};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
@@ -21,6 +21,8 @@ pub struct ApplyRequest {
     /// Apply onto this revision instead of the plan's base.
     pub onto: Option<String>,
     pub check: CheckChoice,
+    /// How the check runs: sandbox, network, time limit.
+    pub settings: CheckSettings,
 }
 
 /// How an apply ended (failures that leave nothing behind are `Err`).
@@ -104,6 +106,15 @@ pub fn load_ledger(store: &Store) -> Result<Ledger, Problem> {
 }
 
 pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Problem>> {
+    apply_with(store, request, &mut |_| {})
+}
+
+/// [`apply`], passing the check's output to `output` as it arrives.
+pub fn apply_with(
+    store: &Store,
+    request: &ApplyRequest,
+    output: &mut dyn FnMut(&[u8]),
+) -> Result<Outcome, Vec<Problem>> {
     let ledger = load_ledger(store).map_err(|p| vec![p])?;
     let record = find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
     refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
@@ -152,16 +163,26 @@ pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Probl
     if new_tree == target_tree.id() {
         return Ok(Outcome::NothingToApply { record });
     }
+    // Chosen from the target's history before anything runs: never from a proposal.
+    let check = check::resolve(store, &request.check, target).map_err(|p| vec![p])?;
     let commit = store
         .commit_for_user(target, new_tree, &commit_message(&record))
         .map_err(|e| vec![e.to_problem()])?;
     let branch = branch_name(&record);
 
     let mut report = None;
-    if let Some(command) = check::resolve(store, &request.check, target) {
+    if let Some(check) = check {
         let slot = worktree::acquire(store).map_err(|e| vec![e.to_problem()])?;
-        let result = check::run(store, &slot, commit, &command, &record.id)
-            .map_err(|e| vec![e.to_problem()])?;
+        let result = check::run(
+            store,
+            &slot,
+            commit,
+            &check,
+            &record.id,
+            &request.settings,
+            output,
+        )
+        .map_err(|e| vec![e.to_problem()])?;
         if !result.passed {
             record_failure(store, &record, target, commit, &result)
                 .map_err(|e| vec![e.to_problem()])?;
@@ -243,7 +264,12 @@ fn record_failure(
     event.commit = Some(commit.to_string());
     event.exit_code = result.exit_code;
     event.output_tail = Some(result.output_tail.clone());
-    event.detail = Some(format!("check `{}` failed onto {target}", result.command));
+    let how = if result.timed_out {
+        "timed out"
+    } else {
+        "failed"
+    };
+    event.detail = Some(format!("check `{}` {how} onto {target}", result.command));
     let mut pending = Pending::new(
         OpKind::Apply,
         format!("apply {} (check failed)", record.short_id()),

@@ -1,17 +1,36 @@
 //! Running the user's check command inside a check worktree.
 //!
-//! The command comes from the user only — `--check`, `PAPAYU_CHECK_COMMAND`,
-//! `git config papayu.checkCommand`, or `default_test_command` in `.papa-yu/project.json` *as
-//! committed at the base* — never from the plan under test, which could otherwise choose how it
-//! is judged.
+//! The command comes from the user only: `--check`, `PAPAYU_CHECK_COMMAND`, `git config
+//! papayu.checkCommand`, or `default_test_command` in `.papa-yu/project.json` as committed in
+//! a commit the user made (see [`trusted_commit`]). Never from a plan, which could otherwise
+//! choose how it is judged: not from the plan under test, and not from an earlier proposal that
+//! nobody merged yet.
+//!
+//! The command runs code a model wrote, so it runs in a sandbox (see [`super::sandbox`]), with
+//! credentials removed from its environment, in its own process group that a timeout kills
+//! whole, in a worktree cleaned of whatever an earlier check left behind. This module never
+//! prints: live output goes to the caller's sink.
 
 use std::io::Read;
 use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use git2::{Oid, Repository};
 
+use super::sandbox::{self, Enforced, Policy};
+use crate::codes::{Code, Problem};
 use crate::store::worktree::Slot;
 use crate::store::{Store, StoreError};
+
+/// The project file a repository may commit, with its default check.
+pub const PROJECT_FILE: &str = ".papa-yu/project.json";
+
+/// The trailer every commit papayu makes for a plan carries.
+const PLAN_TRAILER: &str = "Papayu-Plan:";
+
+/// The default time a check may take.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Where the check command should come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,12 +43,115 @@ pub enum CheckChoice {
     Skip,
 }
 
+/// How a check runs: sandbox, network, time limit.
+#[derive(Debug, Clone)]
+pub struct CheckSettings {
+    /// Allow network access (`--check-network`, `papayu.checkNetwork`).
+    pub network: bool,
+    /// Kill the check's whole process group after this long; `None` = no limit.
+    pub timeout: Option<Duration>,
+    /// Confine the check with Landlock where the kernel has it (`papayu.checkSandbox`).
+    pub sandbox: bool,
+    /// Extra directories the check may write (`papayu.checkWritable`, one per value).
+    pub writable: Vec<std::path::PathBuf>,
+}
+
+impl Default for CheckSettings {
+    fn default() -> Self {
+        CheckSettings {
+            network: false,
+            timeout: Some(DEFAULT_TIMEOUT),
+            sandbox: true,
+            writable: Vec::new(),
+        }
+    }
+}
+
+impl CheckSettings {
+    /// The settings from git config, overridden by flags: `network` is `--check-network`,
+    /// `timeout_secs` is `--check-timeout` (0 = no limit).
+    pub fn resolve(
+        store: &Store,
+        network: bool,
+        timeout_secs: Option<u64>,
+    ) -> Result<CheckSettings, Problem> {
+        let config = store
+            .repo
+            .config()
+            .map_err(|e| Problem::new(Code::Git, format!("reading git config: {}", e.message())))?;
+        let bool_key = |key: &str, default: bool| match config.get_entry(key) {
+            Err(_) => Ok(default),
+            Ok(_) => config
+                .get_bool(key)
+                .map_err(|_| invalid_config(key, "true or false")),
+        };
+        let network = network || bool_key("papayu.checkNetwork", false)?;
+        let sandbox = bool_key("papayu.checkSandbox", true)?;
+        let secs = match timeout_secs {
+            Some(s) => s,
+            None => match config.get_entry("papayu.checkTimeout") {
+                Err(_) => DEFAULT_TIMEOUT.as_secs(),
+                Ok(_) => config
+                    .get_i64("papayu.checkTimeout")
+                    .ok()
+                    .and_then(|n| u64::try_from(n).ok())
+                    .ok_or_else(|| {
+                        invalid_config("papayu.checkTimeout", "a whole number of seconds")
+                    })?,
+            },
+        };
+        let mut writable = Vec::new();
+        if let Ok(mut entries) = config.multivar("papayu.checkWritable", None) {
+            while let Some(Ok(entry)) = entries.next() {
+                if let Some(value) = entry.value().ok().filter(|v| !v.trim().is_empty()) {
+                    writable.push(expand_home(value));
+                }
+            }
+        }
+        Ok(CheckSettings {
+            network,
+            timeout: (secs > 0).then(|| Duration::from_secs(secs)),
+            sandbox,
+            writable,
+        })
+    }
+}
+
+fn invalid_config(key: &str, expected: &str) -> Problem {
+    Problem::new(
+        Code::CheckConfigInvalid,
+        format!("git config {key} must be {expected}; fix it with git config {key} VALUE"),
+    )
+}
+
+fn expand_home(value: &str) -> std::path::PathBuf {
+    match (value.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => std::path::PathBuf::from(home).join(rest),
+        _ => std::path::PathBuf::from(value),
+    }
+}
+
+/// A check command and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedCheck {
+    pub command: String,
+    /// `--check`, `PAPAYU_CHECK_COMMAND`, `papayu.checkCommand`, or the project file and the
+    /// commit it was read from.
+    pub source: String,
+}
+
 /// What a check did.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CheckReport {
     pub command: String,
+    /// Where the command came from.
+    pub source: String,
     pub exit_code: Option<i32>,
     pub passed: bool,
+    /// The check ran past its time limit and its process group was killed.
+    pub timed_out: bool,
+    /// What the sandbox enforced.
+    pub sandbox: Enforced,
     /// The last lines of the command's combined output.
     pub output_tail: String,
     /// `true` when the worktree had to be created rather than updated.
@@ -38,81 +160,343 @@ pub struct CheckReport {
 }
 
 /// The check command to run, if any. `base` is the commit the plan applies onto.
-pub fn resolve(store: &Store, choice: &CheckChoice, base: Oid) -> Option<String> {
+pub fn resolve(
+    store: &Store,
+    choice: &CheckChoice,
+    base: Oid,
+) -> Result<Option<ResolvedCheck>, Problem> {
+    let found = |command: String, source: &str| {
+        Some(ResolvedCheck {
+            command,
+            source: source.to_string(),
+        })
+    };
     match choice {
-        CheckChoice::Skip => None,
-        CheckChoice::Command(c) => Some(c.clone()),
-        CheckChoice::Configured => std::env::var("PAPAYU_CHECK_COMMAND")
-            .ok()
-            .filter(|c| !c.trim().is_empty())
-            .or_else(|| {
-                store
-                    .repo
-                    .config()
-                    .ok()
-                    .and_then(|c| c.get_string("papayu.checkCommand").ok())
-            })
-            .filter(|c| !c.trim().is_empty())
-            .or_else(|| project_test_command(&store.repo, base)),
+        CheckChoice::Skip => return Ok(None),
+        CheckChoice::Command(c) => return Ok(found(c.clone(), "--check")),
+        CheckChoice::Configured => {}
+    }
+    if let Some(c) = std::env::var("PAPAYU_CHECK_COMMAND")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+    {
+        return Ok(found(c, "PAPAYU_CHECK_COMMAND"));
+    }
+    if let Some(c) = store
+        .repo
+        .config()
+        .ok()
+        .and_then(|c| c.get_string("papayu.checkCommand").ok())
+        .filter(|c| !c.trim().is_empty())
+    {
+        return Ok(found(c, "git config papayu.checkCommand"));
+    }
+    let commit = trusted_commit(&store.repo, base)?;
+    Ok(
+        project_test_command(&store.repo, commit)?.map(|c| ResolvedCheck {
+            command: c,
+            source: format!("{PROJECT_FILE} at {}", &commit.to_string()[..10]),
+        }),
+    )
+}
+
+/// The commit whose project file may choose the check for a plan applied onto `base`: `base`
+/// itself when the user made it, else the nearest first-parent ancestor the user made.
+///
+/// A commit counts as papayu's when its message carries a `Papayu-Plan:` trailer and no local
+/// branch outside `papayu/*` contains it; once a proposal is merged into one of the user's
+/// branches, it is the user's. So planning on (`--base`) or applying onto (`--onto`) an
+/// unmerged proposal never lets that proposal's project file pick the check.
+pub fn trusted_commit(repo: &Repository, base: Oid) -> Result<Oid, Problem> {
+    let git = |e: git2::Error| Problem::new(Code::Git, format!("reading history: {}", e.message()));
+    let user_tips = user_branch_tips(repo).map_err(git)?;
+    let mut commit = repo.find_commit(base).map_err(git)?;
+    loop {
+        let id = commit.id();
+        let papayus = has_plan_trailer(commit.message_bytes());
+        let merged = || {
+            user_tips
+                .iter()
+                .any(|tip| *tip == id || repo.graph_descendant_of(*tip, id).unwrap_or(false))
+        };
+        if !papayus || merged() {
+            return Ok(id);
+        }
+        commit = match commit.parent(0) {
+            Ok(parent) => parent,
+            // A history made of proposals only has no project file the user wrote.
+            Err(_) => return Ok(id),
+        };
     }
 }
 
-fn project_test_command(repo: &Repository, base: Oid) -> Option<String> {
-    let tree = repo.find_commit(base).ok()?.tree().ok()?;
-    let entry = tree
-        .get_path(std::path::Path::new(".papa-yu/project.json"))
-        .ok()?;
-    let blob = repo.find_blob(entry.id()).ok()?;
-    let json: serde_json::Value = serde_json::from_slice(blob.content()).ok()?;
-    json.get("default_test_command")?
-        .as_str()
-        .map(str::to_string)
-        .filter(|c| !c.trim().is_empty())
+fn user_branch_tips(repo: &Repository) -> Result<Vec<Oid>, git2::Error> {
+    let mut tips = Vec::new();
+    for reference in repo.references_glob("refs/heads/*")? {
+        let reference = reference?;
+        let is_proposal = reference
+            .name_bytes()
+            .starts_with(crate::store::BRANCH_PREFIX.as_bytes());
+        if let (false, Some(oid)) = (is_proposal, reference.target()) {
+            tips.push(oid);
+        }
+    }
+    Ok(tips)
 }
 
-/// Moves a slot to `commit` and runs `command` there with `sh -c`.
+fn has_plan_trailer(message: &[u8]) -> bool {
+    String::from_utf8_lossy(message)
+        .lines()
+        .any(|l| l.trim_start().starts_with(PLAN_TRAILER))
+}
+
+/// The project preferences, type-checked. Only the test command is used here; the other fields
+/// are declared so that a wrong type in any of them is reported rather than ignored.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct ProjectFile {
+    default_test_command: Option<String>,
+    #[serde(default)]
+    default_lint_command: Option<String>,
+    #[serde(default)]
+    default_format_command: Option<String>,
+    #[serde(default)]
+    build_command: Option<String>,
+    #[serde(default)]
+    package_manager: Option<String>,
+    #[serde(default)]
+    ci_notes: Option<String>,
+    #[serde(default)]
+    src_roots: Option<Vec<String>>,
+    #[serde(default)]
+    test_roots: Option<Vec<String>>,
+}
+
+/// `default_test_command` from the project file at `commit`; an unreadable or ill-typed file is
+/// an error, never a silently skipped check.
+fn project_test_command(repo: &Repository, commit: Oid) -> Result<Option<String>, Problem> {
+    let Some(text) = read_project_file(repo, commit)? else {
+        return Ok(None);
+    };
+    let invalid = |why: String| {
+        Problem::new(
+            Code::ProjectConfigInvalid,
+            format!(
+                "{PROJECT_FILE} at {}: {why}; fix it, or choose the check with --check or --no-check",
+                &commit.to_string()[..10]
+            ),
+        )
+    };
+    let value: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| invalid(format!("not valid JSON ({e})")))?;
+    if !value.is_object() {
+        return Err(invalid("the top level must be a JSON object".into()));
+    }
+    let file: ProjectFile = serde_json::from_value(value).map_err(|e| invalid(format!("{e}")))?;
+    Ok(file.default_test_command.filter(|c| !c.trim().is_empty()))
+}
+
+fn read_project_file(repo: &Repository, commit: Oid) -> Result<Option<Vec<u8>>, Problem> {
+    let git = |e: git2::Error| {
+        Problem::new(
+            Code::Git,
+            format!("reading {PROJECT_FILE}: {}", e.message()),
+        )
+    };
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(git)?;
+    let Ok(entry) = tree.get_path(std::path::Path::new(PROJECT_FILE)) else {
+        return Ok(None);
+    };
+    match entry.to_object(repo).map_err(git)?.into_blob() {
+        Ok(blob) => Ok(Some(blob.content().to_vec())),
+        Err(_) => Err(Problem::new(
+            Code::ProjectConfigInvalid,
+            format!("{PROJECT_FILE} is not a file; make it one, or choose the check with --check"),
+        )),
+    }
+}
+
+/// `true` for environment variables that hold credentials: provider keys and anything named
+/// like `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`.
+pub fn is_secret_var(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    const SUFFIXES: &[&str] = &[
+        "_API_KEY",
+        "_APIKEY",
+        "_TOKEN",
+        "_SECRET",
+        "_SECRET_KEY",
+        "_ACCESS_KEY",
+        "_PASSWORD",
+        "_PASSWD",
+        "_CREDENTIALS",
+    ];
+    const NAMES: &[&str] = &["API_KEY", "TOKEN", "SECRET", "PASSWORD"];
+    NAMES.contains(&upper.as_str())
+        || SUFFIXES.iter().any(|s| upper.ends_with(s))
+        || upper.contains("SECRET")
+}
+
+/// Moves a slot to `commit`, cleans it, and runs `command` there with `sh -c`, sandboxed, in
+/// its own process group. Every chunk of output is passed to `output` as it arrives.
 pub fn run(
     store: &Store,
     slot: &Slot,
     commit: Oid,
-    command: &str,
+    check: &ResolvedCheck,
     plan_id: &str,
+    settings: &CheckSettings,
+    output: &mut dyn FnMut(&[u8]),
 ) -> Result<CheckReport, StoreError> {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let fresh = slot.update(store, commit)?;
-    let mut log = tempfile::tempfile()
-        .map_err(|e| StoreError::io("creating a file for the check output", e))?;
-    let stdout = log
+    let tmp = tempfile::Builder::new()
+        .prefix("papayu-check-")
+        .tempdir()
+        .map_err(|e| StoreError::io("creating the check's temporary directory", e))?;
+    let (reader, writer) =
+        std::io::pipe().map_err(|e| StoreError::io("creating a pipe for the check output", e))?;
+    let writer2 = writer
         .try_clone()
-        .map_err(|e| StoreError::io("sharing the check output file", e))?;
-    let stderr = log
-        .try_clone()
-        .map_err(|e| StoreError::io("sharing the check output file", e))?;
+        .map_err(|e| StoreError::io("sharing the check output pipe", e))?;
     let mut cmd = crate::store::command("sh");
     cmd.arg("-c")
-        .arg(command)
+        .arg(&check.command)
         .current_dir(&slot.path)
         .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .env("PAPAYU_PLAN", plan_id)
-        .env("PAPAYU_COMMIT", commit.to_string());
-    let status = cmd
-        .status()
-        .map_err(|e| StoreError::io(format!("running the check `{command}`"), e))?;
-    let mut output = Vec::new();
-    use std::io::Seek;
-    log.seek(std::io::SeekFrom::Start(0))
-        .and_then(|_| log.read_to_end(&mut output))
-        .map_err(|e| StoreError::io("reading the check output", e))?;
+        .stdout(writer)
+        .stderr(writer2);
+    for (name, _) in std::env::vars_os() {
+        if is_secret_var(&name.to_string_lossy()) {
+            cmd.env_remove(&name);
+        }
+    }
+    cmd.env("PAPAYU_PLAN", plan_id)
+        .env("PAPAYU_COMMIT", commit.to_string())
+        .env("TMPDIR", tmp.path())
+        .env("TMP", tmp.path())
+        .env("TEMP", tmp.path());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut writable = vec![slot.path.clone(), tmp.path().to_path_buf()];
+    writable.extend(settings.writable.iter().cloned());
+    let policy = Policy {
+        writable,
+        network: settings.network,
+    };
+    // Spawning consumes `cmd`, closing our ends of the output pipe, so the reader sees EOF
+    // once the check's processes are gone.
+    let (mut child, sandbox) = sandbox::spawn(cmd, settings.sandbox.then_some(&policy))
+        .map_err(|e| {
+            StoreError::Problem(Problem::new(
+                Code::CheckSandbox,
+                format!(
+                    "could not start the check `{}`: {e}; if its sandbox is the cause, git config papayu.checkSandbox false runs checks unconfined",
+                    check.command
+                ),
+            ))
+        })?;
+    let (chunks, received) = mpsc::channel::<Vec<u8>>();
+    let pump = std::thread::spawn(move || pump(reader, chunks));
+    let mut kept = Tail::default();
+    let deadline = settings.timeout.map(|t| started + t);
+    let mut timed_out = false;
+    let mut closed = false;
+    let status = loop {
+        if !closed {
+            match received.recv_timeout(Duration::from_millis(50)) {
+                Ok(chunk) => {
+                    output(&chunk);
+                    kept.push(&chunk);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => closed = true,
+            }
+        }
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| StoreError::io("waiting for the check", e))?
+        {
+            break status;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            timed_out = true;
+            kill_group(child.id());
+            break child
+                .wait()
+                .map_err(|e| StoreError::io("waiting for the killed check", e))?;
+        }
+        if closed {
+            // The output is closed but the check runs on: poll its exit.
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    // Whatever the check left running (a server it started, a stray background job) goes
+    // with it: nothing it started outlives the check.
+    kill_group(child.id());
+    let drain_until = Instant::now() + Duration::from_secs(2);
+    while let Ok(chunk) =
+        received.recv_timeout(drain_until.saturating_duration_since(Instant::now()))
+    {
+        output(&chunk);
+        kept.push(&chunk);
+    }
+    if pump.is_finished() {
+        let _ = pump.join();
+    }
     Ok(CheckReport {
-        command: command.to_string(),
+        command: check.command.clone(),
+        source: check.source.clone(),
         exit_code: status.code(),
-        passed: status.success(),
-        output_tail: tail(&String::from_utf8_lossy(&output), 40, 4000),
+        passed: status.success() && !timed_out,
+        timed_out,
+        sandbox,
+        output_tail: tail(&String::from_utf8_lossy(&kept.bytes), 40, 4000),
         fresh_worktree: fresh,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+fn pump(mut reader: std::io::PipeReader, chunks: mpsc::Sender<Vec<u8>>) {
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = reader.read(&mut buf) {
+        if n == 0 || chunks.send(buf[..n].to_vec()).is_err() {
+            break;
+        }
+    }
+}
+
+/// Kills every process in the check's process group.
+fn kill_group(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(pid) {
+        // SAFETY: kill(2) with a negative pid signals the process group the check leads; it
+        // was created for the check alone (`process_group(0)`).
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// The last bytes of the output, bounded so a chatty check cannot fill memory.
+#[derive(Default)]
+struct Tail {
+    bytes: Vec<u8>,
+}
+
+impl Tail {
+    const KEEP: usize = 64 * 1024;
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        if self.bytes.len() > 2 * Self::KEEP {
+            let cut = self.bytes.len() - Self::KEEP;
+            self.bytes.drain(..cut);
+        }
+    }
 }
 
 /// The last `lines` lines of `text`, at most `chars` characters.
@@ -129,11 +513,49 @@ fn tail(text: &str, lines: usize, chars: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::tail;
+    use super::*;
 
     #[test]
     fn tail_keeps_the_end() {
         assert_eq!(tail("a\nb\nc\n", 2, 100), "b\nc");
         assert_eq!(tail("abcdef", 5, 3), "def");
+    }
+
+    #[test]
+    fn secret_variables() {
+        for name in [
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "PAPAYU_LLM_API_KEY",
+            "FOO_TOKEN",
+            "BAR_SECRET",
+            "X_API_KEY",
+            "github_token",
+            "AWS_SECRET_ACCESS_KEY",
+            "DB_PASSWORD",
+        ] {
+            assert!(is_secret_var(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "TOKENIZERS_PARALLELISM", "KEYBOARD", "LANG"] {
+            assert!(!is_secret_var(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_tail_buffer_stays_bounded() {
+        let mut t = Tail::default();
+        for _ in 0..100 {
+            t.push(&[b'x'; 10_000]);
+        }
+        assert!(t.bytes.len() <= 2 * Tail::KEEP);
+        assert!(t.bytes.len() >= Tail::KEEP);
+    }
+
+    #[test]
+    fn plan_trailers() {
+        assert!(has_plan_trailer(
+            b"fix\n\nPapayu-Plan: abc\nPapayu-Trace: x\n"
+        ));
+        assert!(!has_plan_trailer(b"fix the papayu plan\n"));
     }
 }

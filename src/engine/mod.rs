@@ -9,6 +9,7 @@ pub mod history;
 pub mod plan;
 pub mod refine;
 pub mod review;
+pub mod sandbox;
 mod seen;
 pub mod setup;
 mod trace;

@@ -9,7 +9,7 @@
 use git2::Oid;
 
 use super::apply::{commit_message, load_ledger, to_line};
-use super::check::{self, CheckChoice, CheckReport};
+use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::plan::{Candidate, Planned, Provenance, prepare};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
@@ -96,6 +96,7 @@ pub fn advance(
     candidate: Candidate,
     provenance: Provenance,
     choice: &CheckChoice,
+    settings: &CheckSettings,
 ) -> Result<Refined, Vec<Problem>> {
     let planned = prepare(store, candidate, provenance)?;
     let record = &planned.record;
@@ -127,14 +128,19 @@ pub fn advance(
         .commit_for_user(target.tip, tree, &commit_message(record))
         .map_err(|e| vec![e.to_problem()])?;
     let mut report = None;
-    if let Some(command) = check::resolve(
-        store,
-        choice,
-        target.record.base_oid().map_err(|e| vec![e.to_problem()])?,
-    ) {
+    let base = target.record.base_oid().map_err(|e| vec![e.to_problem()])?;
+    if let Some(resolved) = check::resolve(store, choice, base).map_err(|p| vec![p])? {
         let slot = worktree::acquire(store).map_err(|e| vec![e.to_problem()])?;
-        let result = check::run(store, &slot, commit, &command, &record.id)
-            .map_err(|e| vec![e.to_problem()])?;
+        let result = check::run(
+            store,
+            &slot,
+            commit,
+            &resolved,
+            &record.id,
+            settings,
+            &mut |_: &[u8]| {},
+        )
+        .map_err(|e| vec![e.to_problem()])?;
         if !result.passed {
             let mut failed = Event::new(&record.id, EventKind::Failed);
             failed.commit = Some(commit.to_string());

@@ -7,15 +7,21 @@
 //! and builds the tree when a stored one cannot be reused.
 //!
 //! It must never follow a symlink, turn a file into a directory or back, or write half a plan:
-//! every problem is collected first and the tree is only built when there are none.
+//! every problem is collected first and the tree is only built when there are none. It must
+//! never remove, replace or rewrite a protected file — named directly, or inside a directory the
+//! plan deletes — where protected means the built-in list ([`is_protected`]) or the
+//! `papayu-private` attribute ([`crate::protocol::attributes`]) in the base tree's `.gitattributes` files or
+//! the repository's `info/attributes`. It never writes a `.gitmodules` that `git fsck` rejects.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use git2::{FileMode, ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder};
 
 use crate::codes::{Code, Problem};
 use crate::patch::{self, HunkReport};
-use crate::protocol::{Action, ActionKind, Plan, ProtocolVersion, sha256_hex};
+use crate::protocol::attributes::{AttributeFile, Attributes};
+use crate::protocol::gitmodules::{check_gitmodules, is_gitmodules};
+use crate::protocol::{Action, ActionKind, Plan, ProtocolVersion, is_protected, sha256_hex};
 use crate::store::records::Fingerprint;
 
 /// What happened to one path.
@@ -85,6 +91,9 @@ struct Builder<'r> {
     changes: Vec<FileChange>,
     touched: Vec<Fingerprint>,
     problems: Vec<Problem>,
+    /// `papayu-private` marks read so far, and the directories whose `.gitattributes` was read.
+    attributes: Attributes,
+    attributes_read: HashSet<String>,
 }
 
 /// Applies `plan`'s actions to `base`. All problems are reported together; on any problem
@@ -106,7 +115,12 @@ pub fn build(
         changes: Vec::new(),
         touched: Vec::new(),
         problems: Vec::new(),
+        attributes: Attributes::default(),
+        attributes_read: HashSet::new(),
     };
+    if let Ok(text) = std::fs::read_to_string(repo.commondir().join("info").join("attributes")) {
+        b.attributes.add_local(AttributeFile::parse("", &text));
+    }
     for (index, action) in plan.actions.iter().enumerate() {
         b.action(index, action, plan.protocol, opts);
     }
@@ -233,6 +247,9 @@ impl Builder<'_> {
         if !self.parents_ok(index, action) {
             return;
         }
+        if !self.protection_ok(index, action) {
+            return;
+        }
         let entry = self.current(&action.path);
         match action.kind {
             ActionKind::CreateDir => self.create_dir(index, action, entry),
@@ -244,6 +261,150 @@ impl Builder<'_> {
             ActionKind::DeleteFile => self.delete_file(index, action, entry, opts),
             ActionKind::DeleteDir => self.delete_dir(index, action, entry),
         }
+        if is_gitmodules(&action.path)
+            && let Some(Overlay::File { content, .. }) = self.overlay.get(&action.path)
+        {
+            let text = String::from_utf8_lossy(content).into_owned();
+            if let Err(why) = check_gitmodules(&text) {
+                self.fail(
+                    Code::GitmodulesInvalid,
+                    index,
+                    action,
+                    format!("{why}; git fsck would reject this .gitmodules"),
+                );
+            }
+        }
+    }
+
+    /// `true` when `path` is protected: the built-in list, or `papayu-private` in the
+    /// `.gitattributes` files of the base tree that apply to it.
+    fn protected(&mut self, path: &str) -> bool {
+        if is_protected(path) {
+            return true;
+        }
+        self.read_attributes("");
+        let mut end = 0;
+        while let Some(slash) = path[end..].find('/') {
+            end += slash;
+            self.read_attributes(&path[..end]);
+            end += 1;
+        }
+        self.attributes.is_private(path)
+    }
+
+    fn read_attributes(&mut self, dir: &str) {
+        if !self.attributes_read.insert(dir.to_string()) {
+            return;
+        }
+        let file = match dir {
+            "" => ".gitattributes".to_string(),
+            d => format!("{d}/.gitattributes"),
+        };
+        // git ignores a .gitattributes that is a symlink; so does this.
+        if let Entry::File { oid, .. } = self.base_entry(&file)
+            && let Ok(blob) = self.repo.find_blob(oid)
+        {
+            let text = String::from_utf8_lossy(blob.content());
+            self.attributes.add(AttributeFile::parse(dir, &text));
+        }
+    }
+
+    /// Refuses any action that would remove, replace or rewrite a protected file: changing or
+    /// deleting it, deleting a directory that holds one, or creating a file that a
+    /// case-insensitive file system would write over it.
+    fn protection_ok(&mut self, index: usize, action: &Action) -> bool {
+        let path = action.path.as_str();
+        let hit = match action.kind {
+            ActionKind::UpdateFile
+            | ActionKind::PatchFile
+            | ActionKind::ReplaceRange
+            | ActionKind::DeleteFile => self.protected(path).then(|| path.to_string()),
+            ActionKind::DeleteDir => self.protected_inside(path),
+            ActionKind::CreateFile | ActionKind::CreateDir => self.protected_twin(path),
+        };
+        let Some(hit) = hit else {
+            return true;
+        };
+        let how = match action.kind {
+            ActionKind::DeleteDir if hit != path => format!("the directory holds '{hit}', "),
+            ActionKind::CreateFile | ActionKind::CreateDir => format!(
+                "'{hit}' exists with the same name in another case, and a case-insensitive file system would overwrite it; it is "
+            ),
+            _ => String::new(),
+        };
+        self.fail(
+            Code::ProtectedPath,
+            index,
+            action,
+            format!(
+                "{how}a protected file (the built-in list, or papayu-private in .gitattributes); {} may not remove, replace or rewrite it, change it by hand",
+                action.kind.as_str()
+            ),
+        );
+        false
+    }
+
+    /// The first protected path at or under `dir` in the base tree.
+    fn protected_inside(&mut self, dir: &str) -> Option<String> {
+        if self.protected(dir) {
+            return Some(dir.to_string());
+        }
+        let Ok(Some(tree)) = self
+            .base
+            .get_path(std::path::Path::new(dir))
+            .map(|e| self.repo.find_tree(e.id()).ok())
+        else {
+            return None;
+        };
+        let mut entries = Vec::new();
+        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |root, e| {
+            if let Ok(name) = e.name() {
+                entries.push(format!("{dir}/{root}{name}"));
+            }
+            git2::TreeWalkResult::Ok
+        });
+        // Every .gitattributes inside the directory applies to the files below it.
+        for path in &entries {
+            if let Some(sub) = path.strip_suffix("/.gitattributes") {
+                self.read_attributes(sub);
+            }
+        }
+        entries.into_iter().find(|p| self.protected(p))
+    }
+
+    /// A protected file in the base tree whose name differs from `path`'s only in case.
+    fn protected_twin(&mut self, path: &str) -> Option<String> {
+        let (parent, name) = match path.rsplit_once('/') {
+            Some((p, n)) => (Some(p), n),
+            None => (None, path),
+        };
+        let siblings: Vec<String> = match parent {
+            None => self
+                .base
+                .iter()
+                .filter_map(|e| e.name().ok().map(str::to_string))
+                .collect(),
+            Some(p) => match self.base.get_path(std::path::Path::new(p)) {
+                Ok(e) => self
+                    .repo
+                    .find_tree(e.id())
+                    .map(|t| {
+                        t.iter()
+                            .filter_map(|e| e.name().ok().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                Err(_) => Vec::new(),
+            },
+        };
+        let twin = siblings
+            .into_iter()
+            .find(|s| s != name && s.eq_ignore_ascii_case(name))?;
+        let twin = match parent {
+            Some(p) => format!("{p}/{twin}"),
+            None => twin,
+        };
+        self.protected(&twin).then_some(twin)
     }
 
     fn create_dir(&mut self, index: usize, action: &Action, entry: Entry) {

@@ -18,8 +18,10 @@
 //!
 //! All problems are returned together, so one repair round can fix them all.
 
+pub mod attributes;
 mod content;
 mod extract;
+pub mod gitmodules;
 mod memory;
 mod paths;
 mod rules;
@@ -30,7 +32,7 @@ mod types;
 pub use content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, is_non_printable, normalize_eol};
 pub use extract::{MAX_INPUT_BYTES, MAX_JSON_DEPTH};
 pub use memory::{MEMORY_KEYS, MemoryType};
-pub use paths::{Allowlist, MAX_PATH_LEN, check_path, is_protected};
+pub use paths::{Allowlist, MAX_PATH_LEN, check_path, is_invisible, is_protected};
 pub use rules::{is_sha256_hex, looks_unified};
 pub use schema::{request_schema, schema_file_name, schema_hash, schema_text, schema_value};
 pub use types::{Action, ActionKind, ContextRequest, Mode, Plan, ProtocolVersion, Step};
@@ -67,6 +69,7 @@ pub const PROTOCOL_CODES: &[Code] = &[
     Code::PathBackslash,
     Code::PathControlChar,
     Code::PathTooLong,
+    Code::PathInvisibleChar,
     Code::PathGitInternal,
     Code::ProtectedPath,
     Code::ForbiddenPath,

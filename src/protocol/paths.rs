@@ -16,14 +16,16 @@ use serde::Deserialize;
 use super::types::ActionKind;
 use crate::codes::{Code, Problem};
 
-/// Longest accepted path, in Unicode scalar values.
+/// Longest accepted path, in UTF-8 bytes: what file systems count. It also keeps every
+/// component within the 255 bytes file systems allow for one name.
 pub const MAX_PATH_LEN: usize = 240;
 
 /// Checks every path-form rule and the `.git` rule; the reason names the path.
 ///
 /// Accepts exactly the paths that, split on `/`, give non-empty segments none of which is `.`,
 /// `..`, or an alias of either or of `.git` on some platform, with no `\`, no control character,
-/// no leading `/`, `~` or drive letter, and at most [`MAX_PATH_LEN`] characters.
+/// no invisible or bidi control character ([`is_invisible`]), no leading `/`, `~` or drive
+/// letter, and at most [`MAX_PATH_LEN`] bytes.
 pub fn check_path(path: &str) -> Result<(), Problem> {
     match path_problem(path) {
         None => Ok(()),
@@ -43,11 +45,20 @@ pub(crate) fn path_problem(path: &str) -> Option<(Code, String)> {
             "path contains a control character (NUL, newline, tab, ...); remove it".into(),
         ));
     }
-    let len = path.chars().count();
+    if let Some(c) = path.chars().find(|c| is_invisible(*c)) {
+        return Some((
+            Code::PathInvisibleChar,
+            format!(
+                "path contains U+{:04X}, an invisible or text-direction character that makes a path look like another; remove it",
+                u32::from(c)
+            ),
+        ));
+    }
+    let len = path.len();
     if len > MAX_PATH_LEN {
         return Some((
             Code::PathTooLong,
-            format!("path is {len} characters long; the limit is {MAX_PATH_LEN}"),
+            format!("path is {len} bytes long in UTF-8; the limit is {MAX_PATH_LEN} bytes"),
         ));
     }
     let bytes = path.as_bytes();
@@ -140,6 +151,20 @@ fn is_git_alias(segment: &str) -> bool {
     }
     name.strip_prefix("git~")
         .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `true` for characters a path may not hold because they are invisible or change the order
+/// text is shown in: zero-width spaces and joiners, directional marks, embeddings, overrides
+/// and isolates, word joiners and invisible operators, the byte-order mark, and the Mongolian
+/// vowel separator. A path holding one can look exactly like another path.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{061C}' | '\u{180E}'
+        | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206F}'
+        | '\u{FEFF}')
 }
 
 /// Code points that HFS+ drops when comparing names (the list git itself guards against).
@@ -368,7 +393,24 @@ mod tests {
         assert_eq!(code("a/b\\c"), Some(Code::PathBackslash));
         assert_eq!(code("a\0b"), Some(Code::PathControlChar));
         assert_eq!(code(&"a".repeat(241)), Some(Code::PathTooLong));
-        assert_eq!(code(&"я".repeat(240)), None);
+        assert_eq!(code(&"a".repeat(240)), None);
+        assert_eq!(code(&"я".repeat(120)), None);
+        assert_eq!(code(&"я".repeat(121)), Some(Code::PathTooLong));
+        assert_eq!(
+            code(&format!("{}/x", "日".repeat(80))),
+            Some(Code::PathTooLong)
+        );
+        for c in [
+            '\u{200B}', '\u{200F}', '\u{202A}', '\u{202E}', '\u{2066}', '\u{2069}', '\u{FEFF}',
+        ] {
+            assert_eq!(
+                code(&format!("src/a{c}b.rs")),
+                Some(Code::PathInvisibleChar),
+                "{c:?}"
+            );
+        }
+        assert_eq!(code("a\u{1b}[31m"), Some(Code::PathControlChar));
+        assert_eq!(code("a\u{9b}b"), Some(Code::PathControlChar));
     }
 
     #[test]
@@ -382,10 +424,12 @@ mod tests {
             ".Git. . /x",
             "GIT~1/config",
             ".git::$INDEX_ALLOCATION/x",
-            ".g\u{200c}it/config",
         ] {
             assert_eq!(code(p), Some(Code::PathGitInternal), "{p}");
         }
+        // An HFS+-ignorable code point inside `.git` is refused before the segment is compared.
+        assert_eq!(code(".g\u{200c}it/config"), Some(Code::PathInvisibleChar));
+        assert!(is_git_alias(".g\u{200c}it"));
         for p in [".gitignore", ".github/x", "git/x", "x.git", "git~/x"] {
             assert_eq!(code(p), None, "{p}");
         }

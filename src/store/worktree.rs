@@ -6,6 +6,14 @@
 //! Slots are locked with an OS file lock while in use, so two papayu processes never share one;
 //! a crashed process releases its lock with its death.
 //!
+//! Before every check the slot is cleaned of untracked and ignored files (`git clean -ffdx`),
+//! so nothing an earlier check wrote can influence the next one, and it always holds the full
+//! tree, even when the user's own checkout is sparse.
+//!
+//! A check runs model-written code with write access to its slot, including the slot's `.git`
+//! file: the slot's link to its administrative directory is verified before each use, so a
+//! check cannot point later git commands at the user's own worktree.
+//!
 //! This module shells out to git on purpose: checkout must honour `.gitattributes`, filters and
 //! hooks exactly as git does. It never touches the user's own working tree.
 
@@ -37,10 +45,16 @@ pub fn git(store: &Store) -> Command {
     cmd
 }
 
-/// A git command run inside a check worktree.
+/// A git command run inside a check worktree, which always sees the full tree: a sparse
+/// checkout of the user's worktree must not hide files from the check.
 fn git_in(path: &Path) -> Command {
     let mut cmd = super::command("git");
-    cmd.arg("-C").arg(path);
+    cmd.arg("-C").arg(path).args([
+        "-c",
+        "core.sparseCheckout=false",
+        "-c",
+        "index.sparse=false",
+    ]);
     cmd
 }
 
@@ -94,12 +108,45 @@ impl Slot {
     }
 
     /// The worktree's administrative directory under `<gitdir>/worktrees/`, when the slot is a
-    /// registered worktree.
+    /// registered worktree: the slot's `.git` file names a directory directly inside
+    /// `<gitdir>/worktrees/`, and that directory's `gitdir` file names the slot back.
     fn admin_dir(&self, store: &Store) -> Option<PathBuf> {
         let text = std::fs::read_to_string(self.path.join(".git")).ok()?;
-        let admin = PathBuf::from(text.trim().strip_prefix("gitdir: ")?);
-        (admin.starts_with(store.repo.commondir().join("worktrees")) && admin.join("HEAD").exists())
+        let admin = PathBuf::from(text.trim().strip_prefix("gitdir: ")?)
+            .canonicalize()
+            .ok()?;
+        let worktrees = store
+            .repo
+            .commondir()
+            .join("worktrees")
+            .canonicalize()
+            .ok()?;
+        let back = std::fs::read_to_string(admin.join("gitdir")).ok()?;
+        let back = PathBuf::from(back.trim()).canonicalize().ok()?;
+        let own = self.path.join(".git").canonicalize().ok()?;
+        (admin.parent() == Some(worktrees.as_path()) && back == own && admin.join("HEAD").exists())
             .then_some(admin)
+    }
+
+    /// Keeps the slot out of any sparse checkout it inherited from the user's worktree.
+    fn unsparse(admin: &Path) -> Result<(), StoreError> {
+        let _ = std::fs::remove_file(admin.join("info").join("sparse-checkout"));
+        let config = admin.join("config.worktree");
+        if config.exists() {
+            let mut cmd = super::command("git");
+            cmd.args(["config", "--file"])
+                .arg(&config)
+                .args(["core.sparseCheckout", "false"]);
+            run(cmd, "turning off sparse checkout in the check worktree")?;
+        }
+        Ok(())
+    }
+
+    /// Removes every untracked and ignored file, nested repositories included.
+    fn clean(&self) -> Result<(), StoreError> {
+        let mut cmd = git_in(&self.path);
+        cmd.args(["clean", "-ffdxq"]);
+        run(cmd, "cleaning the check worktree")
     }
 
     /// Moves the slot to `commit`, creating it the first time. Returns `true` when it had to be
@@ -122,6 +169,7 @@ impl Slot {
             ])
             .arg(commit.to_string());
             run(cmd, "updating the check worktree")?;
+            self.clean()?;
             return Ok(false);
         }
         if self.path.exists() {
@@ -131,11 +179,41 @@ impl Slot {
         let mut prune = git(store);
         prune.args(["worktree", "prune"]);
         run(prune, "pruning stale worktrees")?;
+        // Registered without a checkout, so a sparse checkout git copies from the user's
+        // worktree can be turned off before any file is written.
         let mut add = git(store);
-        add.args(["worktree", "add", "--detach", "--force", "--quiet"])
-            .arg(&self.path)
-            .arg(commit.to_string());
+        add.args([
+            "worktree",
+            "add",
+            "--detach",
+            "--force",
+            "--quiet",
+            "--no-checkout",
+        ])
+        .arg(&self.path)
+        .arg(commit.to_string());
         run(add, "creating the check worktree")?;
+        let admin = self.admin_dir(store).ok_or_else(|| {
+            StoreError::io(
+                "creating the check worktree",
+                std::io::Error::other(format!(
+                    "{} is not linked to the repository",
+                    self.path.display()
+                )),
+            )
+        })?;
+        Self::unsparse(&admin)?;
+        let mut checkout = git_in(&self.path);
+        checkout
+            .args([
+                "checkout",
+                "--quiet",
+                "--detach",
+                "--force",
+                "--no-recurse-submodules",
+            ])
+            .arg(commit.to_string());
+        run(checkout, "filling the check worktree")?;
         Ok(true)
     }
 
