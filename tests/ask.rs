@@ -676,3 +676,101 @@ fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
     );
     repo.fsck();
 }
+
+#[test]
+fn the_responses_api_and_a_forced_anthropic_tool_and_ollama_streams() {
+    // OpenAI Responses, strict: the schema goes in text.format.
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::responses(&create_answer("R.md", "r\n"))]);
+    repo.git(["config", "papayu.openai.api", "responses"]).ok();
+    repo.git(["config", "papayu.openai.url", &format!("{}/v1", fake.url())])
+        .ok();
+    let env = vec![
+        (
+            "PAPAYU_LLM_PROVIDERS".to_string(),
+            "openai:gpt-test".to_string(),
+        ),
+        (
+            "OPENAI_API_KEY".to_string(),
+            "sk-test-responses-0000".to_string(),
+        ),
+        ("PAPAYU_LLM_STRICT_JSON".to_string(), "1".to_string()),
+    ];
+    let out = run(&repo, &["plan", "Add R", "--json"], &env).ok();
+    let req = &fake.requests()[0];
+    assert_eq!(req.path, "/v1/responses");
+    assert_eq!(req.json["text"]["format"]["type"], "json_schema");
+    assert!(
+        req.json["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("Protocol v2")
+    );
+    assert_eq!(
+        req.header("authorization").as_deref(),
+        Some("Bearer sk-test-responses-0000")
+    );
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plan"]["stats"]["cached_tokens"], 1024);
+
+    // Anthropic, strict: a forced tool whose input is the plan.
+    let repo = self::repo();
+    let fake = FakeLlm::start(vec![fake_llm::anthropic_tool(&create_answer(
+        "A.md", "a\n",
+    ))]);
+    let env = vec![
+        (
+            "PAPAYU_LLM_PROVIDERS".to_string(),
+            "anthropic:claude-test".to_string(),
+        ),
+        ("ANTHROPIC_BASE_URL".to_string(), fake.url()),
+        (
+            "ANTHROPIC_API_KEY".to_string(),
+            "sk-ant-tool-000000".to_string(),
+        ),
+        ("PAPAYU_LLM_STRICT_JSON".to_string(), "1".to_string()),
+    ];
+    let out = run(&repo, &["plan", "Add A", "--json"], &env).ok();
+    let req = &fake.requests()[0];
+    assert_eq!(req.json["tool_choice"]["type"], "tool");
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plan"]["stats"]["cache_write_tokens"], 76);
+    assert_eq!(stored["plan"]["stats"]["input_tokens"], 100 + 1024 + 76);
+
+    // Ollama, implicit model from /api/tags, NDJSON stream.
+    let repo = self::repo();
+    let fake = FakeLlm::start(vec![fake_llm::ollama(&create_answer("O.md", "o\n"))]);
+    let env = vec![("OLLAMA_HOST".to_string(), fake.url())];
+    let out = run(&repo, &["plan", "Add O", "--json"], &env).ok();
+    let req = &fake.requests()[0];
+    assert_eq!(req.json["model"], "fake-model:latest");
+    assert_eq!(req.json["format"], "json");
+    assert!(req.json["options"]["num_ctx"].as_u64().unwrap() >= 4096);
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plan"]["provider"], "ollama");
+}
+
+#[test]
+fn nothing_configured_and_no_local_ollama_says_what_to_set() {
+    let repo = repo();
+    // A port nothing listens on stands in for a local Ollama that is not running.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let before = repo.snapshot();
+    let out = run(
+        &repo,
+        &["plan", "Add notes"],
+        &[("OLLAMA_HOST".to_string(), format!("127.0.0.1:{port}"))],
+    )
+    .code(1);
+    assert!(
+        out.stderr.contains("ERR_LLM_NOT_CONFIGURED"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--response"), "{}", out.stderr);
+    assert_eq!(repo.snapshot(), before);
+}

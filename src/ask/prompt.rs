@@ -71,12 +71,7 @@ Protocol v1. The JSON object has these fields (all optional except what your ans
 \"path\": \"relative/path\", \"content\": \"the complete new file\"}]. CREATE_FILE and UPDATE_FILE \
 carry the COMPLETE file content: never elide existing code with comments like \"... rest \
 unchanged ...\". UPDATE_FILE only for files shown to you in full.
-- plan: [{\"step\": string, \"details\": string}]
-- questions: [string]; risks: [string]; commands_to_run: [string]; verification: [string]
-- context_requests: [{\"type\": \"read_file\", \"path\", \"start_line\"?, \"end_line\"?} | \
-{\"type\": \"search\", \"query\", \"glob\"?} | {\"type\": \"logs\", \"source\", \"last_n\"?} | {\"type\": \"env\"}]
-- memory_patch: {\"user.preferred_style\"|\"project.default_test_command\"|…: value}, only when the \
-user asks you to remember something.";
+";
 
 const SHAPE_V2: &str = "\
 Protocol v2. The JSON object has these fields (all optional except what your answer needs):
@@ -91,6 +86,10 @@ replace lines start_line..end_line (1-based, inclusive);
   Change existing files with PATCH_FILE (preferred) or REPLACE_RANGE: UPDATE_FILE of an existing \
 file is refused. base_sha256 is the sha256 printed in the FILE[path] (sha256=…) header of the \
 file you were shown. Copy context lines exactly as they appear in the file.
+";
+
+/// The fields both protocol versions share, after the actions.
+const SHAPE_COMMON: &str = "\
 - plan: [{\"step\": string, \"details\": string}]
 - questions: [string]; risks: [string]; commands_to_run: [string]; verification: [string]
 - context_requests: [{\"type\": \"read_file\", \"path\", \"start_line\"?, \"end_line\"?} | \
@@ -125,7 +124,10 @@ pub fn system(mode: LlmMode, version: ProtocolVersion, memory: &str) -> String {
         ProtocolVersion::V1 => SHAPE_V1,
         ProtocolVersion::V2 => SHAPE_V2,
     };
-    let mut text = format!("{ROLE}\n\n{}\n\n{RULES}\n\n{shape}\n", mode_text(mode));
+    let mut text = format!(
+        "{ROLE}\n\n{}\n\n{RULES}\n\n{shape}\n{SHAPE_COMMON}\n",
+        mode_text(mode)
+    );
     if !memory.is_empty() {
         text.push_str("\nENGINEERING_MEMORY (trusted by user; update only when user requests):\n");
         text.push_str(memory);

@@ -131,7 +131,8 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
             wire: Wire::Ollama,
             base_url: ollama_url(src),
             model: model.unwrap_or_default(),
-            implicit: src.env("OLLAMA_HOST").is_none(),
+            // No provider was chosen: a server that is not there means "not configured".
+            implicit: true,
             ..common
         }]);
     };
@@ -349,7 +350,6 @@ mod tests {
         assert!(eps[0].implicit);
         let eps = resolve(&src(&[], &[("OLLAMA_HOST", "10.0.0.5:11434")])).unwrap();
         assert_eq!(eps[0].base_url, "http://10.0.0.5:11434");
-        assert!(!eps[0].implicit);
     }
 
     #[test]

@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use git2::{Oid, Repository};
 
 pub use error::StoreError;
+pub(crate) use sig::days_from_civil;
 pub use sig::{author, signature};
 pub use snapshot::{FileRead, Snapshot};
 
