@@ -774,3 +774,68 @@ fn nothing_configured_and_no_local_ollama_says_what_to_set() {
     assert!(out.stderr.contains("--response"), "{}", out.stderr);
     assert_eq!(repo.snapshot(), before);
 }
+
+#[test]
+fn planted_secrets_never_reach_the_model_or_the_context_command() {
+    let secrets = [
+        "sk-proj-PLANTEDabcdefghijklmnop",
+        "AKIAPLANTEDABCDEFGHI",
+        "ghp_PLANTEDabcdefghijklmnopqrstuvwx",
+        "q8Zr2LmX9vTkPLANTED3PwY",
+        "MIIEPLANTEDKEYBODY",
+    ];
+    let repo = TestRepo::with_files(&[
+        (".env", &format!("OPENAI_API_KEY={}\n", secrets[0])),
+        (
+            "config/id_rsa",
+            &format!(
+                "-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n",
+                secrets[4]
+            ),
+        ),
+        ("deploy/secrets/aws.txt", &format!("{}\n", secrets[1])),
+        (
+            "src/app.py",
+            &format!(
+                "GITHUB = \"{}\"\nDB_PASSWORD = \"{}\"\n\ndef run():\n    return 1\n",
+                secrets[2], secrets[3]
+            ),
+        ),
+    ]);
+    let goal = "fix src/app.py and .env and config/id_rsa, see deploy/secrets/aws.txt";
+    let context = repo.papayu(["context", goal, "--json"]).ok();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(
+            &serde_json::json!({"summary": "need more", "actions": [], "context_requests": [
+            {"type": "read_file", "path": ".env"}, {"type": "search", "query": "PLANTED"},
+            {"type": "read_file", "path": "deploy/secrets/aws.txt"}]})
+            .to_string(),
+        ),
+        fake_llm::openai_chat(&create_answer("NOTES.md", "n\n")),
+    ]);
+    let out = run(&repo, &["plan", goal], &compat_env(&fake)).ok();
+    let bodies: Vec<String> = fake.requests().iter().map(|r| r.body.clone()).collect();
+    assert_eq!(bodies.len(), 2);
+    for secret in secrets {
+        for (what, text) in [
+            ("context", &context.stdout),
+            ("request 1", &bodies[0]),
+            ("request 2", &bodies[1]),
+            ("stderr", &out.stderr),
+        ] {
+            assert!(!text.contains(secret), "{secret} leaked in {what}");
+        }
+    }
+    assert!(bodies[0].contains("def run()"), "the ordinary code is sent");
+    assert!(
+        bodies[1].contains("withheld: .env: protected path"),
+        "{}",
+        bodies[1]
+    );
+    let json: Value = serde_json::from_str(&context.stdout).unwrap();
+    let withheld = json["withheld"].to_string();
+    assert!(
+        withheld.contains(".env") && withheld.contains("config/id_rsa"),
+        "{withheld}"
+    );
+}

@@ -133,7 +133,7 @@ pub fn settings(
     })
 }
 
-fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
+pub fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
     paths
         .iter()
         .map(|path| {

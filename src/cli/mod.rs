@@ -6,6 +6,7 @@
 mod apply;
 mod asking;
 mod config;
+mod context;
 mod diff;
 mod discard;
 mod init;
@@ -57,6 +58,7 @@ enum Command {
     Patch(patch::PatchArgs),
     Refine(refine::RefineArgs),
     Config(config::ConfigArgs),
+    Context(context::ContextArgs),
     InstallMan(manual::InstallManArgs),
     Completions(manual::CompletionsArgs),
     #[command(name = "__complete", hide = true)]
@@ -155,6 +157,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Patch(args) => patch::run(args),
         Command::Refine(args) => refine::run(args),
         Command::Config(args) => config::run(args),
+        Command::Context(args) => context::run(args),
         Command::InstallMan(args) => manual::install_man(args),
         Command::Completions(args) => manual::completions(args),
         Command::Complete(args) => manual::complete(args),

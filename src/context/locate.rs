@@ -69,7 +69,7 @@ pub fn mentions(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Mention> {
 pub fn named_paths(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     for m in BARE_PATH.find_iter(text) {
-        let candidate = m.as_str().trim_matches(|c: char| c == '.' || c == '/');
+        let candidate = m.as_str().trim_end_matches(['.', '/']);
         if let Some(path) = map_path(candidate, exists)
             && !out.contains(&path)
         {

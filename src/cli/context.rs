@@ -1,0 +1,112 @@
+//! `git papayu context`: exactly what a plan would send to a model, without calling one.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use git_papayu::ask::{self, Question, Settings};
+use git_papayu::context::{self, Budget};
+use git_papayu::engine::plan;
+use git_papayu::protocol::{Mode, ProtocolVersion};
+use git_papayu::store::Store;
+use git_papayu::store::records::now_millis;
+
+use super::plan::non_empty;
+use super::{CliResult, ui};
+
+/// Show the context a plan for GOAL would send: every block, its size, what was truncated or
+/// dropped by the context diet and why, and what was withheld. No model is called.
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The goal, as you would give it to plan.
+    #[arg(value_parser = non_empty)]
+    pub goal: String,
+    /// A log or error report ('-' for stdin); may be repeated.
+    #[arg(long = "log", visible_alias = "error-report", value_name = "FILE|-")]
+    pub logs: Vec<PathBuf>,
+    /// Revision the context is read from.
+    #[arg(long, value_name = "REV", default_value = "HEAD")]
+    pub base: String,
+    /// Render FILE blocks for this protocol (default 2: with sha256).
+    #[arg(long, value_name = "1|2", value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub protocol: Option<u8>,
+    /// Print the blocks and the diet report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: ContextArgs) -> CliResult {
+    let ContextArgs {
+        goal,
+        logs,
+        base,
+        protocol,
+        json,
+    } = args;
+    let store = Store::open()?;
+    let base = plan::resolve_base(&store, &base)?;
+    let env = ask::env_map();
+    let version = match protocol {
+        Some(1) => ProtocolVersion::V1,
+        _ => ProtocolVersion::V2,
+    };
+    let settings = Settings {
+        endpoints: Vec::new(),
+        mode: ask::LlmMode::default(),
+        protocol: version,
+        fallback_to_v1: false,
+        phase: Mode::Plan,
+        normalize_eol: false,
+        budget: Budget::from_env(&env),
+    };
+    let logs = super::asking::read_logs(&logs)?;
+    let question = Question {
+        goal,
+        base,
+        logs,
+        memory: ask::memory::load(&store, base, &env).block(),
+        now: now_millis(),
+    };
+    let prepared = ask::prepare(&store, &settings, &question)?;
+    let rendered = context::render(&prepared.blocks, version);
+    if json {
+        ui::json(&serde_json::json!({
+            "version": 1,
+            "blocks": prepared.blocks,
+            "withheld": prepared.withheld,
+            "events": prepared.events,
+            "memory": question.memory,
+            "total_chars": rendered.chars().count(),
+            "fingerprint": context::fingerprints(&prepared.blocks),
+        }));
+        return Ok(());
+    }
+    ui::out(&rendered);
+    let mut summary = String::from("--- context summary ---\n");
+    for b in &prepared.blocks {
+        let mut line = format!(
+            "{:<12} {:<40} {:>7} chars  ({})",
+            format!("{:?}", b.kind).to_lowercase(),
+            b.title,
+            b.body.chars().count(),
+            b.source
+        );
+        if b.truncated {
+            line.push_str(&format!("  truncated from {}", b.full_chars));
+        }
+        if !b.ranges.is_empty() {
+            let ranges: Vec<String> = b.ranges.iter().map(|(a, z)| format!("{a}-{z}")).collect();
+            line.push_str(&format!("  lines {}", ranges.join(",")));
+        }
+        summary.push_str(&line);
+        summary.push('\n');
+    }
+    for w in &prepared.withheld {
+        summary.push_str(&format!("withheld: {w}\n"));
+    }
+    for e in &prepared.events {
+        summary.push_str(&format!("{e}\n"));
+    }
+    summary.push_str(&format!("total: {} chars\n", rendered.chars().count()));
+    ui::status(summary.trim_end());
+    Ok(())
+}
