@@ -839,3 +839,16 @@ fn planted_secrets_never_reach_the_model_or_the_context_command() {
         "{withheld}"
     );
 }
+
+#[test]
+fn a_server_that_ignores_stream_true_is_read_whole() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&create_answer("W.md", "w\n")).whole(),
+    ]);
+    let out = run(&repo, &["plan", "Add W", "--json"], &compat_env(&fake)).ok();
+    assert_eq!(fake.requests()[0].json["stream"], true);
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plan"]["stats"]["output_tokens"], 80);
+    assert_eq!(stored["plan"]["model"], "fake-model");
+}
