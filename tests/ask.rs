@@ -852,3 +852,28 @@ fn a_server_that_ignores_stream_true_is_read_whole() {
     assert_eq!(stored["plan"]["stats"]["output_tokens"], 80);
     assert_eq!(stored["plan"]["model"], "fake-model");
 }
+
+#[test]
+fn papayu_private_files_are_withheld_and_never_searched() {
+    let repo = TestRepo::with_files(&[
+        (".gitattributes", "internal/*.cfg papayu-private\n"),
+        ("internal/prod.cfg", "endpoint = PRIVATE-MARKER\n"),
+        ("src/app.py", "print('PRIVATE-MARKER is a word here too')\n"),
+    ]);
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&serde_json::json!({"actions": [], "context_requests": [
+            {"type": "read_file", "path": "internal/prod.cfg"}, {"type": "search", "query": "PRIVATE-MARKER"}]}).to_string()),
+        fake_llm::openai_chat(&create_answer("N.md", "n\n")),
+    ]);
+    run(&repo, &["plan", "Tidy up"], &compat_env(&fake)).ok();
+    let second = &fake.requests()[1].body;
+    assert!(
+        second.contains("withheld: internal/prod.cfg: protected path"),
+        "{second}"
+    );
+    assert!(
+        second.contains("src/app.py:1:"),
+        "ordinary files are searched: {second}"
+    );
+    assert!(!second.contains("endpoint ="), "{second}");
+}

@@ -146,18 +146,28 @@ const MAX_SEARCH_FILE: usize = 1 << 20;
 
 /// Whether a path may be read into context.
 pub fn may_read(snap: &Snapshot<'_>, path: &str) -> bool {
-    !is_protected(path) && !private(snap, path)
+    Private::of(snap).allows(path)
 }
 
-fn private(snap: &Snapshot<'_>, path: &str) -> bool {
-    snap.private_patterns().iter().any(|p| {
-        globset::Glob::new(p)
-            .map(|g| {
-                let m = g.compile_matcher();
-                m.is_match(path) || path.rsplit('/').next().is_some_and(|n| m.is_match(n))
-            })
-            .unwrap_or(false)
-    })
+/// The paths that never leave the machine: the protected denylist, and `.gitattributes`
+/// entries marked `papayu-private`, compiled once per use.
+struct Private(globset::GlobSet);
+
+impl Private {
+    fn of(snap: &Snapshot<'_>) -> Private {
+        let mut set = globset::GlobSetBuilder::new();
+        for pattern in snap.private_patterns() {
+            if let Ok(glob) = globset::Glob::new(pattern.trim_start_matches('/')) {
+                set.add(glob);
+            }
+        }
+        Private(set.build().unwrap_or_else(|_| globset::GlobSet::empty()))
+    }
+
+    fn allows(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        !is_protected(path) && !self.0.is_match(path) && !self.0.is_match(name)
+    }
 }
 
 /// A FILE block for `path`, whole or as line windows; `None` when it does not exist.
@@ -590,6 +600,7 @@ pub fn search(snap: &Snapshot<'_>, query: &str, glob: Option<&str>) -> Vec<Hit> 
         .map(|g| g.compile_matcher());
     let mut files = snap.files();
     files.sort();
+    let private = Private::of(snap);
     let mut hits = Vec::new();
     for (path, blob) in files {
         if let Some(m) = &matcher
@@ -598,7 +609,7 @@ pub fn search(snap: &Snapshot<'_>, query: &str, glob: Option<&str>) -> Vec<Hit> 
         {
             continue;
         }
-        if !may_read(snap, &path) {
+        if !private.allows(&path) {
             continue;
         }
         let Some(bytes) = snap.blob(blob) else {
