@@ -877,3 +877,26 @@ fn papayu_private_files_are_withheld_and_never_searched() {
     );
     assert!(!second.contains("endpoint ="), "{second}");
 }
+
+#[test]
+fn a_model_that_refuses_temperature_is_asked_again_with_its_defaults() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::status(
+            400,
+            r#"{"error":{"message":"Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}"#,
+        ),
+        fake_llm::openai_chat(&create_answer("N.md", "n\n")),
+    ]);
+    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].json["temperature"], 0);
+    assert!(
+        requests[1].json.get("temperature").is_none(),
+        "{}",
+        requests[1].body
+    );
+    assert!(requests[1].json.get("top_p").is_none());
+    assert_eq!(notes(&repo).len(), 1);
+}

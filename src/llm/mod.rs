@@ -178,6 +178,9 @@ enum Try {
     },
     /// The server rejected the structured-output format.
     Format(String),
+    /// The model refuses the sampling parameters (temperature 0, top_p 1): it takes only its
+    /// defaults.
+    Sampling(String),
     Fatal(LlmError),
 }
 
@@ -193,6 +196,7 @@ pub async fn complete(
     let mut with_schema = ep.strict && req.schema.is_some();
     let mut tries = 0;
     let mut format_fallback_done = false;
+    let mut sampling = true;
     loop {
         tries += 1;
         on_event(Event::Sent {
@@ -201,7 +205,7 @@ pub async fn complete(
                 + req.messages.iter().map(|m| m.content.len()).sum::<usize>(),
             schema: with_schema,
         });
-        match attempt(http, ep, req, with_schema, on_event).await {
+        match attempt(http, ep, req, with_schema, sampling, on_event).await {
             Ok(acc) => {
                 if ep.wire == Wire::Ollama {
                     check_ollama_window(ep, req, &acc)?;
@@ -218,6 +222,17 @@ pub async fn complete(
                     latency_ms: started.elapsed().as_millis() as u64,
                     tries,
                     schema_sent: with_schema,
+                });
+            }
+            Err(Try::Sampling(_)) if sampling => {
+                sampling = false;
+                tries -= 1;
+            }
+            Err(Try::Sampling(reason)) => {
+                return Err(LlmError::BadRequest {
+                    provider: ep.name.clone(),
+                    status: 400,
+                    message: reason,
                 });
             }
             Err(Try::Format(reason)) if with_schema && !format_fallback_done => {
@@ -333,11 +348,12 @@ async fn attempt(
     ep: &Endpoint,
     req: &Request,
     with_schema: bool,
+    sampling: bool,
     on_event: &mut (dyn FnMut(Event) + Send),
 ) -> Result<wire::Acc, Try> {
     let mut builder = http
         .post(wire::url(ep))
-        .json(&wire::body(ep, req, with_schema));
+        .json(&wire::body(ep, req, with_schema, sampling));
     for (name, value) in wire::headers(ep) {
         builder = builder.header(name, value);
     }
@@ -602,6 +618,7 @@ fn classify(
                 }
             },
         },
+        400..=499 if names_sampling(&lower) => Try::Sampling(without_key(ep, &message)),
         400..=499 if with_schema && names_format(&lower) => Try::Format(without_key(ep, &message)),
         _ => Try::Fatal(LlmError::BadRequest {
             provider,
@@ -609,6 +626,26 @@ fn classify(
             message: without_key(ep, &message),
         }),
     }
+}
+
+/// Does an error body say a sampling parameter is not supported?
+fn names_sampling(lower: &str) -> bool {
+    [
+        "temperature",
+        "top_p",
+        "frequency_penalty",
+        "presence_penalty",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+        && [
+            "unsupported",
+            "not supported",
+            "does not support",
+            "only the default",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
 }
 
 /// Does an error body name the structured-output parameter?

@@ -103,8 +103,27 @@ fn anthropic_messages(req: &Request) -> Vec<Value> {
     out
 }
 
-/// The JSON body for `ep`, with the structured-output schema when `with_schema`.
-pub fn body(ep: &Endpoint, req: &Request, with_schema: bool) -> Value {
+/// Sampling parameters some models refuse (OpenAI's reasoning models take only the defaults).
+const SAMPLING: &[&str] = &[
+    "temperature",
+    "top_p",
+    "frequency_penalty",
+    "presence_penalty",
+];
+
+/// The JSON body for `ep`, with the structured-output schema when `with_schema`, and without
+/// the seeds' sampling parameters when `sampling` is false.
+pub fn body(ep: &Endpoint, req: &Request, with_schema: bool, sampling: bool) -> Value {
+    let mut b = body_with_sampling(ep, req, with_schema);
+    if !sampling && let Some(map) = b.as_object_mut() {
+        for key in SAMPLING {
+            map.remove(*key);
+        }
+    }
+    b
+}
+
+fn body_with_sampling(ep: &Endpoint, req: &Request, with_schema: bool) -> Value {
     let schema = req.schema.as_ref().filter(|_| with_schema);
     match ep.wire {
         Wire::OpenAiChat => {
