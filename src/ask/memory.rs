@@ -9,11 +9,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use git2::Oid;
 use serde_json::{Map, Value};
 
 use crate::codes::{Code, Problem};
-use crate::store::Store;
+use crate::store::{Oid, Store};
 
 /// The largest memory block sent, in bytes (the seeds ask for about 1–2 KB).
 pub const MAX_BLOCK_BYTES: usize = 2048;
@@ -55,10 +54,12 @@ pub fn load(store: &Store, base: Oid, env: &BTreeMap<String, String>) -> Memory 
 }
 
 fn committed_project(store: &Store, base: Oid) -> Option<String> {
-    let tree = store.repo.find_commit(base).ok()?.tree().ok()?;
-    let entry = tree.get_path(Path::new(".papa-yu/project.json")).ok()?;
-    let blob = store.repo.find_blob(entry.id()).ok()?;
-    String::from_utf8(blob.content().to_vec()).ok()
+    let file = store
+        .snapshot(base)
+        .ok()?
+        .read(".papa-yu/project.json")
+        .ok()??;
+    String::from_utf8(file.bytes).ok()
 }
 
 fn whitelisted(layer: &str, text: &str) -> Map<String, Value> {

@@ -20,15 +20,13 @@ pub mod prompt;
 
 use std::collections::BTreeMap;
 
-use git2::Oid;
-
 use crate::codes::{Code, Problem};
 use crate::context::{self, Block, Budget};
 use crate::engine::plan::{self, Candidate, CheckOptions, Provenance, Seen};
 use crate::llm::{self, Endpoint, Finish, Message, Request, Role, Schema};
 use crate::protocol::{self, Mode, ParseOptions, ProtocolVersion};
-use crate::store::Store;
 use crate::store::records::PlanStats;
+use crate::store::{Oid, Store};
 pub use prompt::LlmMode;
 
 /// Most rounds of `context_requests` one conversation answers.

@@ -11,10 +11,9 @@ use git_papayu::context::Budget;
 use git_papayu::engine::plan::{self, Candidate, Planned, Provenance};
 use git_papayu::llm::config::{Flags, Sources};
 use git_papayu::protocol::{Mode, ProtocolVersion};
-use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
+use git_papayu::store::{Oid, Store};
 use git_papayu::{Code, Problem};
-use git2::Oid;
 
 use super::progress::Spinners;
 use super::{CliError, ui};
@@ -31,22 +30,6 @@ pub struct Ask {
     pub model: Option<String>,
     pub logs: Vec<PathBuf>,
     pub quiet: bool,
-}
-
-/// Every `papayu.*` git config value, names as git normalizes them (section and key lowercase).
-pub fn git_settings(store: &Store) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let Ok(config) = store.repo.config().and_then(|mut c| c.snapshot()) else {
-        return out;
-    };
-    if let Ok(mut entries) = config.entries(Some("papayu\\..*")) {
-        while let Some(Ok(entry)) = entries.next() {
-            if let (Ok(name), Ok(value)) = (entry.name(), entry.value()) {
-                out.insert(name.to_ascii_lowercase(), value.to_string());
-            }
-        }
-    }
-    out
 }
 
 fn flag(
@@ -75,7 +58,7 @@ pub fn settings(
     ask: &Ask,
     env: &BTreeMap<String, String>,
 ) -> Result<Settings, Problem> {
-    let git = git_settings(store);
+    let git = store.config_values("papayu.");
     let sources = Sources {
         git: git.clone(),
         env: env.clone(),

@@ -10,15 +10,13 @@
 //! that `apply` uses. The preview commit is kept reachable by the operation log; `diff` shows it
 //! and `apply` reuses it once it has checked the plan again.
 
-use git2::Oid;
-
 use super::trace;
 use super::tree::{self, BuildOptions, Built, FileChange};
 use crate::codes::{Code, Problem};
 use crate::protocol::{self, Allowlist, Mode, ParseOptions, Parsed, Plan, ProtocolVersion};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Fingerprint, PlanRecord, PlanStats};
-use crate::store::{Store, StoreError};
+use crate::store::{Oid, Store, StoreError};
 
 /// What the model was shown, which decides what it may change.
 #[derive(Debug, Clone, Copy)]

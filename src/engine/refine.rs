@@ -6,8 +6,6 @@
 //! compare-and-swap, so a teammate's commit on the branch or a concurrent command is never
 //! overwritten. Undo moves the branch back.
 
-use git2::Oid;
-
 use super::apply::{commit_message, load_ledger, to_line};
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::plan::{Candidate, Planned, Provenance, prepare};
@@ -15,7 +13,7 @@ use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, PlanRecord};
 use crate::store::refs::RefChange;
-use crate::store::{Store, worktree};
+use crate::store::{Oid, Store, worktree};
 
 /// The proposal a refinement builds on.
 #[derive(Debug, Clone)]

@@ -7,13 +7,12 @@
 
 use std::sync::LazyLock;
 
-use git2::Oid;
 use regex::Regex;
 
 use crate::codes::{Code, Problem};
 use crate::protocol::{ActionKind, Plan};
-use crate::store::Store;
 use crate::store::records::Fingerprint;
+use crate::store::{Oid, Store};
 
 /// Every "what it saw" problem of `plan`, made against `base` after being shown `sent`.
 pub fn check(store: &Store, base: Oid, plan: &Plan, sent: &[Fingerprint]) -> Vec<Problem> {

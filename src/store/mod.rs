@@ -17,7 +17,8 @@ pub mod worktree;
 
 use std::path::PathBuf;
 
-use git2::{Oid, Repository};
+pub use git2::Oid;
+use git2::Repository;
 
 pub use error::StoreError;
 pub(crate) use sig::days_from_civil;
@@ -210,5 +211,25 @@ impl Store {
             }
         }
         Ok(out)
+    }
+}
+
+impl Store {
+    /// Every git config value whose name starts with `prefix`, names as git normalizes them
+    /// (section and key lowercase) and lowercased whole; the last value of a multi-valued key.
+    pub fn config_values(&self, prefix: &str) -> std::collections::BTreeMap<String, String> {
+        let mut out = std::collections::BTreeMap::new();
+        let Ok(config) = self.repo.config().and_then(|mut c| c.snapshot()) else {
+            return out;
+        };
+        let pattern = format!("^{}.*", regex::escape(prefix));
+        if let Ok(mut entries) = config.entries(Some(&pattern)) {
+            while let Some(Ok(entry)) = entries.next() {
+                if let (Ok(name), Ok(value)) = (entry.name(), entry.value()) {
+                    out.insert(name.to_ascii_lowercase(), value.to_string());
+                }
+            }
+        }
+        out
     }
 }
