@@ -156,19 +156,10 @@ impl Slot {
             // We hold the slot's lock, so an index lock left in it can only be a leftover of a
             // papayu process that was killed while updating it.
             let _ = std::fs::remove_file(admin.join("index.lock"));
-            let mut cmd = git_in(&self.path);
             // A forced detached checkout: a two-way merge that skips unchanged subtrees and
             // rewrites only the files that differ, and discards whatever a previous check
             // changed in tracked files, so every check sees exactly the proposal.
-            cmd.args([
-                "checkout",
-                "--quiet",
-                "--detach",
-                "--force",
-                "--no-recurse-submodules",
-            ])
-            .arg(commit.to_string());
-            run(cmd, "updating the check worktree")?;
+            run(self.checkout(commit), "updating the check worktree")?;
             self.clean()?;
             return Ok(false);
         }
@@ -203,18 +194,22 @@ impl Slot {
             )
         })?;
         Self::unsparse(&admin)?;
-        let mut checkout = git_in(&self.path);
-        checkout
-            .args([
-                "checkout",
-                "--quiet",
-                "--detach",
-                "--force",
-                "--no-recurse-submodules",
-            ])
-            .arg(commit.to_string());
-        run(checkout, "filling the check worktree")?;
+        run(self.checkout(commit), "filling the check worktree")?;
         Ok(true)
+    }
+
+    /// `git checkout --force --detach COMMIT` in the slot.
+    fn checkout(&self, commit: Oid) -> Command {
+        let mut cmd = git_in(&self.path);
+        cmd.args([
+            "checkout",
+            "--quiet",
+            "--detach",
+            "--force",
+            "--no-recurse-submodules",
+        ])
+        .arg(commit.to_string());
+        cmd
     }
 
     /// The commit the slot holds, if it is live.
