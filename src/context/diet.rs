@@ -183,9 +183,51 @@ mod tests {
             ],
             &Budget::default(),
         );
-        assert!(blocks[0].body.len() < 20_100 && blocks[0].truncated);
-        assert!(blocks[1].body.len() < 12_100);
+        let (file, log) = (
+            blocks[0].body.chars().count(),
+            blocks[1].body.chars().count(),
+        );
+        assert!((20_000 - MARKER_MAX..=20_000).contains(&file) && blocks[0].truncated);
+        assert!((12_000 - MARKER_MAX..=12_000).contains(&log) && blocks[1].truncated);
+        assert!(blocks[0].body.contains("...[TRUNCATED "));
         assert_eq!(report.truncated, ["a", "log"]);
+    }
+
+    #[test]
+    fn the_seeds_limits_are_the_defaults() {
+        let b = Budget::default();
+        assert_eq!(
+            (
+                b.max_files,
+                b.max_file_chars,
+                b.max_total_chars,
+                b.max_log_chars,
+                b.map_chars
+            ),
+            (8, 20_000, 120_000, 12_000, 6_000)
+        );
+        assert_eq!(MIN_PRIORITY0_CHARS, 4_000);
+    }
+
+    #[test]
+    fn the_total_stays_within_120000_dropping_low_priority_files_first() {
+        let mut input = Vec::new();
+        for i in 0..4 {
+            input.push(block(BlockKind::File, &format!("p0-{i}"), 0, 20_000));
+        }
+        for i in 0..3 {
+            input.push(block(BlockKind::File, &format!("p2-{i}"), 2, 20_000));
+        }
+        input.push(block(BlockKind::Search, "search", 3, 5_000));
+        let (blocks, report) = diet(input, &Budget::default());
+        assert!(report.total_chars <= 120_000, "{}", report.total_chars);
+        assert_eq!(
+            report.dropped,
+            ["search", "p2-2"],
+            "search first, then the last low file"
+        );
+        assert_eq!(blocks.len(), 6);
+        assert!(blocks.iter().all(|b| !b.truncated), "dropping sufficed");
     }
 
     #[test]

@@ -106,8 +106,143 @@ pub fn mentions_missing_dependency(text: &str) -> bool {
     MISSING.is_match(text)
 }
 
+/// Names of failing tests a text reports: cargo test (`---- a::b::name stdout ----`,
+/// `test a::b::name ... FAILED`), Go (`--- FAIL: TestName`), pytest section headers
+/// (`____ test_name ____`), and `test_…` / `TestX…` words in a goal. Deduplicated, in order.
+pub fn test_names(text: &str) -> Vec<String> {
+    static NAMES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+        [
+            r"^---- (?:[A-Za-z0-9_]+::)*(?P<name>[A-Za-z0-9_]+) stdout ----",
+            r"^test (?:[A-Za-z0-9_]+::)*(?P<name>[A-Za-z0-9_]+) \.\.\. FAILED",
+            r"--- FAIL: (?P<name>Test[A-Za-z0-9_]*)",
+            r"^_{3,} (?:[A-Za-z0-9_]+\.)?(?P<name>test_[A-Za-z0-9_]+)(?:\[[^\]]*\])? _{3,}",
+            r"(?:^|[\s`'(])(?P<name>test_[A-Za-z0-9_]+|Test[A-Z][A-Za-z0-9_]*)\b",
+        ]
+        .iter()
+        .map(|p| Regex::new(&format!("(?m){p}")).expect("static regex"))
+        .collect()
+    });
+    let mut out: Vec<String> = Vec::new();
+    for re in NAMES.iter() {
+        for caps in re.captures_iter(text) {
+            let name = caps["name"].to_string();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The pattern that finds where test `name` is defined, for a search over the tree.
+pub fn test_definition_pattern(name: &str) -> String {
+    format!(
+        r"^\s*(?:(?:pub\s+)?(?:async\s+)?fn|(?:async\s+)?def|func) {}\b",
+        regex::escape(name)
+    )
+}
+
+/// The file a test file tests, by the naming conventions of each ecosystem: `tests/test_x.py`
+/// or `x_test.py` → `x.py`, `x_test.go` → `x.go`, `x.test.ts` / `x.spec.js` / `__tests__/x.js`
+/// → `x.ts` / `x.js`, Rust `tests/x.rs` → `src/x.rs`. Among several candidates, the one
+/// sharing the longest directory prefix with the test wins.
+pub fn under_test(test: &str, files: &[&str]) -> Option<String> {
+    let (dir, name) = test.rsplit_once('/').unwrap_or(("", test));
+    let (stem, ext) = name.rsplit_once('.')?;
+    let (base, same_dir_only) = match ext {
+        "py" => (
+            stem.strip_prefix("test_")
+                .or_else(|| stem.strip_suffix("_test"))?,
+            false,
+        ),
+        "go" => (stem.strip_suffix("_test")?, true),
+        "js" | "jsx" | "ts" | "tsx" | "mjs" | "cjs" => {
+            let base = stem
+                .strip_suffix(".test")
+                .or_else(|| stem.strip_suffix(".spec"))
+                .or_else(|| dir.ends_with("__tests__").then_some(stem))?;
+            (base, false)
+        }
+        "rs" if dir == "tests" || dir.ends_with("/tests") => (stem, false),
+        _ => return None,
+    };
+    let script = ["js", "jsx", "ts", "tsx", "mjs", "cjs"];
+    let wanted = |path: &str| -> bool {
+        let (pdir, pname) = path.rsplit_once('/').unwrap_or(("", path));
+        let Some((pstem, pext)) = pname.rsplit_once('.') else {
+            return false;
+        };
+        let same_kind = pext == ext || (script.contains(&ext) && script.contains(&pext));
+        let named = pstem == base || (ext == "rs" && pstem == "mod" && pdir.ends_with(base));
+        path != test && same_kind && named && (!same_dir_only || pdir == dir)
+    };
+    let common = |path: &str| {
+        path.split('/')
+            .zip(test.split('/'))
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    files
+        .iter()
+        .filter(|p| wanted(p))
+        .max_by_key(|p| (common(p), std::cmp::Reverse(p.len())))
+        .map(|p| p.to_string())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn failing_test_names_from_each_runner() {
+        let cargo = "running 3 tests\ntest stats::tests::mean_of_empty ... FAILED\n\nfailures:\n\n---- stats::tests::mean_of_empty stdout ----\nthread panicked\n";
+        assert_eq!(test_names(cargo), ["mean_of_empty"]);
+        let go =
+            "=== RUN   TestParse\n--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1\nFAIL\n";
+        assert_eq!(test_names(go), ["TestParse"]);
+        let pytest = "______________________ test_empty_mean ______________________\n\n    def test_empty_mean():\n";
+        assert_eq!(test_names(pytest), ["test_empty_mean"]);
+        assert_eq!(
+            test_names("make test_mean_of_empty pass"),
+            ["test_mean_of_empty"]
+        );
+        assert!(test_names("the tests fail, please test it").is_empty());
+    }
+
+    #[test]
+    fn the_module_under_test_by_each_convention() {
+        let files = [
+            "src/stats.py",
+            "tests/test_stats.py",
+            "pkg/parse.go",
+            "pkg/parse_test.go",
+            "other/parse.go",
+            "web/app.ts",
+            "web/app.test.ts",
+            "web/__tests__/util.js",
+            "web/util.js",
+            "src/mean.rs",
+            "tests/mean.rs",
+            "lib/stats_test.py",
+        ];
+        let under = |t: &str| under_test(t, &files);
+        assert_eq!(
+            under("tests/test_stats.py").as_deref(),
+            Some("src/stats.py")
+        );
+        assert_eq!(under("lib/stats_test.py").as_deref(), Some("src/stats.py"));
+        assert_eq!(under("pkg/parse_test.go").as_deref(), Some("pkg/parse.go"));
+        assert_eq!(under("web/app.test.ts").as_deref(), Some("web/app.ts"));
+        assert_eq!(
+            under("web/__tests__/util.js").as_deref(),
+            Some("web/util.js")
+        );
+        assert_eq!(under("tests/mean.rs").as_deref(), Some("src/mean.rs"));
+        assert_eq!(under("src/stats.py"), None, "not a test file");
+        let re = regex::Regex::new(&test_definition_pattern("test_x")).unwrap();
+        assert!(re.is_match("def test_x():") && re.is_match("    async def test_x(self):"));
+        assert!(re.is_match("fn test_x() {") && re.is_match("func test_x(t *testing.T) {"));
+        assert!(!re.is_match("def test_xy():"));
+    }
+
     use super::*;
 
     fn tree(paths: &'static [&'static str]) -> impl Fn(&str) -> bool {

@@ -7,9 +7,11 @@
 //! passed through [`mask_secrets`] before it is kept; binary and non-UTF-8 files are described,
 //! not dumped. Nothing here prints or touches the network.
 
+mod defs;
 mod diet;
 mod locate;
 mod map;
+mod search;
 mod secrets;
 
 use std::collections::BTreeMap;
@@ -18,6 +20,7 @@ use serde::Serialize;
 
 pub use diet::{DietReport, diet};
 pub use locate::{Mention, map_path, mentions};
+pub use search::{Hit, MAX_SEARCH_HITS, search};
 pub use secrets::mask_secrets;
 
 use crate::protocol::{ContextRequest, ProtocolVersion, is_protected, sha256_hex};
@@ -139,10 +142,6 @@ pub struct Gathered {
 
 /// Lines shown around a line a log points at.
 pub const WINDOW: u32 = 80;
-/// Most hits one search returns.
-pub const MAX_SEARCH_HITS: usize = 50;
-/// Files larger than this are not searched.
-const MAX_SEARCH_FILE: usize = 1 << 20;
 
 /// Whether a path may be read into context.
 pub fn may_read(snap: &Snapshot<'_>, path: &str) -> bool {
@@ -254,6 +253,9 @@ const MANIFESTS: &[&str] = &[
     "go.mod",
 ];
 
+/// Most failing-test names looked up in one gather.
+const MAX_TEST_NAMES: usize = 3;
+
 /// A file to show: line windows (empty = whole), why, priority, order of first mention.
 type Wanted = (Vec<(u32, u32)>, &'static str, u8, usize);
 
@@ -286,6 +288,44 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
                 entry.0.push((line.saturating_sub(WINDOW), line + WINDOW));
             } else {
                 entry.0.clear();
+            }
+        }
+    }
+    let texts =
+        std::iter::once(input.goal.as_str()).chain(input.logs.iter().map(|(_, t)| t.as_str()));
+    let names: Vec<String> = texts.flat_map(locate::test_names).collect();
+    for name in names.iter().take(MAX_TEST_NAMES) {
+        for hit in search(snap, &locate::test_definition_pattern(name), None)
+            .into_iter()
+            .take(2)
+        {
+            order += 1;
+            let window = (hit.line.saturating_sub(WINDOW), hit.line + WINDOW);
+            let entry = wanted.entry(hit.path).or_insert((
+                vec![window],
+                "defines a failing test",
+                1,
+                order,
+            ));
+            if !entry.0.is_empty() && !entry.0.contains(&window) {
+                entry.0.push(window);
+            }
+        }
+    }
+    let tests: Vec<String> = wanted
+        .keys()
+        .filter(|p| p.contains("test") || p.contains("spec"))
+        .cloned()
+        .collect();
+    if !tests.is_empty() {
+        let files = snap.files();
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        for test in tests {
+            if let Some(module) = locate::under_test(&test, &paths)
+                && !wanted.contains_key(&module)
+            {
+                order += 1;
+                wanted.insert(module, (Vec::new(), "module under test", 2, order));
             }
         }
     }
@@ -578,61 +618,6 @@ fn answer(
             Vec::new(),
         ),
     }
-}
-
-/// One search hit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Hit {
-    pub path: String,
-    pub line: u32,
-    pub text: String,
-}
-
-/// Searches the commit's tree for `query` (a regular expression; a literal when it is not a
-/// valid one), optionally only in files matching `glob`. Protected, private, binary and very
-/// large files are skipped. At most [`MAX_SEARCH_HITS`] hits, in path order.
-pub fn search(snap: &Snapshot<'_>, query: &str, glob: Option<&str>) -> Vec<Hit> {
-    let re = regex::Regex::new(query).unwrap_or_else(|_| {
-        regex::Regex::new(&regex::escape(query)).expect("an escaped literal is a valid regex")
-    });
-    let matcher = glob
-        .and_then(|g| globset::Glob::new(g).ok())
-        .map(|g| g.compile_matcher());
-    let mut files = snap.files();
-    files.sort();
-    let private = Private::of(snap);
-    let mut hits = Vec::new();
-    for (path, blob) in files {
-        if let Some(m) = &matcher
-            && !m.is_match(&path)
-            && !path.rsplit('/').next().is_some_and(|n| m.is_match(n))
-        {
-            continue;
-        }
-        if !private.allows(&path) {
-            continue;
-        }
-        let Some(bytes) = snap.blob(blob) else {
-            continue;
-        };
-        if bytes.len() > MAX_SEARCH_FILE || bytes.contains(&0) {
-            continue;
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        for (i, line) in text.lines().enumerate() {
-            if re.is_match(line) {
-                hits.push(Hit {
-                    path: path.clone(),
-                    line: i as u32 + 1,
-                    text: mask_secrets(line.trim_end()).chars().take(300).collect(),
-                });
-                if hits.len() >= MAX_SEARCH_HITS {
-                    return hits;
-                }
-            }
-        }
-    }
-    hits
 }
 
 /// Renders blocks as the text sent to the model; the same blocks always give the same bytes.

@@ -5,6 +5,7 @@
 //! that `undo` can invert it. Nothing in this module touches the user's working tree, index or
 //! current branch unless the operation is explicitly about them (merge, and undoing a merge).
 
+mod cache;
 mod error;
 pub mod notes;
 pub mod oplog;
@@ -20,6 +21,7 @@ use std::path::PathBuf;
 pub use git2::Oid;
 use git2::Repository;
 
+pub(crate) use cache::{put as cache_put, take as cache_take};
 pub use error::StoreError;
 pub(crate) use sig::days_from_civil;
 pub use sig::{author, signature};
@@ -74,6 +76,15 @@ impl Store {
     pub fn open() -> Result<Store, StoreError> {
         configure_libgit2();
         let repo = Repository::open_from_env()
+            .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
+        refs::finish_interrupted(&repo)?;
+        Ok(Store { repo })
+    }
+
+    /// Opens the repository at or above `path`, ignoring `GIT_DIR` and friends.
+    pub fn open_at(path: &std::path::Path) -> Result<Store, StoreError> {
+        configure_libgit2();
+        let repo = Repository::discover(path)
             .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
         refs::finish_interrupted(&repo)?;
         Ok(Store { repo })

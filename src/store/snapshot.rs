@@ -3,7 +3,12 @@
 
 use git2::{ObjectType, Oid, Repository, Tree, TreeWalkMode, TreeWalkResult};
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, cache};
+
+/// Cache kind of a tree's file list.
+const FILES_CACHE: &str = "files1";
+/// Fewer blobs than this are read on the calling thread.
+const PARALLEL_FROM: usize = 256;
 
 /// One commit's tree, open for reading.
 pub struct Snapshot<'r> {
@@ -65,8 +70,14 @@ impl Snapshot<'_> {
             .is_ok_and(|e| e.kind() == Some(ObjectType::Blob))
     }
 
-    /// Every regular file: (path, blob id, size is not read here).
+    /// Every regular file as (path, blob id), in git's path order. The list is cached per tree
+    /// id, so on a large tree only the first call walks it.
     pub fn files(&self) -> Vec<(String, Oid)> {
+        if let Some(files) = cache::read(self.repo, FILES_CACHE, self.tree.id())
+            .and_then(|bytes| decode_files(&bytes))
+        {
+            return files;
+        }
         let mut out = Vec::new();
         let _ = self.tree.walk(TreeWalkMode::PreOrder, |dir, entry| {
             if entry.kind() == Some(ObjectType::Blob)
@@ -77,12 +88,76 @@ impl Snapshot<'_> {
             }
             TreeWalkResult::Ok
         });
+        let mut bytes = Vec::new();
+        for (path, id) in &out {
+            cache::put(&mut bytes, path.as_bytes());
+            cache::put(&mut bytes, id.as_bytes());
+        }
+        cache::write(self.repo, FILES_CACHE, self.tree.id(), &bytes);
         out
     }
 
-    /// Reads a blob by id (for search over many files).
-    pub fn blob(&self, id: Oid) -> Option<Vec<u8>> {
-        self.repo.find_blob(id).ok().map(|b| b.content().to_vec())
+    /// Calls `keep` on the content of each blob, reading with several threads, and returns
+    /// what it kept, in the order of `ids`. A blob that cannot be read is skipped.
+    pub fn map_blobs<T: Send>(
+        &self,
+        ids: &[Oid],
+        keep: impl Fn(usize, &[u8]) -> Option<T> + Sync,
+    ) -> Vec<(usize, T)> {
+        if ids.len() < PARALLEL_FROM {
+            let Ok(odb) = self.repo.odb() else {
+                return Vec::new();
+            };
+            return ids
+                .iter()
+                .enumerate()
+                .filter_map(|(i, id)| keep(i, odb.read(*id).ok()?.data()).map(|t| (i, t)))
+                .collect();
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4);
+        let chunk = ids.len().div_ceil(threads).max(1);
+        let path = self.repo.path();
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = ids
+                .chunks(chunk)
+                .enumerate()
+                .map(|(c, part)| {
+                    let keep = &keep;
+                    scope.spawn(move || {
+                        let Ok(repo) = Repository::open(path) else {
+                            return Vec::new();
+                        };
+                        let Ok(odb) = repo.odb() else {
+                            return Vec::new();
+                        };
+                        part.iter()
+                            .enumerate()
+                            .filter_map(|(i, id)| {
+                                let object = odb.read(*id).ok()?;
+                                let index = c * chunk + i;
+                                keep(index, object.data()).map(|t| (index, t))
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
+        })
+    }
+
+    /// This tree's cached `kind`, if any.
+    pub fn cached(&self, kind: &str) -> Option<Vec<u8>> {
+        cache::read(self.repo, kind, self.tree.id())
+    }
+
+    /// Caches `bytes` as this tree's `kind` (best effort).
+    pub fn cache(&self, kind: &str, bytes: &[u8]) {
+        cache::write(self.repo, kind, self.tree.id(), bytes);
     }
 
     /// The `.gitattributes` paths marked `papayu-private` in the base tree (root file only).
@@ -101,4 +176,15 @@ impl Snapshot<'_> {
             })
             .collect()
     }
+}
+
+fn decode_files(bytes: &[u8]) -> Option<Vec<(String, Oid)>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let path = std::str::from_utf8(cache::take(bytes, &mut at)?).ok()?;
+        let id = Oid::from_bytes(cache::take(bytes, &mut at)?).ok()?;
+        out.push((path.to_string(), id));
+    }
+    Some(out)
 }

@@ -1,0 +1,70 @@
+//! What the benchmarks share: a generated repository of `n` files and a median timer.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+pub fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?} failed");
+}
+
+/// A repository of `n` files in a two-level tree, made with fast-import.
+pub fn make_repo(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    let mut stream = String::from(
+        "commit refs/heads/main\ncommitter bench <bench@example.com> 1700000000 +0000\ndata 4\ninit\n",
+    );
+    for i in 0..n {
+        let path = format!("d{:02}/e{:03}/file{i:06}.py", i % 97, (i / 97) % 211);
+        let body = format!("def f{i}():\n    return {i}\n");
+        stream.push_str(&format!(
+            "M 100644 inline {path}\ndata {}\n{body}\n",
+            body.len()
+        ));
+    }
+    let body = "def mean(items):\n    return sum(items) / len(items)\n";
+    stream.push_str(&format!(
+        "M 100644 inline src/stats.py\ndata {}\n{body}\n",
+        body.len()
+    ));
+    let mut child = Command::new("git")
+        .current_dir(dir.path())
+        .args(["fast-import", "--quiet"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("fast-import");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stream.as_bytes())
+        .expect("write");
+    assert!(child.wait().expect("wait").success());
+    git(dir.path(), &["reset", "-q", "--hard", "main"]);
+    dir
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    v[v.len() / 2]
+}
+
+pub fn time(runs: usize, mut f: impl FnMut()) -> f64 {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect(),
+    )
+}
