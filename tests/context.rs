@@ -203,3 +203,70 @@ fn the_map_stays_within_its_budget() {
         assert!(len > 500, "the budget is used: {len}");
     }
 }
+
+#[test]
+fn private_marks_in_any_gitattributes_and_in_info_attributes_withhold_files() {
+    let repo = TestRepo::with_files(&[
+        ("sub/.gitattributes", "conf.yml papayu-private\n"),
+        ("sub/conf.yml", "password: MARKER-SUB\n"),
+        ("local.txt", "MARKER-LOCAL\n"),
+        ("open.txt", "MARKER-OPEN\n"),
+    ]);
+    std::fs::create_dir_all(repo.path().join(".git/info")).unwrap();
+    std::fs::write(
+        repo.path().join(".git/info/attributes"),
+        "local.txt papayu-private\n",
+    )
+    .unwrap();
+    let ctx = context(&repo, "look at sub/conf.yml, local.txt and open.txt", None);
+    let text = ctx["blocks"].to_string();
+    assert!(text.contains("MARKER-OPEN"), "ordinary files are sent");
+    assert!(
+        !text.contains("MARKER-SUB") && !text.contains("MARKER-LOCAL"),
+        "{text}"
+    );
+    let withheld = ctx["withheld"].to_string();
+    assert!(
+        withheld.contains("sub/conf.yml") && withheld.contains("local.txt"),
+        "{withheld}"
+    );
+    let store = git_papayu::store::Store::open_at(repo.path()).unwrap();
+    let snap = store
+        .snapshot(store.resolve_commit("HEAD").unwrap())
+        .unwrap();
+    let hits: Vec<String> = git_papayu::context::search(&snap, "MARKER", None)
+        .into_iter()
+        .map(|h| h.path)
+        .collect();
+    assert_eq!(hits, ["open.txt"]);
+}
+
+#[test]
+fn a_private_mark_added_after_a_search_applies_to_the_next_one() {
+    let repo = TestRepo::with_files(&[("a.txt", "MARKER-A\n"), ("b.txt", "MARKER-B\n")]);
+    let store = git_papayu::store::Store::open_at(repo.path()).unwrap();
+    let snap = store
+        .snapshot(store.resolve_commit("HEAD").unwrap())
+        .unwrap();
+    let paths = |snap: &git_papayu::store::Snapshot<'_>| -> Vec<String> {
+        git_papayu::context::search(snap, "MARKER", None)
+            .into_iter()
+            .map(|h| h.path)
+            .collect()
+    };
+    assert_eq!(paths(&snap), ["a.txt", "b.txt"]);
+    std::fs::create_dir_all(repo.path().join(".git/info")).unwrap();
+    std::fs::write(
+        repo.path().join(".git/info/attributes"),
+        "a.txt papayu-private\n",
+    )
+    .unwrap();
+    let snap = store
+        .snapshot(store.resolve_commit("HEAD").unwrap())
+        .unwrap();
+    assert_eq!(
+        paths(&snap),
+        ["b.txt"],
+        "the cached corpus is filtered at search time"
+    );
+}

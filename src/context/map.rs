@@ -24,7 +24,7 @@ pub fn repo_map(snap: &Snapshot<'_>, goal: &str, hints: &[String], chars: usize)
     let files = snap.files();
     let mut out = definitions(snap, &files, goal, hints, chars / 2);
     let mut dirs: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (path, _) in &files {
+    for (path, _) in files {
         let (dir, name) = match path.rsplit_once('/') {
             Some((d, n)) => (d.to_string(), n.to_string()),
             None => (String::new(), path.to_string()),

@@ -20,9 +20,11 @@ use serde::Serialize;
 
 pub use diet::{DietReport, diet};
 pub use locate::{Mention, map_path, mentions};
+pub use map::repo_map;
 pub use search::{Hit, MAX_SEARCH_HITS, search};
 pub use secrets::mask_secrets;
 
+use crate::protocol::attributes::{AttributeFile, Attributes};
 use crate::protocol::{ContextRequest, ProtocolVersion, is_protected, sha256_hex};
 use crate::store::Snapshot;
 use crate::store::records::Fingerprint;
@@ -148,24 +150,34 @@ pub fn may_read(snap: &Snapshot<'_>, path: &str) -> bool {
     Private::of(snap).allows(path)
 }
 
-/// The paths that never leave the machine: the protected denylist, and `.gitattributes`
-/// entries marked `papayu-private`, compiled once per use.
-struct Private(globset::GlobSet);
+/// The paths that never leave the machine: the protected denylist, and files with the
+/// `papayu-private` attribute in any `.gitattributes` of the tree or in `info/attributes`,
+/// resolved as the plan's protection rules resolve them.
+struct Private(Attributes);
 
 impl Private {
     fn of(snap: &Snapshot<'_>) -> Private {
-        let mut set = globset::GlobSetBuilder::new();
-        for pattern in snap.private_patterns() {
-            if let Ok(glob) = globset::Glob::new(pattern.trim_start_matches('/')) {
-                set.add(glob);
+        let mut attributes = Attributes::default();
+        for (path, _) in snap.files() {
+            let Some(dir) = path
+                .strip_suffix(".gitattributes")
+                .filter(|d| d.is_empty() || d.ends_with('/'))
+            else {
+                continue;
+            };
+            if let Ok(Some(file)) = snap.read(path) {
+                let text = String::from_utf8_lossy(&file.bytes);
+                attributes.add(AttributeFile::parse(dir, &text));
             }
         }
-        Private(set.build().unwrap_or_else(|_| globset::GlobSet::empty()))
+        if let Some(text) = snap.info_attributes() {
+            attributes.add_local(AttributeFile::parse("", &text));
+        }
+        Private(attributes)
     }
 
     fn allows(&self, path: &str) -> bool {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        !is_protected(path) && !self.0.is_match(path) && !self.0.is_match(name)
+        !is_protected(path) && !self.0.is_private(path)
     }
 }
 

@@ -1,6 +1,6 @@
 //! `search` over a commit's tree: the hits `git grep -n PATTERN REV` gives, faster.
 //!
-//! The searchable files of a tree — regular, not protected or private, not binary, at most
+//! The searchable files of a tree — regular, not on the protected list, not binary, at most
 //! [`MAX_SEARCH_FILE`] bytes — are laid end to end in one buffer, the *corpus*, read with
 //! several threads on first use and cached per tree id (`<gitdir>/papayu/cache/grep1-<tree>`).
 //! A search is then one regex scan over that buffer: each candidate match is narrowed to its
@@ -10,6 +10,7 @@
 use serde::Serialize;
 
 use super::{Private, mask_secrets};
+use crate::protocol::is_protected;
 use crate::store::{Oid, Snapshot};
 
 /// Most hits one search returns.
@@ -51,11 +52,12 @@ impl Corpus {
     }
 
     fn build(snap: &Snapshot<'_>) -> Corpus {
-        let private = Private::of(snap);
-        let files: Vec<(String, Oid)> = snap
+        // Only the built-in list is applied here; `papayu-private` marks, which may live
+        // outside the tree (`info/attributes`), are applied to every search's hits.
+        let files: Vec<&(String, Oid)> = snap
             .files()
-            .into_iter()
-            .filter(|(path, _)| private.allows(path))
+            .iter()
+            .filter(|(path, _)| !is_protected(path))
             .collect();
         let ids: Vec<Oid> = files.iter().map(|(_, id)| *id).collect();
         let kept = snap.map_blobs(&ids, |_, bytes| {
@@ -140,6 +142,7 @@ pub fn search(snap: &Snapshot<'_>, query: &str, glob: Option<&str>) -> Vec<Hit> 
             m.is_match(path) || path.rsplit('/').next().is_some_and(|n| m.is_match(n))
         })
     };
+    let private = Private::of(snap);
     let corpus = Corpus::of(snap);
     let data = &corpus.data;
     let mut hits = Vec::new();
@@ -153,7 +156,8 @@ pub fn search(snap: &Snapshot<'_>, query: &str, glob: Option<&str>) -> Vec<Hit> 
             memchr::memchr(b'\n', &data[found.start()..]).map_or(data.len(), |i| found.start() + i);
         let file = corpus.file_at(start);
         let line = &data[start..end];
-        if wanted(&corpus.paths[file]) && re.is_match(line) {
+        let path = &corpus.paths[file];
+        if wanted(path) && private.allows(path) && re.is_match(line) {
             let before = &data[corpus.starts[file]..start];
             hits.push(Hit {
                 path: corpus.paths[file].clone(),

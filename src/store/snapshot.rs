@@ -14,6 +14,7 @@ const PARALLEL_FROM: usize = 256;
 pub struct Snapshot<'r> {
     repo: &'r Repository,
     tree: Tree<'r>,
+    files: std::sync::OnceLock<Vec<(String, Oid)>>,
 }
 
 /// A file's bytes and blob id.
@@ -34,6 +35,7 @@ impl Store {
         Ok(Snapshot {
             repo: &self.repo,
             tree,
+            files: std::sync::OnceLock::new(),
         })
     }
 }
@@ -71,8 +73,12 @@ impl Snapshot<'_> {
     }
 
     /// Every regular file as (path, blob id), in git's path order. The list is cached per tree
-    /// id, so on a large tree only the first call walks it.
-    pub fn files(&self) -> Vec<(String, Oid)> {
+    /// id, so on a large tree only the first use walks it.
+    pub fn files(&self) -> &[(String, Oid)] {
+        self.files.get_or_init(|| self.list_files())
+    }
+
+    fn list_files(&self) -> Vec<(String, Oid)> {
         if let Some(files) = cache::read(self.repo, FILES_CACHE, self.tree.id())
             .and_then(|bytes| decode_files(&bytes))
         {
@@ -160,21 +166,12 @@ impl Snapshot<'_> {
         cache::write(self.repo, kind, self.tree.id(), bytes);
     }
 
-    /// The `.gitattributes` paths marked `papayu-private` in the base tree (root file only).
-    pub fn private_patterns(&self) -> Vec<String> {
-        let Ok(Some(file)) = self.read(".gitattributes") else {
-            return Vec::new();
-        };
-        String::from_utf8_lossy(&file.bytes)
-            .lines()
-            .filter_map(|line| {
-                let mut parts = line.split_whitespace();
-                let pattern = parts.next()?;
-                parts
-                    .any(|a| a == "papayu-private")
-                    .then(|| pattern.to_string())
-            })
-            .collect()
+    /// The repository's own `info/attributes` (which overrides the tree's `.gitattributes`).
+    pub fn info_attributes(&self) -> Option<String> {
+        let path = self.repo.commondir().join("info").join("attributes");
+        std::fs::read(path)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 }
 
