@@ -22,7 +22,7 @@ pub fn repo_map(snap: &Snapshot<'_>, goal: &str, hints: &[String], chars: usize)
         return String::new();
     }
     let files = snap.files();
-    let mut out = definitions(snap, &files, goal, hints, chars / 2);
+    let mut out = definitions(snap, files, goal, hints, chars / 2);
     let mut dirs: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (path, _) in files {
         let (dir, name) = match path.rsplit_once('/') {
