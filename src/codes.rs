@@ -100,6 +100,8 @@ codes! {
     NoSuchRemote => "ERR_NO_SUCH_REMOTE",
     BadRevision => "ERR_BAD_REVISION",
     PlanNotFound => "ERR_PLAN_NOT_FOUND",
+    TraceNotFound => "ERR_TRACE_NOT_FOUND",
+    ReplayDiffers => "ERR_REPLAY_DIFFERS",
     PlanAmbiguous => "ERR_PLAN_AMBIGUOUS",
     PlanState => "ERR_PLAN_STATE",
     DirtyWorktree => "ERR_DIRTY_WORKTREE",

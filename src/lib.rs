@@ -16,5 +16,6 @@ pub mod llm;
 pub mod patch;
 pub mod protocol;
 pub mod store;
+pub mod trace;
 
 pub use codes::{Code, Problem};

@@ -20,6 +20,8 @@ pub mod prompt;
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::codes::{Code, Problem};
 use crate::context::{self, Block, Budget};
 use crate::engine::plan::{self, Candidate, CheckOptions, Provenance, Seen};
@@ -77,10 +79,88 @@ pub enum Progress {
     },
 }
 
-/// How one provider's conversation ended.
+/// How one provider's conversation ended, and what it did on the way (for its trace).
 pub struct Outcome {
     pub provider: String,
     pub result: Result<(Candidate, Provenance), Vec<Problem>>,
+    pub transcript: Transcript,
+}
+
+/// What one conversation did: every request, the protocol path it took, the context rounds'
+/// cache, the event lines, and the model's raw answers (kept in a trace only on request).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Transcript {
+    pub provider: String,
+    pub model: String,
+    pub protocol_default: u8,
+    /// The protocol version of each request, in order.
+    pub protocol_attempts: Vec<u8>,
+    pub protocol_fallback_reason: Option<String>,
+    pub protocol_fallback_attempted: bool,
+    /// Where the failure that caused the fallback was found: `preview` (the dry run: a patch
+    /// that does not apply, a base mismatch, a non-UTF-8 file) or `validate` (the rules).
+    pub protocol_fallback_stage: Option<String>,
+    /// Repair rounds taken (0 or 1 per protocol version).
+    pub protocol_repair_attempt: u32,
+    pub requests: Vec<RequestLog>,
+    pub validation_failures: Vec<FailureLog>,
+    pub context_rounds: u32,
+    /// Context-request cache hits and misses per request type.
+    pub cache_hits: BTreeMap<String, u32>,
+    pub cache_misses: BTreeMap<String, u32>,
+    pub events: Vec<String>,
+    /// What the model was shown, as the plan's fingerprint records it.
+    pub sent: Vec<crate::store::records::Fingerprint>,
+    #[serde(skip)]
+    pub answers: Vec<String>,
+}
+
+/// One request to a model.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RequestLog {
+    pub protocol: u8,
+    pub input_chars: usize,
+    pub max_tokens: u32,
+    pub latency_ms: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cached_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// `ok`, or the error code the request ended with.
+    pub outcome: String,
+}
+
+/// One validation failure of an answer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FailureLog {
+    pub code: String,
+    pub reason: String,
+    pub protocol: u8,
+    /// The path of the action the problem is about, when it names one.
+    pub path: Option<String>,
+}
+
+impl FailureLog {
+    pub fn of(problem: &Problem, protocol: u8) -> FailureLog {
+        FailureLog {
+            code: problem.code.to_string(),
+            reason: crate::context::mask_secrets(&problem.reason),
+            protocol,
+            path: action_path(&problem.reason),
+        }
+    }
+}
+
+/// The path in a reason that starts `action N (KIND path): …`.
+fn action_path(reason: &str) -> Option<String> {
+    let rest = reason.strip_prefix("action ")?;
+    let (_, rest) = rest.split_once(" (")?;
+    let (_, rest) = rest.split_once(' ')?;
+    let (path, _) = rest.split_once("):")?;
+    (path != "?").then(|| path.to_string())
 }
 
 /// The context every provider is shown, gathered once.
@@ -136,9 +216,15 @@ pub async fn ask_all(
         let http = &http;
         async move {
             let mut talk = Conversation::new(store, settings, question, prepared, ep, sink);
+            let result = talk.run(http).await;
+            talk.transcript.cache_hits = talk.cache.hits.clone();
+            talk.transcript.cache_misses = talk.cache.misses.clone();
+            talk.transcript.context_rounds = talk.stats.context_rounds;
+            talk.transcript.sent = context::fingerprints(&talk.blocks);
             Outcome {
                 provider: ep.name.clone(),
-                result: talk.run(http).await,
+                result,
+                transcript: talk.transcript,
             }
         }
     });
@@ -162,6 +248,7 @@ struct Conversation<'a> {
     fell_back: bool,
     schema_sent: bool,
     served_model: Option<String>,
+    transcript: Transcript,
 }
 
 /// What to do with an answer.
@@ -194,6 +281,13 @@ impl<'a> Conversation<'a> {
             fell_back: false,
             schema_sent: false,
             served_model: None,
+            transcript: Transcript {
+                provider: ep.name.clone(),
+                model: ep.model.clone(),
+                protocol_default: u8::from(settings.protocol),
+                events: prepared.events.clone(),
+                ..Transcript::default()
+            },
         };
         talk.start(&prepared.withheld, None);
         talk
@@ -226,7 +320,8 @@ impl<'a> Conversation<'a> {
         ];
     }
 
-    fn event(&self, line: String) {
+    fn event(&mut self, line: String) {
+        self.transcript.events.push(line.clone());
         (self.sink)(Progress::Event(line));
     }
 
@@ -287,32 +382,65 @@ impl<'a> Conversation<'a> {
         ));
         let provider = self.ep.name.clone();
         let sink = self.sink;
-        let mut on_event = |e: llm::Event| match e {
-            llm::Event::Received { chars, tokens } => sink(Progress::Received {
-                provider: provider.clone(),
-                chars,
-                tokens,
-            }),
-            llm::Event::FormatFallback { reason } => sink(Progress::Event(format!(
-                "LLM_RESPONSE_FORMAT_FALLBACK provider={provider} reason={}",
-                one_token(&reason)
-            ))),
-            llm::Event::Timeout => sink(Progress::Event(format!(
-                "LLM_REQUEST_TIMEOUT provider={provider}"
-            ))),
-            llm::Event::Retry {
-                status,
-                wait,
-                attempt,
-            } => sink(Progress::Event(format!(
-                "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
-                wait.as_millis()
-            ))),
-            llm::Event::Sent { .. } => {}
+        let mut lines = Vec::new();
+        let mut on_event = |e: llm::Event| {
+            let line = match e {
+                llm::Event::Received { chars, tokens } => {
+                    sink(Progress::Received {
+                        provider: provider.clone(),
+                        chars,
+                        tokens,
+                    });
+                    return;
+                }
+                llm::Event::FormatFallback { reason } => format!(
+                    "LLM_RESPONSE_FORMAT_FALLBACK provider={provider} reason={}",
+                    one_token(&reason)
+                ),
+                llm::Event::Timeout => format!("LLM_REQUEST_TIMEOUT provider={provider}"),
+                llm::Event::Retry {
+                    status,
+                    wait,
+                    attempt,
+                } => format!(
+                    "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
+                    wait.as_millis()
+                ),
+                llm::Event::Sent { .. } => return,
+            };
+            lines.push(line.clone());
+            sink(Progress::Event(line));
         };
-        let reply = llm::complete(http, self.ep, &request, &mut on_event)
-            .await
-            .map_err(|e| vec![e.to_problem()])?;
+        let result = llm::complete(http, self.ep, &request, &mut on_event).await;
+        self.transcript.events.append(&mut lines);
+        let mut log = RequestLog {
+            protocol: u8::from(self.version),
+            input_chars,
+            max_tokens: request.max_tokens,
+            ..RequestLog::default()
+        };
+        self.transcript.protocol_attempts.push(log.protocol);
+        let reply = match result {
+            Ok(reply) => reply,
+            Err(e) => {
+                let problem = e.to_problem();
+                log.outcome = problem.code.to_string();
+                self.transcript.requests.push(log);
+                return Err(vec![problem]);
+            }
+        };
+        log.latency_ms = reply.latency_ms;
+        log.input_tokens = reply.usage.input;
+        log.output_tokens = reply.usage.output;
+        log.cached_tokens = reply.usage.cached;
+        log.cache_write_tokens = reply.usage.cache_write;
+        log.outcome = if reply.finish == Finish::Length {
+            Code::LlmTruncated.to_string()
+        } else {
+            "ok".to_string()
+        };
+        self.transcript.requests.push(log);
+        self.transcript.answers.push(reply.text.clone());
         self.stats.requests += 1;
         self.stats.input_tokens += reply.usage.input;
         self.stats.output_tokens += reply.usage.output;
@@ -422,6 +550,9 @@ impl<'a> Conversation<'a> {
     /// fallback to v1, then failure.
     fn recover(&mut self, answer: &str, problems: Vec<Problem>) -> Result<(), Vec<Problem>> {
         for p in &problems {
+            self.transcript
+                .validation_failures
+                .push(FailureLog::of(p, u8::from(self.version)));
             self.event(format!(
                 "VALIDATION_FAILED provider={} code={} reason={}",
                 self.ep.name,
@@ -438,6 +569,7 @@ impl<'a> Conversation<'a> {
         if !self.repaired {
             self.repaired = true;
             self.stats.repairs += 1;
+            self.transcript.protocol_repair_attempt += 1;
             self.event(format!(
                 "LLM_RESPONSE_REPAIR provider={} problems={}",
                 self.ep.name,
@@ -463,6 +595,13 @@ impl<'a> Conversation<'a> {
 
     /// Starts over under protocol v1 with everything shown so far (a new prefix, by necessity).
     fn fall_back(&mut self, reason: Code) -> Result<(), Vec<Problem>> {
+        let stage = match reason {
+            Code::V2UpdateExistingForbidden => "validate",
+            _ => "preview",
+        };
+        self.transcript.protocol_fallback_attempted = true;
+        self.transcript.protocol_fallback_reason = Some(reason.to_string());
+        self.transcript.protocol_fallback_stage = Some(stage.to_string());
         self.event(format!(
             "PROTOCOL_FALLBACK from=v2 to=v1 reason={reason} provider={}",
             self.ep.name
@@ -522,4 +661,17 @@ fn one_token(text: &str) -> String {
 /// The environment as a map (read once by the caller, passed down).
 pub fn env_map() -> BTreeMap<String, String> {
     std::env::vars().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_path_of_an_action_problem() {
+        assert_eq!(
+            super::action_path("action 2 (PATCH_FILE src/a b.py): the hunk does not apply")
+                .as_deref(),
+            Some("src/a b.py")
+        );
+        assert_eq!(super::action_path("the answer is not JSON"), None);
+    }
 }

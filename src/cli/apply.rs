@@ -6,6 +6,7 @@ use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
+use super::tracing::{self, Tracer};
 use super::{CliError, CliResult, render, ui};
 
 /// Apply a plan as one commit on a new branch papayu/<slug>-<id>.
@@ -92,6 +93,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
     };
     let outcome = apply::apply_with(&store, &request, &mut sink);
     live.finish();
+    trace_apply(&store, request.plan.as_deref(), &outcome);
     let outcome = outcome?;
     let report = match &outcome {
         Outcome::Applied { check, .. } => check.as_ref(),
@@ -172,6 +174,46 @@ pub fn run(args: ApplyArgs) -> CliResult {
                 ));
             }
             Err(CliError::from(failure(&report, record.short_id())))
+        }
+    }
+}
+
+/// Writes the trace of an apply: the plan, the branch, how each hunk was placed, the check.
+fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<Problem>>) {
+    let tracer = Tracer::new(store);
+    let mut t = tracer.start("apply", None);
+    t.plan_id = spec.map(str::to_string);
+    match outcome {
+        Err(problems) => tracer.write_failed(store, &mut t, problems),
+        Ok(Outcome::Applied {
+            record,
+            branch,
+            commit,
+            changes,
+            check,
+        }) => {
+            t.plan_id = Some(record.id.clone());
+            t.base = Some(record.base.clone());
+            t.branch = Some(branch.clone());
+            t.patch_placements = tracing::placements(changes);
+            t.check = check.as_ref().map(tracing::check_log);
+            t.transcript.events.push(format!(
+                "APPLY_SUCCESS plan={} branch={branch} commit={commit}",
+                record.short_id()
+            ));
+            tracer.write(store, &t);
+        }
+        Ok(Outcome::NothingToApply { record }) => {
+            t.plan_id = Some(record.id.clone());
+            tracer.write(store, &t);
+        }
+        Ok(Outcome::CheckFailed { record, report }) => {
+            t.plan_id = Some(record.id.clone());
+            t.check = Some(tracing::check_log(report));
+            t.transcript
+                .events
+                .push(format!("APPLY_ROLLBACK plan={}", record.short_id()));
+            tracer.write_failed(store, &mut t, &[failure(report, record.short_id())]);
         }
     }
 }

@@ -13,9 +13,11 @@ use git_papayu::llm::config::{Flags, Sources};
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::store::records::now_millis;
 use git_papayu::store::{Oid, Store};
+use git_papayu::trace::{BlockStat, ContextStats, Trace};
 use git_papayu::{Code, Problem};
 
 use super::progress::Spinners;
+use super::tracing::{self, Tracer};
 use super::{CliError, ui};
 
 /// One request to ask models.
@@ -134,13 +136,39 @@ pub fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
 /// Asks the configured providers and stores every valid plan as one operation. Fails (with
 /// every provider's problems) only when no provider produced a plan.
 pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
-    let good = ask_models(store, ask)?;
-    Ok(plan::store_plans(store, good)?)
+    let tracer = Tracer::new(store);
+    let asked = ask_models(store, ask, &tracer, "plan")?;
+    let (good, mut traces): (Vec<_>, Vec<_>) =
+        asked.into_iter().map(|(c, p, t)| ((c, p), t)).unzip();
+    match plan::store_plans(store, good) {
+        Ok(planned) => {
+            for (t, p) in traces.iter_mut().zip(&planned) {
+                tracing::plan_stored(t, p);
+                tracer.write(store, t);
+            }
+            Ok(planned)
+        }
+        Err(problems) => {
+            for t in &mut traces {
+                tracer.write_failed(store, t, &problems);
+            }
+            Err(problems.into())
+        }
+    }
 }
 
+/// A candidate, where it came from, and its trace (written once it is stored or refused).
+pub type Asked = (Candidate, Provenance, Trace);
+
 /// Asks the configured providers; returns every checked candidate (nothing is stored). Fails
-/// (with every provider's problems) only when no provider produced one.
-pub fn ask_models(store: &Store, ask: Ask) -> Result<Vec<(Candidate, Provenance)>, CliError> {
+/// (with every provider's problems) only when no provider produced one. The trace of each
+/// provider that failed is written here; the others travel with their candidates.
+pub fn ask_models(
+    store: &Store,
+    ask: Ask,
+    tracer: &Tracer,
+    kind: &str,
+) -> Result<Vec<Asked>, CliError> {
     let env = ask::env_map();
     let settings = settings(store, &ask, &env)?;
     let logs = read_logs(&ask.logs)?;
@@ -153,6 +181,7 @@ pub fn ask_models(store: &Store, ask: Ask) -> Result<Vec<(Candidate, Provenance)
         now: now_millis(),
     };
     let prepared = ask::prepare(store, &settings, &question)?;
+    let context_stats = context_stats(&prepared);
     let names: Vec<(String, String)> = settings
         .endpoints
         .iter()
@@ -182,14 +211,27 @@ pub fn ask_models(store: &Store, ask: Ask) -> Result<Vec<(Candidate, Provenance)
     let mut good = Vec::new();
     let mut failures = Vec::new();
     for outcome in outcomes {
+        let id = outcome
+            .result
+            .as_ref()
+            .ok()
+            .map(|(_, p)| p.trace_id.clone());
+        let mut t = tracer.start(kind, id);
+        t.goal = Some(ask.goal.clone());
+        t.base = Some(ask.base.to_string());
+        t.context_stats = Some(context_stats.clone());
+        tracer.conversation(&mut t, outcome.transcript);
         match outcome.result {
-            Ok(pair) => good.push(pair),
-            Err(problems) => failures.extend(problems.into_iter().map(|mut p| {
-                if several {
-                    p.reason = format!("{}: {}", outcome.provider, p.reason);
-                }
-                p
-            })),
+            Ok((candidate, provenance)) => good.push((candidate, provenance, t)),
+            Err(problems) => {
+                tracer.write_failed(store, &mut t, &problems);
+                failures.extend(problems.into_iter().map(|mut p| {
+                    if several {
+                        p.reason = format!("{}: {}", outcome.provider, p.reason);
+                    }
+                    p
+                }));
+            }
         }
     }
     if good.is_empty() {
@@ -199,6 +241,25 @@ pub fn ask_models(store: &Store, ask: Ask) -> Result<Vec<(Candidate, Provenance)
         ui::warn(&format!("no plan from this provider: {p}"));
     }
     Ok(good)
+}
+
+/// What the model was shown before its first answer, for traces.
+fn context_stats(prepared: &ask::Prepared) -> ContextStats {
+    ContextStats {
+        blocks: prepared
+            .blocks
+            .iter()
+            .map(|b| BlockStat {
+                kind: format!("{:?}", b.kind).to_lowercase(),
+                title: b.title.clone(),
+                chars: b.body.chars().count(),
+                full_chars: b.full_chars,
+                truncated: b.truncated,
+            })
+            .collect(),
+        total_chars: prepared.blocks.iter().map(|b| b.body.chars().count()).sum(),
+        withheld: prepared.withheld.clone(),
+    }
 }
 
 /// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,

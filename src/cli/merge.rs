@@ -4,6 +4,7 @@ use clap::Args;
 use git_papayu::engine::review::{self, MergeStyle};
 use git_papayu::store::Store;
 
+use super::tracing::Tracer;
 use super::{CliResult, ui};
 
 /// Merge a plan's proposal branch into the current branch (git merge; hooks apply).
@@ -34,7 +35,26 @@ pub fn run(args: MergeArgs) -> CliResult {
         _ => MergeStyle::Merge,
     };
     let store = Store::open()?;
-    let merged = review::merge(&store, plan.as_deref(), style)?;
+    let merged = review::merge(&store, plan.as_deref(), style);
+    let tracer = Tracer::new(&store);
+    let mut t = tracer.start("merge", None);
+    t.plan_id = plan.clone();
+    match &merged {
+        Ok(m) => {
+            t.plan_id = Some(m.record.id.clone());
+            t.branch = Some(m.into.clone());
+            t.transcript.events.push(format!(
+                "MERGE_SUCCESS plan={} into={} old={} new={}",
+                m.record.short_id(),
+                m.into,
+                m.old,
+                m.new
+            ));
+            tracer.write(&store, &t);
+        }
+        Err(problems) => tracer.write_failed(&store, &mut t, std::slice::from_ref(problems)),
+    }
+    let merged = merged?;
     let into = merged.into.trim_start_matches("refs/heads/");
     if merged.old == merged.new {
         ui::outln(&format!(

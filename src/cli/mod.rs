@@ -21,6 +21,8 @@ mod render;
 mod router;
 mod show;
 mod text;
+mod trace;
+mod tracing;
 mod ui;
 mod undo;
 mod validate;
@@ -59,6 +61,7 @@ enum Command {
     Refine(refine::RefineArgs),
     Config(config::ConfigArgs),
     Context(context::ContextArgs),
+    Trace(trace::TraceArgs),
     InstallMan(manual::InstallManArgs),
     Completions(manual::CompletionsArgs),
     #[command(name = "__complete", hide = true)]
@@ -158,6 +161,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Refine(args) => refine::run(args),
         Command::Config(args) => config::run(args),
         Command::Context(args) => context::run(args),
+        Command::Trace(args) => trace::run(args),
         Command::InstallMan(args) => manual::install_man(args),
         Command::Completions(args) => manual::completions(args),
         Command::Complete(args) => manual::complete(args),

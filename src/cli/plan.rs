@@ -11,6 +11,7 @@ use git_papayu::store::records::now_millis;
 use git_papayu::{Code, Problem};
 
 use super::asking::{self, Ask};
+use super::tracing::{self, Tracer};
 use super::{CliResult, render, ui};
 
 /// Ask a model for a plan and store it as a note on the base commit.
@@ -157,7 +158,25 @@ pub fn run(args: PlanArgs) -> CliResult {
                 schema_hash: None,
                 stats: None,
             };
-            vec![plan::make_pasted(&store, base, &answer, &how, provenance)?]
+            let tracer = Tracer::new(&store);
+            let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
+            t.goal = Some(provenance.goal.clone());
+            t.base = Some(base.to_string());
+            t.transcript.provider = provenance.provider.clone();
+            let mut transcript = t.transcript.clone();
+            transcript.answers = vec![String::from_utf8_lossy(&answer).into_owned()];
+            tracer.conversation(&mut t, transcript);
+            match plan::make_pasted(&store, base, &answer, &how, provenance) {
+                Ok(planned) => {
+                    tracing::plan_stored(&mut t, &planned);
+                    tracer.write(&store, &t);
+                    vec![planned]
+                }
+                Err(problems) => {
+                    tracer.write_failed(&store, &mut t, &problems);
+                    return Err(problems.into());
+                }
+            }
         }
         None => {
             let ask = Ask {

@@ -9,6 +9,7 @@ use git_papayu::{Code, Problem};
 
 use super::asking::{self, Ask};
 use super::plan::non_empty;
+use super::tracing::{self, Tracer};
 use super::{CliError, CliResult, render, ui};
 
 /// Ask the model to improve an applied proposal; the result is a new commit on its branch.
@@ -81,12 +82,36 @@ pub fn run(args: RefineArgs) -> CliResult {
         logs: Vec::new(),
         quiet: json,
     };
-    let mut candidates = asking::ask_models(&store, ask)?;
-    let (candidate, mut provenance) = candidates.remove(0);
+    let tracer = Tracer::new(&store);
+    let mut candidates = asking::ask_models(&store, ask, &tracer, "refine")?;
+    let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
+    trace.branch = Some(target.branch.clone());
     let settings = CheckSettings::resolve(&store, false, None)?;
-    match refine::advance(&store, &target, candidate, provenance, &choice, &settings)? {
+    let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);
+    match &refined {
+        Ok(Refined::Committed { planned, check, .. }) => {
+            tracing::plan_stored(&mut trace, planned);
+            trace.check = check.as_ref().map(tracing::check_log);
+            tracer.write(&store, &trace);
+        }
+        Ok(Refined::NothingChanged { planned }) => {
+            tracing::plan_stored(&mut trace, planned);
+            tracer.write(&store, &trace);
+        }
+        Ok(Refined::CheckFailed { planned, report }) => {
+            tracing::plan_stored(&mut trace, planned);
+            trace.check = Some(tracing::check_log(report));
+            let failed = Problem::new(
+                Code::CheckFailed,
+                format!("check `{}` failed", report.command),
+            );
+            tracer.write_failed(&store, &mut trace, &[failed]);
+        }
+        Err(problems) => tracer.write_failed(&store, &mut trace, problems),
+    }
+    match refined? {
         Refined::Committed {
             planned,
             commit,

@@ -12,5 +12,4 @@ pub mod review;
 pub mod sandbox;
 mod seen;
 pub mod setup;
-mod trace;
 pub mod tree;

@@ -10,7 +10,6 @@
 //! that `apply` uses. The preview commit is kept reachable by the operation log; `diff` shows it
 //! and `apply` reuses it once it has checked the plan again.
 
-use super::trace;
 use super::tree::{self, BuildOptions, Built, FileChange};
 use crate::codes::{Code, Problem};
 use crate::protocol::{self, Allowlist, Mode, ParseOptions, Parsed, Plan, ProtocolVersion};
@@ -154,9 +153,6 @@ pub fn store_plans(
     }
     pending.description = describe(&stored);
     oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
-    for planned in &stored {
-        trace::write_plan_trace(store, &planned.record, &planned.changes, &planned.warnings);
-    }
     Ok(stored)
 }
 

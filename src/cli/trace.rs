@@ -1,0 +1,247 @@
+//! `git papayu trace`: show, replay and report on the traces of past plans, applies, refines
+//! and merges, and turn a trace into a golden case.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use git_papayu::store::Store;
+use git_papayu::trace::{self, Trace, golden, report};
+use git_papayu::{Code, Problem};
+
+use super::{CliError, CliResult, ui};
+
+/// Inspect traces (`.git/papayu/traces`): show one, replay it through today's code, report
+/// protocol metrics, or make a golden case of it.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    #[command(subcommand)]
+    pub command: TraceCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// Print a trace (the id or a unique prefix of at least 6 characters).
+    Show {
+        trace_id: String,
+        /// The whole trace as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a trace's recorded answer through today's checks and say "same" or what differs.
+    Replay {
+        trace_id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Protocol metrics over the traces, and the verdict on making protocol v2 the only one.
+    Report {
+        /// Only traces from this date on (YYYY-MM-DD, UTC).
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a golden case (docs/golden_traces/…) from a plan's trace.
+    ToGolden {
+        trace_id: String,
+        /// The case's name (default: the trace id).
+        #[arg(long)]
+        name: Option<String>,
+        /// Write here instead of stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+fn not_found(why: String) -> Problem {
+    Problem::new(Code::TraceNotFound, why)
+}
+
+fn load(store: &Store, id: &str) -> Result<Trace, Problem> {
+    trace::read(store, id).map_err(not_found)
+}
+
+pub fn run(args: TraceArgs) -> CliResult {
+    let store = Store::open()?;
+    match args.command {
+        TraceCommand::Show { trace_id, json } => {
+            let t = load(&store, &trace_id)?;
+            if json {
+                ui::json(&t);
+            } else {
+                ui::out(&describe(&t));
+            }
+            Ok(())
+        }
+        TraceCommand::Replay { trace_id, json } => {
+            let t = load(&store, &trace_id)?;
+            let (expected, actual) = golden::replay(&store, &t).map_err(not_found)?;
+            let diff = golden::compare(&expected, &actual);
+            if json {
+                ui::json(&serde_json::json!({
+                    "version": 1, "trace_id": t.trace_id, "same": diff.is_empty(),
+                    "differences": diff, "expected": expected, "actual": actual,
+                }));
+            } else if diff.is_empty() {
+                ui::outln("same");
+            } else {
+                for line in &diff {
+                    ui::outln(line);
+                }
+            }
+            if diff.is_empty() {
+                Ok(())
+            } else {
+                Err(Problem::new(
+                    Code::ReplayDiffers,
+                    format!(
+                        "today's code makes something else of trace {}'s answer ({} difference(s))",
+                        t.trace_id,
+                        diff.len()
+                    ),
+                )
+                .into())
+            }
+        }
+        TraceCommand::Report { since, json } => {
+            let since = match since.as_deref().map(trace::parse_date).transpose() {
+                Ok(since) => since,
+                Err(why) => return Err(CliError::Usage(Problem::new(Code::UnknownCommand, why))),
+            };
+            let (traces, unreadable) = trace::all(&store);
+            if unreadable > 0 {
+                ui::warn(&format!(
+                    "{unreadable} trace file(s) could not be read and were skipped"
+                ));
+            }
+            let r = report::report(&traces, since);
+            if json {
+                ui::json(&r);
+            } else {
+                ui::out(&render_report(&r));
+            }
+            Ok(())
+        }
+        TraceCommand::ToGolden {
+            trace_id,
+            name,
+            output,
+        } => {
+            let t = load(&store, &trace_id)?;
+            let name = name.unwrap_or_else(|| t.trace_id.clone());
+            let case = golden::to_golden(&store, &t, &name).map_err(not_found)?;
+            let text = serde_json::to_string_pretty(&case).expect("a case serializes") + "\n";
+            match output {
+                Some(path) => std::fs::write(&path, text).map_err(|e| {
+                    Problem::new(Code::Io, format!("writing {}: {e}", path.display()))
+                })?,
+                None => ui::out(&text),
+            }
+            Ok(())
+        }
+    }
+}
+
+fn describe(t: &Trace) -> String {
+    let mut out = format!("trace {}\nkind: {}  ok: {}\n", t.trace_id, t.kind, t.ok);
+    for (label, value) in [
+        ("plan", &t.plan_id),
+        ("base", &t.base),
+        ("branch", &t.branch),
+        ("goal", &t.goal),
+    ] {
+        if let Some(v) = value {
+            out.push_str(&format!("{label}: {v}\n"));
+        }
+    }
+    let tr = &t.transcript;
+    if !tr.provider.is_empty() {
+        out.push_str(&format!(
+            "provider: {} ({})  protocol: v{} attempts {:?}  repairs: {}  context rounds: {}\n",
+            tr.provider,
+            tr.model,
+            tr.protocol_default,
+            tr.protocol_attempts,
+            tr.protocol_repair_attempt,
+            tr.context_rounds
+        ));
+    }
+    if let Some(reason) = &tr.protocol_fallback_reason {
+        out.push_str(&format!(
+            "fallback: {reason} at {}\n",
+            tr.protocol_fallback_stage.as_deref().unwrap_or("?")
+        ));
+    }
+    for (i, r) in tr.requests.iter().enumerate() {
+        out.push_str(&format!(
+            "request {}: v{} {} chars in, {} ms, tokens in {} (cached {}, cache write {}) out {}: {}\n",
+            i + 1, r.protocol, r.input_chars, r.latency_ms, r.input_tokens, r.cached_tokens, r.cache_write_tokens, r.output_tokens, r.outcome
+        ));
+    }
+    for f in &tr.validation_failures {
+        out.push_str(&format!(
+            "rejected (v{}): {}: {}\n",
+            f.protocol, f.code, f.reason
+        ));
+    }
+    if let Some(check) = &t.check {
+        out.push_str(&format!(
+            "check: `{}` exit {:?} in {} ms\n",
+            check.command, check.exit_status, check.duration_ms
+        ));
+    }
+    for p in &t.problems {
+        out.push_str(&format!("{}: {}\n", p.code, p.reason));
+    }
+    for e in &tr.events {
+        out.push_str(&format!("  {e}\n"));
+    }
+    out
+}
+
+fn percent(rate: f64) -> String {
+    format!("{:.1} %", rate * 100.0)
+}
+
+fn render_report(r: &report::Report) -> String {
+    let mut out = format!(
+        "traces: {}  plans: {} ({} failed)  applies: {} ({} failed)\n",
+        r.traces, r.plans, r.plans_failed, r.applies, r.applies_failed
+    );
+    out.push_str(&format!(
+        "fallback v2→v1: {} ({}; {} excluding ERR_NON_UTF8_FILE)\n",
+        r.fallback_count,
+        percent(r.fallback_rate),
+        percent(r.fallback_rate_excluding_non_utf8)
+    ));
+    for (reason, n) in &r.fallback_reasons {
+        out.push_str(&format!("  {reason}: {n}\n"));
+    }
+    out.push_str(&format!(
+        "repairs: {} ({} succeeded, {})\n",
+        r.repairs,
+        r.repairs_succeeded,
+        percent(r.repair_success_rate)
+    ));
+    if !r.most_repaired_paths.is_empty() {
+        out.push_str("most repaired paths:\n");
+        for (path, n) in &r.most_repaired_paths {
+            out.push_str(&format!("  {n:>4}  {path}\n"));
+        }
+    }
+    for (name, p) in &r.providers {
+        out.push_str(&format!(
+            "{name}: {} requests, tokens in {} (cached {}, {} hit rate) out {}\n",
+            p.requests,
+            p.input_tokens,
+            p.cached_tokens,
+            percent(p.cache_hit_rate),
+            p.output_tokens
+        ));
+    }
+    out.push_str(&format!("v2-only: {}\n", r.graduation.verdict));
+    for unmet in &r.graduation.unmet {
+        out.push_str(&format!("  - {unmet}\n"));
+    }
+    out
+}

@@ -1,0 +1,105 @@
+//! Writing traces from the commands that make them (plan, apply, refine, merge): whether
+//! tracing is on, what every trace records, and a warning — never a failure — when one cannot
+//! be written.
+
+use std::collections::BTreeMap;
+
+use git_papayu::Problem;
+use git_papayu::ask::{self, Transcript};
+use git_papayu::engine::check::CheckReport;
+use git_papayu::engine::plan::Planned;
+use git_papayu::engine::tree::FileChange;
+use git_papayu::store::Store;
+use git_papayu::store::records::now_millis;
+use git_papayu::trace::{self, CacheStats, CheckLog, Trace};
+
+use super::ui;
+
+/// Trace settings for one command.
+pub struct Tracer {
+    env: BTreeMap<String, String>,
+    on: bool,
+    raw: bool,
+}
+
+impl Tracer {
+    pub fn new(store: &Store) -> Tracer {
+        let env = ask::env_map();
+        let config = store.config_values("papayu.trace");
+        let on = trace::enabled(&env, config.get("papayu.trace").map(String::as_str));
+        let raw = trace::raw_enabled(&env);
+        Tracer { env, on, raw }
+    }
+
+    /// A new trace of `kind` with the settings in force.
+    pub fn start(&self, kind: &str, trace_id: Option<String>) -> Trace {
+        let mut t = Trace::new(kind, trace_id, now_millis());
+        t.config_snapshot = trace::config_snapshot(&self.env);
+        t
+    }
+
+    /// Adds a conversation: its requests, protocol path and events, and (with
+    /// `PAPAYU_TRACE_RAW=1`) the model's answers.
+    pub fn conversation(&self, t: &mut Trace, transcript: Transcript) {
+        t.cache_stats = Some(CacheStats::of(&transcript));
+        if self.raw {
+            t.raw_answers = transcript.answers.clone();
+        }
+        t.transcript = transcript;
+    }
+
+    /// Writes the trace when tracing is on; a failure is a warning.
+    pub fn write(&self, store: &Store, t: &Trace) {
+        if !self.on {
+            return;
+        }
+        if let Err(why) = trace::write(store, t, &self.env) {
+            ui::warn(&format!("could not write trace {}: {why}", t.trace_id));
+        }
+    }
+
+    /// Records `problems` as the command's end and writes the trace.
+    pub fn write_failed(&self, store: &Store, t: &mut Trace, problems: &[Problem]) {
+        t.failed(problems);
+        self.write(store, t);
+    }
+}
+
+/// What a stored plan adds to its trace.
+pub fn plan_stored(t: &mut Trace, planned: &Planned) {
+    let r = &planned.record;
+    t.plan_id = Some(r.id.clone());
+    t.base = Some(r.base.clone());
+    t.goal = Some(r.goal.clone());
+    t.schema_version = Some(r.schema_version);
+    t.schema_hash = Some(r.schema_hash.clone());
+    t.validated_json = serde_json::to_value(&r.plan).ok();
+    t.patch_placements = placements(&planned.changes);
+    t.transcript.events.push(format!(
+        "PREVIEW_READY plan={} changes={}",
+        r.short_id(),
+        planned.changes.len()
+    ));
+}
+
+/// How the patch engine placed each hunk, per path; `None` when no change had hunks.
+pub fn placements(changes: &[FileChange]) -> Option<serde_json::Value> {
+    let map: BTreeMap<&str, _> = changes
+        .iter()
+        .filter(|c| !c.hunks.is_empty())
+        .map(|c| (c.path.as_str(), &c.hunks))
+        .collect();
+    (!map.is_empty())
+        .then(|| serde_json::to_value(map).ok())
+        .flatten()
+}
+
+/// The check's part of an apply or refine trace.
+pub fn check_log(report: &CheckReport) -> CheckLog {
+    CheckLog {
+        command: report.command.clone(),
+        exit_status: report.exit_code,
+        duration_ms: (report.seconds * 1000.0) as u64,
+        output_tail: report.output_tail.clone(),
+    }
+}
