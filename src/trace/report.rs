@@ -265,7 +265,12 @@ mod tests {
         let mut t = Trace::new("plan", Some(format!("p{id}")), id as i64);
         t.ok = ok;
         t.plan_id = ok.then(|| format!("plan{id}"));
-        t.transcript.provider = if id % 2 == 0 { "openai" } else { "ollama" }.to_string();
+        t.transcript.provider = if id.is_multiple_of(2) {
+            "openai"
+        } else {
+            "ollama"
+        }
+        .to_string();
         t.transcript.protocol_fallback_reason = fallback.map(str::to_string);
         t.transcript.protocol_repair_attempt = u32::from(repaired);
         t.transcript.requests.push(crate::ask::RequestLog {
