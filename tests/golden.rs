@@ -46,10 +46,19 @@ fn play(case: &Case, with_tree: bool, raw_trace: bool) -> (CaseResult, TestRepo,
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
     let repo = TestRepo::with_files(&files);
-    let fake = FakeLlm::start(case.answers.iter().map(|a| fake_llm::openai_chat(a)).collect());
+    let fake = FakeLlm::start(
+        case.answers
+            .iter()
+            .map(|a| fake_llm::openai_chat(a))
+            .collect(),
+    );
     let url = format!("{}/v1", fake.url());
     let protocol = case.protocol.to_string();
-    let fallback = if case.request.fallback_to_v1 { "1" } else { "0" };
+    let fallback = if case.request.fallback_to_v1 {
+        "1"
+    } else {
+        "0"
+    };
     let mut env = vec![
         ("PAPAYU_LLM_API_URL", url.as_str()),
         ("PAPAYU_LLM_MODEL", "golden"),
@@ -90,7 +99,12 @@ fn tree(repo: &TestRepo, rev: &str) -> BTreeMap<String, String> {
     let paths = repo.git(["ls-tree", "-r", "--name-only", rev]).ok().stdout;
     paths
         .lines()
-        .map(|p| (p.to_string(), repo.git(["show", &format!("{rev}:{p}")]).ok().stdout))
+        .map(|p| {
+            (
+                p.to_string(),
+                repo.git(["show", &format!("{rev}:{p}")]).ok().stdout,
+            )
+        })
         .collect()
 }
 
@@ -104,17 +118,31 @@ fn check(path: &Path, case: &Case) -> Vec<String> {
         }
     }
     if bodies.len() != case.answers.len() {
-        diff.push(format!("{} requests for {} recorded answers", bodies.len(), case.answers.len()));
+        diff.push(format!(
+            "{} requests for {} recorded answers",
+            bodies.len(),
+            case.answers.len()
+        ));
     }
-    diff.into_iter().map(|d| format!("{}: {d}", path.display())).collect()
+    diff.into_iter()
+        .map(|d| format!("{}: {d}", path.display()))
+        .collect()
 }
 
 #[test]
 fn every_golden_trace_replays_to_its_recorded_result() {
     let cases = cases();
-    assert!(cases.len() >= 10, "the golden set covers the classes: {}", cases.len());
+    assert!(
+        cases.len() >= 10,
+        "the golden set covers the classes: {}",
+        cases.len()
+    );
     let failures: Vec<String> = cases.iter().flat_map(|(p, c)| check(p, c)).collect();
-    assert!(failures.is_empty(), "golden traces changed:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "golden traces changed:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -128,12 +156,23 @@ fn a_mutated_expectation_fails_the_replay() {
     plan.result.plan.as_mut().unwrap()["summary"] = json!("something else");
     assert!(!check(path, &plan).is_empty(), "a changed plan is caught");
     let mut tree = case.clone();
-    tree.result.tree.as_mut().unwrap().values_mut().for_each(|t| t.push('x'));
+    tree.result
+        .tree
+        .as_mut()
+        .unwrap()
+        .values_mut()
+        .for_each(|t| t.push('x'));
     assert!(!check(path, &tree).is_empty(), "a changed tree is caught");
-    let (path, case) = cases.iter().find(|(_, c)| c.result.error.is_some()).expect("a failing case");
+    let (path, case) = cases
+        .iter()
+        .find(|(_, c)| c.result.error.is_some())
+        .expect("a failing case");
     let mut error = case.clone();
     error.result.error = Some("ERR_SOMETHING_ELSE".to_string());
-    assert!(!check(path, &error).is_empty(), "a changed error code is caught");
+    assert!(
+        !check(path, &error).is_empty(),
+        "a changed error code is caught"
+    );
 }
 
 // ---- scenarios, for `make golden` ----
@@ -141,13 +180,19 @@ fn a_mutated_expectation_fails_the_replay() {
 const STATS: &str = "def total(items):\n    return sum(items)\n\n\ndef mean(items):\n    return total(items) / len(items)\n";
 
 fn sha(text: &str) -> String {
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn files() -> BTreeMap<String, String> {
     [
         ("src/stats.py", STATS),
-        ("tests/test_stats.py", "from src.stats import mean\n\ndef test_empty():\n    assert mean([]) == 0\n"),
+        (
+            "tests/test_stats.py",
+            "from src.stats import mean\n\ndef test_empty():\n    assert mean([]) == 0\n",
+        ),
         ("README.md", "# stats\n"),
         (".env", "TOKEN=local\n"),
     ]
@@ -172,7 +217,10 @@ fn create(path: &str) -> String {
 }
 
 fn fixed() -> String {
-    STATS.replace("def mean(items):\n", "def mean(items):\n    if not items:\n        return 0\n")
+    STATS.replace(
+        "def mean(items):\n",
+        "def mean(items):\n    if not items:\n        return 0\n",
+    )
 }
 
 /// (version, name, goal, answers, record the applied tree)
@@ -226,12 +274,31 @@ fn regenerate() {
         let plan_trace = std::fs::read_dir(&traces)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .find(|p| std::fs::read_to_string(p).unwrap().contains("\"kind\": \"plan\""))
+            .find(|p| {
+                std::fs::read_to_string(p)
+                    .unwrap()
+                    .contains("\"kind\": \"plan\"")
+            })
             .expect("a plan trace");
-        let id = plan_trace.file_stem().unwrap().to_string_lossy().to_string();
-        let out = golden_dir().join(format!("v{version}")).join(format!("{name}.json"));
+        let id = plan_trace
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let out = golden_dir()
+            .join(format!("v{version}"))
+            .join(format!("{name}.json"));
         std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        repo.papayu(["trace", "to-golden", &id, "--name", name, "-o", out.to_str().unwrap()]).ok();
+        repo.papayu([
+            "trace",
+            "to-golden",
+            &id,
+            "--name",
+            name,
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .ok();
         let mut case: Case = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
         case.result.tree = result.tree;
         std::fs::write(&out, serde_json::to_string_pretty(&case).unwrap() + "\n").unwrap();

@@ -130,6 +130,24 @@ pub const SETTINGS: &[Setting] = &[
         "fall back from v2 to v1 once",
     ),
     s(
+        Some("papayu.trace"),
+        Some("PAPAYU_TRACE"),
+        "true",
+        "write trace files (PAPAYU_TRACE=1 also prints event lines)",
+    ),
+    s(
+        Some("papayu.traceExpire"),
+        None,
+        "30",
+        "days after which trace prune deletes a trace",
+    ),
+    s(
+        None,
+        Some("PAPAYU_TRACE_RAW"),
+        "0",
+        "keep the model's raw answers in traces (masked)",
+    ),
+    s(
         Some("papayu.checkCommand"),
         Some("PAPAYU_CHECK_COMMAND"),
         "default_test_command of .papa-yu/project.json",
@@ -152,12 +170,6 @@ pub const SETTINGS: &[Setting] = &[
         Some("PAPAYU_NORMALIZE_EOL"),
         "",
         "lf: store written files with LF line endings",
-    ),
-    s(
-        None,
-        Some("PAPAYU_TRACE"),
-        "",
-        "1: print event lines on stderr",
     ),
     s(
         None,

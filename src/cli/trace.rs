@@ -41,6 +41,15 @@ pub enum TraceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Delete traces older than papayu.traceExpire (default 30 days) or --expire.
+    Prune {
+        /// Delete traces created before this date (YYYY-MM-DD, UTC), or `now` for all.
+        #[arg(long, value_name = "DATE")]
+        expire: Option<String>,
+        /// Only say what would be deleted.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Write a golden case (docs/golden_traces/…) from a plan's trace.
     ToGolden {
         trace_id: String,
@@ -120,6 +129,31 @@ pub fn run(args: TraceArgs) -> CliResult {
             } else {
                 ui::out(&render_report(&r));
             }
+            Ok(())
+        }
+        TraceCommand::Prune { expire, dry_run } => {
+            let config = store.config_values("papayu.traceexpire");
+            let now = git_papayu::store::records::now_millis();
+            let before = match expire.as_deref() {
+                Some("now") => i64::MAX,
+                Some(date) => trace::parse_date(date)
+                    .map_err(|why| CliError::Usage(Problem::new(Code::UnknownCommand, why)))?,
+                None => {
+                    let days = match config.get("papayu.traceexpire") {
+                        Some(v) => trace::expire_days(v).ok_or_else(|| {
+                            Problem::new(
+                                Code::ConfigInvalid,
+                                format!("papayu.traceExpire is {v:?}; use a number of days like 30, or 30.days"),
+                            )
+                        })?,
+                        None => trace::DEFAULT_EXPIRE_DAYS,
+                    };
+                    now - days * 86_400_000
+                }
+            };
+            let (count, bytes) = trace::prune(&store, before, dry_run);
+            let verb = if dry_run { "would delete" } else { "deleted" };
+            ui::outln(&format!("{verb} {count} trace(s), {bytes} bytes"));
             Ok(())
         }
         TraceCommand::ToGolden {
