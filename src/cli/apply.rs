@@ -111,10 +111,6 @@ pub fn run(args: ApplyArgs) -> CliResult {
             changes,
             check,
         } => {
-            ui::event(&format!(
-                "APPLY_SUCCESS plan={} branch={branch} commit={commit}",
-                record.short_id()
-            ));
             if json {
                 ui::json(&serde_json::json!({
                     "plan": record.id, "branch": branch, "commit": commit.to_string(),
@@ -162,7 +158,6 @@ pub fn run(args: ApplyArgs) -> CliResult {
             Ok(())
         }
         Outcome::CheckFailed { record, report } => {
-            ui::event(&format!("APPLY_ROLLBACK plan={}", record.short_id()));
             if json {
                 ui::json(
                     &serde_json::json!({ "plan": record.id, "branch": null, "check": report }),
@@ -178,7 +173,8 @@ pub fn run(args: ApplyArgs) -> CliResult {
     }
 }
 
-/// Writes the trace of an apply: the plan, the branch, how each hunk was placed, the check.
+/// Writes the trace of an apply (the plan, the branch, how each hunk was placed, the check) and
+/// prints its event line when verbose.
 fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<Problem>>) {
     let tracer = Tracer::new(store);
     let mut t = tracer.start("apply", None);
@@ -197,10 +193,12 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
             t.branch = Some(branch.clone());
             t.patch_placements = tracing::placements(changes);
             t.check = check.as_ref().map(tracing::check_log);
-            t.transcript.events.push(format!(
+            let line = format!(
                 "APPLY_SUCCESS plan={} branch={branch} commit={commit}",
                 record.short_id()
-            ));
+            );
+            ui::event(&line);
+            t.transcript.events.push(line);
             tracer.write(store, &t);
         }
         Ok(Outcome::NothingToApply { record }) => {
@@ -210,9 +208,9 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
         Ok(Outcome::CheckFailed { record, report }) => {
             t.plan_id = Some(record.id.clone());
             t.check = Some(tracing::check_log(report));
-            t.transcript
-                .events
-                .push(format!("APPLY_ROLLBACK plan={}", record.short_id()));
+            let line = format!("APPLY_ROLLBACK plan={}", record.short_id());
+            ui::event(&line);
+            t.transcript.events.push(line);
             tracer.write_failed(store, &mut t, &[failure(report, record.short_id())]);
         }
     }

@@ -204,11 +204,7 @@ pub fn show_planned(planned: &[Planned], json: bool) {
         for warning in &p.warnings {
             ui::warn(warning);
         }
-        ui::event(&format!(
-            "PREVIEW_READY plan={} changes={}",
-            p.record.short_id(),
-            p.changes.len()
-        ));
+        ui::event(&tracing::preview_ready(p));
     }
     if json {
         let plans: Vec<_> = planned

@@ -75,11 +75,16 @@ pub fn plan_stored(t: &mut Trace, planned: &Planned) {
     t.schema_hash = Some(r.schema_hash.clone());
     t.validated_json = serde_json::to_value(&r.plan).ok();
     t.patch_placements = placements(&planned.changes);
-    t.transcript.events.push(format!(
+    t.transcript.events.push(preview_ready(planned));
+}
+
+/// The `PREVIEW_READY` event line of a stored plan.
+pub fn preview_ready(planned: &Planned) -> String {
+    format!(
         "PREVIEW_READY plan={} changes={}",
-        r.short_id(),
+        planned.record.short_id(),
         planned.changes.len()
-    ));
+    )
 }
 
 /// How the patch engine placed each hunk, per path; `None` when no change had hunks.
