@@ -68,3 +68,23 @@ pub fn time(runs: usize, mut f: impl FnMut()) -> f64 {
             .collect(),
     )
 }
+
+/// `RUNS` (default 5) and the repository sizes given as arguments (default `default`).
+pub fn runs_and_sizes(default: &[usize]) -> (usize, Vec<usize>) {
+    let runs = std::env::var("RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    (
+        runs,
+        if sizes.is_empty() {
+            default.to_vec()
+        } else {
+            sizes
+        },
+    )
+}

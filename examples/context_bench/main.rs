@@ -30,19 +30,7 @@ fn drop_cache(dir: &Path) {
 }
 
 fn main() {
-    let runs: usize = std::env::var("RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![100_000]
-    } else {
-        sizes
-    };
+    let (runs, sizes) = bench_repo::runs_and_sizes(&[100_000]);
     let pattern = "return 4242";
     println!("| files | what | papayu cold | papayu warm | git | warm ratio | cold ratio |");
     println!("|---:|---|---:|---:|---:|---:|---:|");

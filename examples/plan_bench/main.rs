@@ -14,19 +14,7 @@ use bench_repo::{make_repo, time};
 use std::process::{Command, Stdio};
 
 fn main() {
-    let runs: usize = std::env::var("RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = if sizes.is_empty() {
-        vec![100, 100_000]
-    } else {
-        sizes
-    };
+    let (runs, sizes) = bench_repo::runs_and_sizes(&[100, 100_000]);
     let answer = serde_json::json!({
         "summary": "Add notes",
         "actions": [{"kind": "CREATE_FILE", "path": "NOTES.md", "content": "notes\n"}]

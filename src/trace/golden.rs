@@ -108,6 +108,18 @@ pub fn recorded_answers(trace: &Trace) -> Vec<String> {
     trace.validated_json.iter().map(|v| v.to_string()).collect()
 }
 
+/// What a trace says papayu made of its answers: the plan, or the first error code.
+fn recorded_result(trace: &Trace) -> CaseResult {
+    CaseResult {
+        plan: trace.validated_json.clone(),
+        error: (!trace.ok)
+            .then(|| trace.problems.first().map(|p| p.code.clone()))
+            .flatten(),
+        schema_version: trace.schema_version,
+        tree: None,
+    }
+}
+
 /// A golden case from a plan trace, with the base files read from the repository.
 pub fn to_golden(store: &Store, trace: &Trace, name: &str) -> Result<Case, String> {
     if trace.kind != "plan" && trace.kind != "refine" {
@@ -182,14 +194,7 @@ pub fn to_golden(store: &Store, trace: &Trace, name: &str) -> Result<Case, Strin
             .map(|b| b.title.clone())
             .collect(),
         answers,
-        result: CaseResult {
-            plan: trace.validated_json.clone(),
-            error: (!trace.ok)
-                .then(|| trace.problems.first().map(|p| p.code.clone()))
-                .flatten(),
-            schema_version: trace.schema_version,
-            tree: None,
-        },
+        result: recorded_result(trace),
     })
 }
 
@@ -239,15 +244,7 @@ pub fn replay(store: &Store, trace: &Trace) -> Result<(CaseResult, CaseResult), 
             ..CaseResult::default()
         },
     };
-    let expected = CaseResult {
-        plan: trace.validated_json.clone(),
-        error: (!trace.ok)
-            .then(|| trace.problems.first().map(|p| p.code.clone()))
-            .flatten(),
-        schema_version: trace.schema_version,
-        tree: None,
-    };
-    Ok((expected, actual))
+    Ok((recorded_result(trace), actual))
 }
 
 #[cfg(test)]
