@@ -118,6 +118,8 @@ codes! {
     LlmContextRounds => "ERR_LLM_CONTEXT_ROUNDS",
     Cancelled => "ERR_CANCELLED",
     UnknownCommand => "ERR_UNKNOWN_COMMAND",
+    Usage => "ERR_USAGE",
+    Internal => "ERR_INTERNAL",
     ConfigInvalid => "ERR_CONFIG_INVALID",
     // Providers.
     LlmNotConfigured => "ERR_LLM_NOT_CONFIGURED",

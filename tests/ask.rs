@@ -134,7 +134,7 @@ fn a_clean_plan_from_an_openai_compatible_server() {
     )
     .ok();
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plan"]["provider"], "openai-compatible");
+    assert_eq!(stored["plans"][0]["plan"]["provider"], "openai-compatible");
     let records = notes(&repo);
     assert_eq!(records.len(), 1);
     assert_eq!(records[0]["stats"]["requests"], 1);
@@ -322,8 +322,8 @@ fn a_context_round_trip_then_a_patch() {
         "v2 FILE blocks carry the sha256"
     );
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plan"]["stats"]["context_rounds"], 1);
-    let context = stored["plan"]["context"].as_array().unwrap();
+    assert_eq!(stored["plans"][0]["plan"]["stats"]["context_rounds"], 1);
+    let context = stored["plans"][0]["plan"]["context"].as_array().unwrap();
     assert!(
         context.iter().any(|f| f["path"] == "src/stats.py"),
         "the fingerprint records what was sent"
@@ -378,12 +378,12 @@ fn a_v2_patch_that_fails_is_repaired_then_falls_back_to_v1() {
     let system = requests[2].json["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("Protocol v1"), "{system}");
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plan"]["schema_version"], 1);
+    assert_eq!(stored["plans"][0]["plan"]["schema_version"], 1);
     assert_eq!(
-        stored["plan"]["stats"]["fallback"],
+        stored["plans"][0]["plan"]["stats"]["fallback"],
         "ERR_PATCH_APPLY_FAILED"
     );
-    let preview = stored["plan"]["preview"].as_str().unwrap();
+    let preview = stored["plans"][0]["plan"]["preview"].as_str().unwrap();
     assert_eq!(
         repo.git(["show", &format!("{preview}:src/stats.py")])
             .ok()
@@ -711,7 +711,7 @@ fn the_responses_api_and_a_forced_anthropic_tool_and_ollama_streams() {
         Some("Bearer sk-test-responses-0000")
     );
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plan"]["stats"]["cached_tokens"], 1024);
+    assert_eq!(stored["plans"][0]["plan"]["stats"]["cached_tokens"], 1024);
 
     // Anthropic, strict: a forced tool whose input is the plan.
     let repo = self::repo();
@@ -734,8 +734,14 @@ fn the_responses_api_and_a_forced_anthropic_tool_and_ollama_streams() {
     let req = &fake.requests()[0];
     assert_eq!(req.json["tool_choice"]["type"], "tool");
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plan"]["stats"]["cache_write_tokens"], 76);
-    assert_eq!(stored["plan"]["stats"]["input_tokens"], 100 + 1024 + 76);
+    assert_eq!(
+        stored["plans"][0]["plan"]["stats"]["cache_write_tokens"],
+        76
+    );
+    assert_eq!(
+        stored["plans"][0]["plan"]["stats"]["input_tokens"],
+        100 + 1024 + 76
+    );
 
     // Ollama, implicit model from /api/tags, NDJSON stream.
     let repo = self::repo();
@@ -747,7 +753,7 @@ fn the_responses_api_and_a_forced_anthropic_tool_and_ollama_streams() {
     assert_eq!(req.json["format"], "json");
     assert!(req.json["options"]["num_ctx"].as_u64().unwrap() >= 4096);
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plan"]["provider"], "ollama");
+    assert_eq!(stored["plans"][0]["plan"]["provider"], "ollama");
 }
 
 #[test]
@@ -849,8 +855,8 @@ fn a_server_that_ignores_stream_true_is_read_whole() {
     let out = run(&repo, &["plan", "Add W", "--json"], &compat_env(&fake)).ok();
     assert_eq!(fake.requests()[0].json["stream"], true);
     let stored: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plan"]["stats"]["output_tokens"], 80);
-    assert_eq!(stored["plan"]["model"], "fake-model");
+    assert_eq!(stored["plans"][0]["plan"]["stats"]["output_tokens"], 80);
+    assert_eq!(stored["plans"][0]["plan"]["model"], "fake-model");
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn bash_completion_hooks_into_git_and_completes_plan_ids() {
         )
         .ok();
     let id: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let short = &id["plan"]["id"].as_str().unwrap()[..10];
+    let short = &id["plans"][0]["plan"]["id"].as_str().unwrap()[..10];
     let script = repo.papayu(["completions", "bash"]).ok().stdout;
     std::fs::write(repo.path().join("completion.bash"), &script).unwrap();
     let probe = r#"
@@ -119,9 +119,31 @@ fn config_lists_settings_with_their_origin_and_hides_keys() {
         out.stdout
     );
     assert!(!out.stdout.contains("sk-ant-hidden"));
+    repo.git(["config", "color.diff.new", "blue"]).ok();
     let json: serde_json::Value =
         serde_json::from_str(&repo.papayu(["config", "--json"]).ok().stdout).unwrap();
     assert_eq!(json["version"], 1);
+    let settings = json["settings"].as_array().unwrap();
+    let new = settings
+        .iter()
+        .find(|s| s["name"] == "color.diff.new")
+        .expect("colour settings are listed");
+    assert_eq!(new["value"], "blue");
+    assert!(
+        new["origin"].as_str().unwrap().starts_with("file:"),
+        "{new}"
+    );
+
+    // docs/config.md is the one table of settings: every listed setting is in it.
+    let table =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/config.md")).unwrap();
+    for s in settings {
+        let name = s["name"].as_str().unwrap();
+        assert!(
+            table.contains(&format!("`{name}`")),
+            "docs/config.md does not document {name}"
+        );
+    }
 }
 
 #[test]

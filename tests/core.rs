@@ -33,7 +33,10 @@ fn plan(repo: &TestRepo, goal: &str, answer: &str, extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     let run = repo.papayu_stdin(args, answer.as_bytes()).ok();
     let out: Value = serde_json::from_str(&run.stdout).expect("plan --json prints JSON");
-    out["plan"]["id"].as_str().expect("plan id").to_string()
+    out["plans"][0]["plan"]["id"]
+        .as_str()
+        .expect("plan id")
+        .to_string()
 }
 
 fn apply_json(repo: &TestRepo, args: &[&str]) -> Value {
@@ -227,8 +230,8 @@ fn list_show_and_diff_describe_the_plan() {
         "{list}"
     );
     let listed: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
-    assert_eq!(listed[0]["id"], id.as_str());
-    assert_eq!(listed[0]["status"], "proposed");
+    assert_eq!(listed["plans"][0]["id"], id.as_str());
+    assert_eq!(listed["plans"][0]["status"], "proposed");
 
     let diff = repo.papayu(["diff", &id[..6]]).ok().stdout;
     assert!(diff.contains("+    if value is None:"), "{diff}");
@@ -671,7 +674,7 @@ fn concurrent_plans_both_land() {
     }
     assert_eq!(note_lines(&repo, &repo.rev("HEAD")).len(), 4);
     let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 4);
+    assert_eq!(list["plans"].as_array().unwrap().len(), 4);
     repo.fsck();
 }
 
@@ -784,7 +787,7 @@ fn init_configures_notes_and_installs_hooks_on_request() {
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
     repo.git(["commit", "--amend", "-q", "-m", "amended"]).ok();
     let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list["plans"].as_array().unwrap().len(), 1);
     assert!(
         repo.git(["notes", "--ref=papayu", "show", "HEAD"])
             .ok()
@@ -833,7 +836,7 @@ fn notes_from_two_clones_merge_line_by_line() {
     ])
     .ok();
     let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
-    let goals: Vec<&str> = list
+    let goals: Vec<&str> = list["plans"]
         .as_array()
         .unwrap()
         .iter()
@@ -996,7 +999,8 @@ fn undo_and_redo_of_apply_and_plan() {
     repo.papayu(["undo"]).ok();
     repo.papayu(["undo"]).ok();
     assert_eq!(note_lines(&repo, &base).len(), lines_before + 2);
-    assert_eq!(repo.papayu(["list", "--json"]).ok().stdout.trim(), "[]");
+    let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
+    assert_eq!(list["plans"], serde_json::json!([]));
     repo.papayu(["show", &id]).err("ERR_PLAN_NOT_FOUND");
     repo.papayu(["undo"]).err("ERR_NOTHING_TO_UNDO");
     repo.papayu(["redo"]).ok();
@@ -1051,15 +1055,18 @@ fn apply_verbose_names_the_strategy_of_each_hunk() {
         run.stderr
     );
     let trace_dir = repo.path().join(".git/papayu/traces");
-    let trace = std::fs::read_dir(&trace_dir)
+    let traces: Vec<Value> = std::fs::read_dir(&trace_dir)
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let trace: Value = serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
-    assert_eq!(trace["patch_placements"]["src/parser.py"][0]["line"], 1);
-    assert_eq!(trace["schema_version"], 2);
+        .map(|e| {
+            serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap()
+        })
+        .collect();
+    let of_kind = |kind: &str| traces.iter().find(|t| t["kind"] == kind).unwrap();
+    assert_eq!(
+        of_kind("apply")["patch_placements"]["src/parser.py"][0]["line"],
+        1
+    );
+    assert_eq!(of_kind("plan")["schema_version"], 2);
 }
 
 #[test]

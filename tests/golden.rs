@@ -75,21 +75,20 @@ fn play(case: &Case, with_tree: bool, raw_trace: bool) -> (CaseResult, TestRepo,
         let out: Value = serde_json::from_str(&run.stdout).expect("plan --json");
         // A record is flat: its own fields and the plan's; read the plan's back out.
         let plan: git_papayu::protocol::Plan =
-            serde_json::from_value(out["plan"].clone()).expect("a stored plan");
+            serde_json::from_value(out["plans"][0]["plan"].clone()).expect("a stored plan");
         result.plan = serde_json::to_value(&plan).ok();
-        result.schema_version = out["plan"]["schema_version"].as_u64().map(|v| v as u8);
+        result.schema_version = out["plans"][0]["plan"]["schema_version"]
+            .as_u64()
+            .map(|v| v as u8);
         if with_tree {
-            let id = out["plan"]["id"].as_str().unwrap();
+            let id = out["plans"][0]["plan"]["id"].as_str().unwrap();
             let applied = repo.papayu(["apply", id, "--no-check", "--json"]).ok();
             let branch: Value = serde_json::from_str(&applied.stdout).unwrap();
             result.tree = Some(tree(&repo, branch["branch"].as_str().unwrap_or("HEAD")));
         }
     } else {
-        result.error = run
-            .stderr
-            .lines()
-            .find_map(|l| l.split(':').next().filter(|c| c.starts_with("ERR_")))
-            .map(str::to_string);
+        let out: Value = serde_json::from_str(&run.stdout).expect("plan --json");
+        result.error = out["errors"][0]["code"].as_str().map(str::to_string);
     }
     (result, repo, bodies)
 }

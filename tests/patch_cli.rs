@@ -87,9 +87,10 @@ fn in_place_rewrites_and_keeps_permissions() {
         None,
     )
     .ok();
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("json on stdout");
-    assert_eq!(report[0]["strategy"], "exact");
-    assert_eq!(report[0]["line"], 2);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("json on stdout");
+    assert_eq!(doc["hunks"][0]["strategy"], "exact");
+    assert_eq!(doc["hunks"][0]["line"], 2);
+    assert_eq!(doc["content"], serde_json::Value::Null);
     assert_eq!(
         read(dir.path(), "f.sh"),
         FILE.replace("three", "THREE").as_bytes()
@@ -140,9 +141,8 @@ fn failure_report_as_json() {
         ["papayu", "patch", "--json", "f.txt", "p.diff"],
         None,
     )
-    .err("ERR_PATCH_APPLY_FAILED");
-    let json_end = run.stderr.rfind('}').expect("json on stderr") + 1;
-    let report: serde_json::Value = serde_json::from_str(&run.stderr[..json_end]).unwrap();
+    .json_err("ERR_PATCH_APPLY_FAILED");
+    let report = &run["report"];
     assert_eq!(report["failures"][0]["verdict"]["kind"], "ambiguous");
     assert_eq!(
         report["failures"][0]["verdict"]["lines"],

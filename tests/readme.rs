@@ -26,6 +26,7 @@ fn readme_quickstart_runs_as_written() {
     let scratch = tempfile::tempdir().unwrap();
     let run = common::hermetic("bash", root)
         .env("TMPDIR", scratch.path())
+        .env("HOME", scratch.path())
         .args(["-c", &script])
         .output()
         .expect("bash runs");
@@ -42,6 +43,11 @@ fn readme_quickstart_runs_as_written() {
         "the proposal commit reached main: {stdout}"
     );
     assert!(stdout.contains("Undid: merge"), "{stdout}");
+    let completion = scratch
+        .path()
+        .join(".local/share/bash-completion/completions/git-papayu");
+    let script = std::fs::read_to_string(&completion).expect("the completion script is installed");
+    assert!(script.contains("_git_papayu ()"), "{script}");
     assert!(
         !stderr.contains("APPLY_SUCCESS"),
         "no event lines unless verbose: {stderr}"

@@ -21,7 +21,10 @@ fn plan(repo: &TestRepo, goal: &str, answer: &Value, extra: &[&str]) -> String {
     args.extend_from_slice(extra);
     let run = repo.papayu_stdin(args, text.as_bytes()).ok();
     let out: Value = serde_json::from_str(&run.stdout).expect("plan --json prints JSON");
-    out["plan"]["id"].as_str().expect("plan id").to_string()
+    out["plans"][0]["plan"]["id"]
+        .as_str()
+        .expect("plan id")
+        .to_string()
 }
 
 fn new_file(path: &str) -> Value {
@@ -35,13 +38,11 @@ fn apply_json(repo: &TestRepo, args: &[&str]) -> Value {
     serde_json::from_str(&run.stdout).expect("apply --json prints JSON")
 }
 
-/// `apply --json` of a check that fails: the report is on stdout, the code on stderr.
-fn apply_failing(repo: &TestRepo, args: &[&str], code: &str) -> (Value, Run) {
+/// `apply --json` of a check that fails: one document on stdout with the report and the code.
+fn apply_failing(repo: &TestRepo, args: &[&str], code: &str) -> Value {
     let mut all = vec!["apply", "--json"];
     all.extend_from_slice(args);
-    let run = repo.papayu(all).err(code);
-    let out: Value = serde_json::from_str(&run.stdout).expect("apply --json prints JSON");
-    (out, run)
+    repo.papayu(all).json_err(code)
 }
 
 /// The check worktree's directory.
@@ -83,7 +84,7 @@ fn a_check_that_writes_outside_its_worktree_fails() {
     plan(&repo, "add", &new_file("b.txt"), &[]);
     for victim in [&target, &own] {
         let check = format!("echo evil > '{}'", victim.display());
-        let (out, _) = apply_failing(&repo, &["--check", &check], "ERR_CHECK_FAILED");
+        let out = apply_failing(&repo, &["--check", &check], "ERR_CHECK_FAILED");
         assert_eq!(out["check"]["passed"], false);
         assert!(
             out["check"]["output_tail"]
@@ -105,7 +106,7 @@ fn a_check_cannot_connect_to_a_local_port_unless_allowed() {
     let port = listener.local_addr().unwrap().port();
     plan(&repo, "add", &new_file("b.txt"), &[]);
     let check = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' && echo connected");
-    let (out, _) = apply_failing(&repo, &["--check", &check], "ERR_CHECK_FAILED");
+    let out = apply_failing(&repo, &["--check", &check], "ERR_CHECK_FAILED");
     assert!(
         !out["check"]["output_tail"]
             .as_str()
@@ -215,7 +216,7 @@ fn a_check_past_its_timeout_is_killed_with_everything_it_started() {
     plan(&repo, "add", &new_file("b.txt"), &[]);
     let check = "sleep 30 & echo $! > grandchild.pid; echo started; sleep 30";
     let started = Instant::now();
-    let (out, run) = apply_failing(
+    let out = apply_failing(
         &repo,
         &["--check", check, "--check-timeout", "1"],
         "ERR_CHECK_TIMEOUT",
@@ -226,7 +227,8 @@ fn a_check_past_its_timeout_is_killed_with_everything_it_started() {
         started.elapsed()
     );
     assert_eq!(out["check"]["timed_out"], true);
-    assert!(run.stderr.contains("papayu.checkTimeout"), "{}", run.stderr);
+    let reason = out["errors"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("papayu.checkTimeout"), "{reason}");
     let pid: u32 = std::fs::read_to_string(slot(&repo).join("grandchild.pid"))
         .unwrap()
         .trim()

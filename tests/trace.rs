@@ -95,7 +95,7 @@ fn a_plan_with_a_repair_and_its_apply_record_everything_and_leak_nothing() {
     )
     .ok();
     let plan: Value = serde_json::from_str(&planned.stdout).unwrap();
-    let id = plan["plan"]["id"].as_str().unwrap().to_string();
+    let id = plan["plans"][0]["plan"]["id"].as_str().unwrap().to_string();
     let applied = run(&repo, &["apply", &id, "--check", "echo checked-ok"], &env).ok();
 
     let all = traces(&repo);
@@ -289,13 +289,14 @@ fn report_counts_the_traces_it_finds() {
     ]);
     let env = env(&fake, &[]);
     let planned = run(&repo, &["plan", "fix div in calc.py", "--json"], &env).ok();
-    let id = serde_json::from_str::<Value>(&planned.stdout).unwrap()["plan"]["id"]
+    let id = serde_json::from_str::<Value>(&planned.stdout).unwrap()["plans"][0]["plan"]["id"]
         .as_str()
         .unwrap()
         .to_string();
     run(&repo, &["apply", &id, "--no-check"], &env).ok();
     let report: Value =
         serde_json::from_str(&repo.papayu(["trace", "report", "--json"]).ok().stdout).unwrap();
+    let report = &report["report"];
     assert_eq!(report["plans"], 1);
     assert_eq!(report["applies"], 1);
     assert_eq!(report["repairs"], 1);
@@ -319,7 +320,7 @@ fn report_counts_the_traces_it_finds() {
             .stdout,
     )
     .unwrap();
-    assert_eq!(future["traces"], 0);
+    assert_eq!(future["report"]["traces"], 0);
     repo.papayu(["trace", "report", "--since", "someday"])
         .code(2);
     repo.papayu(["trace", "show", "no-such-trace"])

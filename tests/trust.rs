@@ -33,7 +33,10 @@ fn plan(repo: &TestRepo, goal: &str) -> String {
         )
         .ok();
     let out: Value = serde_json::from_str(&run.stdout).expect("plan --json prints JSON");
-    out["plan"]["id"].as_str().expect("plan id").to_string()
+    out["plans"][0]["plan"]["id"]
+        .as_str()
+        .expect("plan id")
+        .to_string()
 }
 
 /// Applies a plan without a check and returns its branch.
@@ -196,8 +199,8 @@ fn teammates_notes_are_claims_not_commands() {
         ("applied".to_string(), Some(branch.clone()))
     );
     let list: Value = serde_json::from_str(&alice.papayu(["list", "--json"]).ok().stdout).unwrap();
-    assert_eq!(list[0]["status"], "applied");
-    assert_eq!(list[0]["branch"], branch.as_str());
+    assert_eq!(list["plans"][0]["status"], "applied");
+    assert_eq!(list["plans"][0]["branch"], branch.as_str());
 
     // The notes ref was moved by git notes merge: undo and redo of the apply still work.
     alice.papayu(["undo"]).ok();
@@ -272,7 +275,7 @@ fn undo_keeps_working_after_amend_with_notes_rewriting_and_a_fetch_into_the_note
     // Redo brings the plan back; the amended copy and the original are one plan.
     repo.papayu(["redo"]).ok();
     let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
-    let ids: Vec<&str> = list
+    let ids: Vec<&str> = list["plans"]
         .as_array()
         .unwrap()
         .iter()
@@ -507,7 +510,7 @@ fn without_an_identity_apply_is_refused_with_gits_hint() {
         ],
     );
     assert_eq!(run.status, Some(0), "{}", run.stderr);
-    let id = serde_json::from_str::<Value>(&run.stdout).unwrap()["plan"]["id"]
+    let id = serde_json::from_str::<Value>(&run.stdout).unwrap()["plans"][0]["plan"]["id"]
         .as_str()
         .unwrap()
         .to_string();

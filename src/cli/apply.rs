@@ -22,7 +22,7 @@ use super::{CliError, CliResult, render, ui};
 /// network (unless --check-network). Credentials (*_API_KEY, *_TOKEN, *_SECRET, ...) are
 /// removed from its environment, and it is killed with everything it started after
 /// --check-timeout seconds.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ApplyArgs {
     /// Plan id (a unique prefix); default: the newest plan on HEAD.
     pub plan: Option<String>,
@@ -47,15 +47,19 @@ pub struct ApplyArgs {
     /// branch with its own check.
     #[arg(long, conflicts_with_all = ["plan", "onto"])]
     pub all: bool,
-    /// Print the result as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Also show how each patch hunk was placed, and stream the check's output as it runs.
-    #[arg(short, long)]
-    pub verbose: bool,
 }
 
 pub fn run(args: ApplyArgs) -> CliResult {
+    if args.all {
+        return run_all(args);
+    }
+    let (result, outcome) = apply_one(args);
+    ui::data(&result);
+    outcome
+}
+
+/// Applies one plan and reports it: the `--json` fields of the result, and how it ended.
+fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
     let ApplyArgs {
         plan,
         check,
@@ -63,21 +67,24 @@ pub fn run(args: ApplyArgs) -> CliResult {
         check_network,
         check_timeout,
         onto,
-        all,
-        json,
-        verbose,
+        all: _,
     } = args;
-    ui::set_verbose(verbose);
-    if all {
-        return run_all(check, no_check, check_network, check_timeout, json, verbose);
-    }
+    let mut result = serde_json::json!({
+        "plan": plan, "branch": null, "commit": null, "changes": [], "check": null,
+    });
     let check = match (check, no_check) {
         (Some(cmd), _) => CheckChoice::Command(cmd),
         (None, true) => CheckChoice::Skip,
         (None, false) => CheckChoice::Configured,
     };
-    let store = Store::open()?;
-    let settings = CheckSettings::resolve(&store, check_network, check_timeout)?;
+    let store = match Store::open() {
+        Ok(store) => store,
+        Err(e) => return (result, Err(e.into())),
+    };
+    let settings = match CheckSettings::resolve(&store, check_network, check_timeout) {
+        Ok(settings) => settings,
+        Err(e) => return (result, Err(e.into())),
+    };
     let network = settings.network;
     let request = ApplyRequest {
         plan,
@@ -85,6 +92,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
         check,
         settings,
     };
+    let verbose = ui::verbose();
     let mut live = ui::LiveOutput::default();
     let mut sink = |chunk: &[u8]| {
         if verbose {
@@ -94,7 +102,10 @@ pub fn run(args: ApplyArgs) -> CliResult {
     let outcome = apply::apply_with(&store, &request, &mut sink);
     live.finish();
     trace_apply(&store, request.plan.as_deref(), &outcome);
-    let outcome = outcome?;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(problems) => return (result, Err(problems.into())),
+    };
     let report = match &outcome {
         Outcome::Applied { check, .. } => check.as_ref(),
         Outcome::CheckFailed { report, .. } => Some(report),
@@ -111,13 +122,10 @@ pub fn run(args: ApplyArgs) -> CliResult {
             changes,
             check,
         } => {
-            if json {
-                ui::json(&serde_json::json!({
-                    "plan": record.id, "branch": branch, "commit": commit.to_string(),
-                    "changes": changes, "check": check,
-                }));
-                return Ok(());
-            }
+            result = serde_json::json!({
+                "plan": record.id, "branch": branch, "commit": commit.to_string(),
+                "changes": changes, "check": check,
+            });
             if let Some(report) = &check {
                 ui::status(&format!(
                     "check passed: {} ({:.1}s)",
@@ -144,31 +152,27 @@ pub fn run(args: ApplyArgs) -> CliResult {
                 "Review: git papayu diff {0}   Merge: git papayu merge {0}   Discard: git papayu discard {0}",
                 record.short_id()
             ));
-            Ok(())
+            (result, Ok(()))
         }
         Outcome::NothingToApply { record } => {
-            if json {
-                ui::json(&serde_json::json!({ "plan": record.id, "branch": null, "changes": [] }));
-            } else {
-                ui::outln(&format!(
-                    "Plan {} changes nothing at its target; no branch was created.",
-                    record.short_id()
-                ));
-            }
-            Ok(())
+            result["plan"] = record.id.clone().into();
+            ui::outln(&format!(
+                "Plan {} changes nothing at its target; no branch was created.",
+                record.short_id()
+            ));
+            (result, Ok(()))
         }
         Outcome::CheckFailed { record, report } => {
-            if json {
-                ui::json(
-                    &serde_json::json!({ "plan": record.id, "branch": null, "check": report }),
-                );
-            } else {
+            result["plan"] = record.id.clone().into();
+            result["check"] = serde_json::to_value(&report).expect("reports serialize");
+            if !ui::json_mode() {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",
                     report.command, report.output_tail
                 ));
             }
-            Err(CliError::from(failure(&report, record.short_id())))
+            let failed = failure(&report, record.short_id());
+            (result, Err(CliError::from(failed)))
         }
     }
 }
@@ -216,15 +220,9 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
     }
 }
 
-/// `apply --all`: each proposed plan on HEAD in turn; a failure does not stop the others.
-fn run_all(
-    check: Option<String>,
-    no_check: bool,
-    check_network: bool,
-    check_timeout: Option<u64>,
-    json: bool,
-    verbose: bool,
-) -> CliResult {
+/// `apply --all`: each proposed plan on HEAD in turn; a failure does not stop the others. Each
+/// plan's problems are reported as it ends; `--json` lists every result with its errors.
+fn run_all(args: ApplyArgs) -> CliResult {
     let store = Store::open()?;
     let ids = apply::proposed_on_head(&store)?;
     if ids.is_empty() {
@@ -236,30 +234,27 @@ fn run_all(
     }
     drop(store);
     let mut failed = Vec::new();
+    let mut results = Vec::new();
     for id in ids {
-        let result = run(ApplyArgs {
+        let (mut result, outcome) = apply_one(ApplyArgs {
             plan: Some(id.clone()),
-            check: check.clone(),
-            no_check,
-            check_network,
-            check_timeout,
             onto: None,
             all: false,
-            json,
-            verbose,
+            ..args.clone()
         });
-        if let Err(e) = result {
-            match e {
-                CliError::Problems(problems) => {
-                    for p in &problems {
-                        ui::problem(p);
-                    }
-                    failed.push(id);
-                }
-                other => return Err(other),
-            }
+        let problems = match outcome {
+            Ok(()) => Vec::new(),
+            Err(CliError::Problems(problems)) => problems,
+            Err(other) => return Err(other),
+        };
+        if !problems.is_empty() {
+            ui::problems(&problems);
+            failed.push(id);
         }
+        result["errors"] = ui::problems_json(&problems);
+        results.push(result);
     }
+    ui::data(&serde_json::json!({ "results": results }));
     if failed.is_empty() {
         Ok(())
     } else {

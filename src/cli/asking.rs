@@ -3,7 +3,6 @@
 //! stderr, and every plan that came back valid is stored as one operation.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 
 use git_papayu::ask::{self, LlmMode, Question, Settings, memory};
@@ -31,7 +30,6 @@ pub struct Ask {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub logs: Vec<PathBuf>,
-    pub quiet: bool,
 }
 
 fn flag(
@@ -187,7 +185,7 @@ pub fn ask_models(
         .iter()
         .map(|e| (e.name.clone(), e.model.clone()))
         .collect();
-    let spinners = Spinners::new(&names, ask.quiet);
+    let spinners = Spinners::new(&names);
     let sink = |p| spinners.report(p);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -264,12 +262,8 @@ fn context_stats(prepared: &ask::Prepared) -> ContextStats {
 
 /// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,
 /// or a `y` at the prompt when stdin and stderr are terminals. Never written otherwise.
-pub fn offer_memory(
-    store: &Store,
-    planned: &[Planned],
-    accept: bool,
-    json: bool,
-) -> Result<(), CliError> {
+pub fn offer_memory(store: &Store, planned: &[Planned], accept: bool) -> Result<(), CliError> {
+    let json = ui::json_mode();
     let Some(patch) = planned
         .iter()
         .map(|p| &p.record.plan.memory_patch)
@@ -283,7 +277,7 @@ pub fn offer_memory(
             ui::status(&format!("  {key} = {value}"));
         }
     }
-    let yes = accept || (!json && ask_yes("Remember this? [y/N] "));
+    let yes = accept || (!json && ui::ask_yes("Remember this? [y/N] "));
     if !yes {
         if !json {
             ui::status("Not remembered (use --accept-memory to accept).");
@@ -292,22 +286,9 @@ pub fn offer_memory(
     }
     let env = ask::env_map();
     let written = memory::accept(store, &env, patch)?;
+    ui::data(&serde_json::json!({ "memory_written": written }));
     if !json {
         ui::status(&format!("Remembered: {}", written.join(", ")));
     }
     Ok(())
-}
-
-fn ask_yes(question: &str) -> bool {
-    if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
-        return false;
-    }
-    let mut err = std::io::stderr().lock();
-    let _ = write!(err, "{question}");
-    let _ = err.flush();
-    let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).is_err() {
-        return false;
-    }
-    matches!(line.trim(), "y" | "Y" | "yes" | "да" | "д")
 }

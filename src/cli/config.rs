@@ -12,11 +12,7 @@ use super::{CliResult, ui};
 /// Environment variables override git config; flags override both. Keys and tokens are never
 /// printed: a set key shows as "(set, hidden)".
 #[derive(Debug, Args)]
-pub struct ConfigArgs {
-    /// Print the settings as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
+pub struct ConfigArgs {}
 
 /// A setting papayu reads: its git config key (if any), its variable (if any), default, meaning.
 pub struct Setting {
@@ -201,6 +197,72 @@ pub const SETTINGS: &[Setting] = &[
         "6000",
         "context: characters of the repository map",
     ),
+    s(
+        Some("color.papayu"),
+        None,
+        "color.ui",
+        "colour papayu's output: auto, always, never",
+    ),
+    s(
+        Some("color.ui"),
+        None,
+        "auto",
+        "colour, for papayu as for git",
+    ),
+    s(
+        Some("color.diff"),
+        None,
+        "color.papayu",
+        "colour diffs (a plan's preview)",
+    ),
+    s(
+        Some("color.diff.meta"),
+        None,
+        "bold",
+        "diff colour: file headers",
+    ),
+    s(
+        Some("color.diff.frag"),
+        None,
+        "cyan",
+        "diff colour: hunk headers",
+    ),
+    s(
+        Some("color.diff.old"),
+        None,
+        "red",
+        "diff colour: removed lines",
+    ),
+    s(
+        Some("color.diff.new"),
+        None,
+        "green",
+        "diff colour: added lines",
+    ),
+    s(
+        Some("color.diff.context"),
+        None,
+        "normal",
+        "diff colour: context lines",
+    ),
+    s(
+        None,
+        Some("NO_COLOR"),
+        "",
+        "set: no colour unless --color or a color.* setting says always",
+    ),
+    s(
+        Some("pager.papayu"),
+        None,
+        "",
+        "false: never page; a command: page with it (git starts it)",
+    ),
+    s(
+        Some("core.pager"),
+        Some("GIT_PAGER"),
+        "PAGER, else less",
+        "pager for long output on a terminal",
+    ),
 ];
 
 #[derive(Debug, serde::Serialize)]
@@ -212,10 +274,10 @@ struct Row {
 }
 
 pub fn run(args: ConfigArgs) -> CliResult {
-    let ConfigArgs { json } = args;
+    let ConfigArgs {} = args;
     let store = Store::open()?;
     let git: BTreeMap<String, (String, String)> = store
-        .config_with_origins("papayu.")?
+        .config_with_origins("")?
         .into_iter()
         .map(|(name, value, origin)| (name.to_ascii_lowercase(), (value, origin)))
         .collect();
@@ -248,7 +310,7 @@ pub fn run(args: ConfigArgs) -> CliResult {
         });
     }
     for (name, (value, origin)) in &git {
-        if known.contains(name) {
+        if known.contains(name) || !name.starts_with("papayu.") {
             continue;
         }
         let hidden = name.ends_with("key") || name.ends_with("token") || name.ends_with("secret");
@@ -263,10 +325,7 @@ pub fn run(args: ConfigArgs) -> CliResult {
             about: "provider or other papayu setting".to_string(),
         });
     }
-    if json {
-        ui::json(&serde_json::json!({ "version": 1, "settings": rows }));
-        return Ok(());
-    }
+    ui::data(&serde_json::json!({ "settings": rows }));
     let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
     let mut out = String::new();
     for r in &rows {

@@ -29,9 +29,6 @@ pub struct ContextArgs {
     /// Render FILE blocks for this protocol (default 2: with sha256).
     #[arg(long, value_name = "1|2", value_parser = clap::value_parser!(u8).range(1..=2))]
     pub protocol: Option<u8>,
-    /// Print the blocks and the diet report as JSON.
-    #[arg(long)]
-    pub json: bool,
 }
 
 pub fn run(args: ContextArgs) -> CliResult {
@@ -40,7 +37,6 @@ pub fn run(args: ContextArgs) -> CliResult {
         logs,
         base,
         protocol,
-        json,
     } = args;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
@@ -68,9 +64,8 @@ pub fn run(args: ContextArgs) -> CliResult {
     };
     let prepared = ask::prepare(&store, &settings, &question)?;
     let rendered = context::render(&prepared.blocks, version);
-    if json {
-        ui::json(&serde_json::json!({
-            "version": 1,
+    if ui::json_mode() {
+        ui::data(&serde_json::json!({
             "blocks": prepared.blocks,
             "withheld": prepared.withheld,
             "events": prepared.events,

@@ -9,7 +9,7 @@ use git_papayu::store::records::EventKind;
 use git_papayu::store::{Store, worktree};
 use git_papayu::{Code, Problem};
 
-use super::CliResult;
+use super::{CliResult, ui};
 
 /// Show a plan's diff through git diff (pager, colour and diff settings apply).
 ///
@@ -81,13 +81,42 @@ pub fn run(args: DiffArgs) -> CliResult {
     if let Some(workdir) = store.repo.workdir() {
         cmd.current_dir(workdir);
     }
-    cmd.arg("diff").args(&git_args).arg(&from).arg(&to);
+    cmd.args(ui::git_display_args()).arg("diff");
+    if ui::json_mode() {
+        cmd.args(["--no-color", "--no-ext-diff"]);
+    }
+    cmd.args(&git_args).arg(&from).arg(&to);
+    let failed = |status: std::process::ExitStatus, stderr: &[u8]| {
+        let why = String::from_utf8_lossy(stderr);
+        let why = why.trim();
+        Problem::new(
+            Code::Git,
+            match why.is_empty() {
+                true => format!("git diff exited with {status}"),
+                false => format!("git diff exited with {status}: {why}"),
+            },
+        )
+    };
+    if ui::json_mode() {
+        let output = cmd
+            .output()
+            .map_err(|e| Problem::new(Code::Io, format!("running git diff: {e}")))?;
+        ui::data(&serde_json::json!({
+            "plan": record.id,
+            "from": from,
+            "to": to,
+            "diff": String::from_utf8_lossy(&output.stdout),
+        }));
+        return match output.status.success() {
+            true => Ok(()),
+            false => Err(failed(output.status, &output.stderr).into()),
+        };
+    }
     let status = cmd
         .status()
         .map_err(|e| Problem::new(Code::Io, format!("running git diff: {e}")))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(Problem::new(Code::Git, format!("git diff exited with {status}")).into())
+    match status.success() {
+        true => Ok(()),
+        false => Err(failed(status, b"").into()),
     }
 }

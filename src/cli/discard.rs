@@ -23,6 +23,10 @@ pub fn run(args: DiscardArgs) -> CliResult {
     let DiscardArgs { plan, force } = args;
     let store = Store::open()?;
     let discarded = review::discard(&store, plan.as_deref(), force)?;
+    ui::data(&serde_json::json!({
+        "plan": discarded.record.id,
+        "deleted_branches": discarded.branches,
+    }));
     let what = match discarded.branches.as_slice() {
         [] => "it had no branch".to_string(),
         names => format!("deleted {}", names.join(", ")),

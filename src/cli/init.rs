@@ -31,6 +31,11 @@ pub fn run(args: InitArgs) -> CliResult {
             hooks,
         },
     )?;
+    let done: Vec<_> = steps
+        .iter()
+        .map(|s| serde_json::json!({ "what": s.what, "changed": s.changed }))
+        .collect();
+    ui::data(&serde_json::json!({ "steps": done, "share": share }));
     for step in &steps {
         ui::outln(&format!(
             "{} {}",

@@ -9,14 +9,10 @@ use super::{CliResult, render, text, ui};
 
 /// List plans, newest first, with status, age, provider, goal and branch (or base).
 #[derive(Debug, Args)]
-pub struct ListArgs {
-    /// Print the list as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
+pub struct ListArgs {}
 
 pub fn run(args: ListArgs) -> CliResult {
-    let ListArgs { json } = args;
+    let ListArgs {} = args;
     let store = Store::open()?;
     let ledger = load_ledger(&store)?;
     let now = now_millis();
@@ -41,14 +37,12 @@ pub fn run(args: ListArgs) -> CliResult {
             })
         })
         .collect();
-    if json {
-        ui::json(&rows);
-        return Ok(());
-    }
+    ui::data(&serde_json::json!({ "plans": rows }));
     if ledger.records.is_empty() {
         ui::status("no plans yet; make one with git papayu plan \"goal\"");
         return Ok(());
     }
+    ui::paged();
     for r in ledger.records.iter().rev() {
         let status = ledger.status(&r.id);
         let place = ledger.branch(&r.id).map_or_else(

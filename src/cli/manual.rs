@@ -5,7 +5,6 @@
 //! own (`git-papayu.1`, `git-papayu-plan.1`, …) and installed by default where `man` looks
 //! beside the running binary (`<bin>/../share/man/man1`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, ValueEnum};
@@ -108,6 +107,7 @@ pub fn install_man(args: InstallManArgs) -> CliResult {
         );
         written.push(write_page(&dir, &name, &page)?);
     }
+    ui::data(&serde_json::json!({ "dir": dir, "pages": written }));
     ui::outln(&format!(
         "Wrote {} manual pages to {}",
         written.len(),
@@ -128,8 +128,11 @@ pub fn completions(args: CompletionsArgs) -> CliResult {
         ShellArg::Zsh => clap_complete::generate(Shell::Zsh, &mut cmd, "git-papayu", &mut out),
         ShellArg::Fish => clap_complete::generate(Shell::Fish, &mut cmd, "git-papayu", &mut out),
     }
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(&out);
+    let script = String::from_utf8_lossy(&out);
+    ui::data(
+        &serde_json::json!({ "shell": format!("{shell:?}").to_lowercase(), "script": script }),
+    );
+    ui::out(&script);
     Ok(())
 }
 

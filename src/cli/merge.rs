@@ -56,6 +56,13 @@ pub fn run(args: MergeArgs) -> CliResult {
     }
     let merged = merged?;
     let into = merged.into.trim_start_matches("refs/heads/");
+    ui::data(&serde_json::json!({
+        "plan": merged.record.id,
+        "into": into,
+        "old": merged.old.to_string(),
+        "new": merged.new.to_string(),
+        "merged": merged.old != merged.new,
+    }));
     if merged.old == merged.new {
         ui::outln(&format!(
             "Plan {} is already contained in {into}; nothing to merge.",

@@ -40,6 +40,21 @@ struct Cli {
     /// Run as if started in DIR (like git -C).
     #[arg(short = 'C', value_name = "DIR", global = true)]
     directory: Option<std::path::PathBuf>,
+    /// Print one JSON document on stdout, errors included (shape: docs/json.md).
+    #[arg(long, global = true)]
+    json: bool,
+    /// Show more: event lines, how each patch hunk was placed, a check's output as it runs.
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    verbose: bool,
+    /// Show less: no progress and no status lines (warnings and errors still show).
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// When to colour output (default: color.papayu, color.ui, else auto).
+    #[arg(long, value_name = "WHEN", value_enum, global = true)]
+    color: Option<ui::When>,
+    /// Never page output (git --no-pager and pager.papayu=false do the same).
+    #[arg(long, global = true)]
+    no_pager: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -111,35 +126,74 @@ pub type CliResult = Result<(), CliError>;
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
+        Err(e) => return usage_error(e),
     };
+    ui::init(ui::Settings {
+        json: cli.json,
+        verbose: cli.verbose,
+        quiet: cli.quiet,
+        color: cli.color,
+        no_pager: cli.no_pager,
+    });
+    ui::set_command(&command_name(&cli.command));
     if let Some(dir) = &cli.directory
         && let Err(e) = std::env::set_current_dir(dir)
     {
-        ui::problem(&Problem::new(
+        return ui::finish(Err(CliError::Usage(Problem::new(
             git_papayu::Code::Io,
             format!("cannot change to {}: {e}", dir.display()),
-        ));
-        return ExitCode::from(2);
+        ))));
     }
-    match dispatch(cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(CliError::Problems(problems)) => {
-            for p in &problems {
-                ui::problem(p);
+    ui::finish(dispatch(cli.command))
+}
+
+/// clap's own errors (and --help, --version). Under `--json` a usage error is a JSON document
+/// too, with clap's first line as its reason.
+fn usage_error(e: clap::Error) -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let json = args
+        .iter()
+        .take_while(|a| a.as_str() != "--")
+        .any(|a| a == "--json");
+    if !json || !e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+    }
+    ui::init(ui::Settings {
+        json: true,
+        ..ui::Settings::default()
+    });
+    let command = args.iter().find(|a| !a.starts_with('-')).cloned();
+    ui::set_command(command.as_deref().unwrap_or_default());
+    let rendered = e.render().to_string();
+    let reason = rendered
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid command line")
+        .trim_start_matches("error: ")
+        .to_string();
+    ui::finish(Err(CliError::Usage(Problem::new(
+        git_papayu::Code::Usage,
+        reason,
+    ))))
+}
+
+/// The command's name as the `--json` document gives it.
+fn command_name(command: &Command) -> String {
+    match command {
+        Command::Trace(args) => format!("trace {}", args.action_name()),
+        Command::Request(_) => "request".to_string(),
+        other => {
+            let debug = format!("{other:?}");
+            let variant = debug.split(['(', ' ']).next().unwrap_or_default();
+            let mut name = String::new();
+            for (i, c) in variant.chars().enumerate() {
+                if c.is_uppercase() && i > 0 {
+                    name.push('-');
+                }
+                name.push(c.to_ascii_lowercase());
             }
-            ExitCode::from(1)
-        }
-        Err(CliError::Usage(p)) => {
-            ui::problem(&p);
-            ExitCode::from(2)
-        }
-        Err(CliError::Internal(e)) => {
-            ui::status(&format!("error: {e:#}"));
-            ExitCode::from(3)
+            name
         }
     }
 }

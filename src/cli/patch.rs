@@ -19,7 +19,8 @@ use super::{CliResult, ui};
 /// hunk failed, what was tried and what the file holds instead.
 ///
 /// The patched text goes to stdout (or back into FILE with --in-place); the report goes to
-/// stderr. Exit 0 when every hunk applied, 1 when the patch was refused. Works outside a git
+/// stderr. With --json, stdout has one JSON document with the hunks' placements (or the
+/// failure report) and, without --in-place, the patched text as `content`. Exit 0 when every hunk applied, 1 when the patch was refused. Works outside a git
 /// repository.
 #[derive(Debug, Args)]
 pub struct PatchArgs {
@@ -30,12 +31,6 @@ pub struct PatchArgs {
     /// Rewrite FILE (atomically, keeping its permissions) instead of printing the result.
     #[arg(long)]
     in_place: bool,
-    /// Print the report as JSON: to stdout with --in-place, else to stderr.
-    #[arg(long)]
-    json: bool,
-    /// Show how each hunk was placed.
-    #[arg(short, long)]
-    verbose: bool,
     /// When the diff changes several files, the one to apply (default: FILE as given).
     #[arg(long, value_name = "PATH")]
     path: Option<String>,
@@ -46,8 +41,6 @@ pub fn run(args: PatchArgs) -> CliResult {
         file,
         patchfile,
         in_place,
-        json,
-        verbose,
         path,
     } = args;
     let original = read_text(&file, Code::NonUtf8File)?;
@@ -59,17 +52,13 @@ pub fn run(args: PatchArgs) -> CliResult {
         path: Some(path.unwrap_or_else(|| file.to_string_lossy().into_owned())),
         line_hint: None,
     };
-    let report_out = |value: serde_json::Value| match in_place {
-        true => ui::json(&value),
-        false => ui::json_err(&value),
-    };
     warn_if_other_path(&file, &diff);
     let applied = match patch::apply_with(&original, &diff, &options) {
         Ok(applied) => applied,
         Err(e) => {
-            match (&e.report, json) {
-                (Some(report), true) => report_out(to_json(report)),
-                _ => ui::status(e.report_text().trim_end()),
+            ui::data(&serde_json::json!({ "file": file, "report": e.report }));
+            if !ui::json_mode() {
+                ui::status(e.report_text().trim_end());
             }
             return Err(e.problem.into());
         }
@@ -79,15 +68,13 @@ pub fn run(args: PatchArgs) -> CliResult {
     } else {
         ui::out(&applied.content);
     }
-    match json {
-        true => report_out(to_json(&applied.hunks)),
-        false => summarize(&applied, verbose),
-    }
+    ui::data(&serde_json::json!({
+        "file": file,
+        "hunks": applied.hunks,
+        "content": (!in_place).then_some(&applied.content),
+    }));
+    summarize(&applied, ui::verbose());
     Ok(())
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> serde_json::Value {
-    serde_json::to_value(value).expect("reports serialize")
 }
 
 /// Says so when a one-file diff names another file than FILE (it is applied all the same).

@@ -59,15 +59,6 @@ pub struct PlanArgs {
     /// Write an accepted memory_patch without asking.
     #[arg(long)]
     pub accept_memory: bool,
-    /// Print the stored record(s) and preview as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Show event lines (LLM_REQUEST_SENT, VALIDATION_FAILED, …) on stderr.
-    #[arg(short, long)]
-    pub verbose: bool,
-    /// No progress display.
-    #[arg(short, long)]
-    pub quiet: bool,
 }
 
 /// Rejects an empty or blank argument (clap value parser).
@@ -130,11 +121,7 @@ pub fn run(args: PlanArgs) -> CliResult {
         model,
         logs,
         accept_memory,
-        json,
-        verbose,
-        quiet,
     } = args;
-    ui::set_verbose(verbose);
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
     let normalize_eol =
@@ -188,35 +175,29 @@ pub fn run(args: PlanArgs) -> CliResult {
                 provider,
                 model,
                 logs,
-                quiet: quiet || json,
             };
             asking::ask_and_store(&store, ask)?
         }
     };
-    show_planned(&planned, json);
-    asking::offer_memory(&store, &planned, accept_memory, json)?;
+    show_planned(&planned);
+    asking::offer_memory(&store, &planned, accept_memory)?;
     Ok(())
 }
 
-/// Prints stored plans: their description and preview, or JSON.
-pub fn show_planned(planned: &[Planned], json: bool) {
+/// Prints stored plans: their description and preview (paged on a terminal), or JSON.
+pub fn show_planned(planned: &[Planned]) {
     for p in planned {
         for warning in &p.warnings {
             ui::warn(warning);
         }
         ui::event(&tracing::preview_ready(p));
     }
-    if json {
-        let plans: Vec<_> = planned
-            .iter()
-            .map(|p| serde_json::json!({ "plan": p.record, "changes": p.changes }))
-            .collect();
-        match plans.as_slice() {
-            [one] => ui::json(one),
-            _ => ui::json(&serde_json::json!({ "plans": plans })),
-        }
-        return;
-    }
+    let plans: Vec<_> = planned
+        .iter()
+        .map(|p| serde_json::json!({ "plan": p.record, "changes": p.changes }))
+        .collect();
+    ui::data(&serde_json::json!({ "plans": plans }));
+    ui::paged();
     for (i, p) in planned.iter().enumerate() {
         if i > 0 {
             ui::outln("");
@@ -224,7 +205,7 @@ pub fn show_planned(planned: &[Planned], json: bool) {
         ui::out(&super::show::describe(&p.record, None, &[]));
         if !p.changes.is_empty() {
             ui::outln("");
-            ui::out_painted(&render::diff(&p.changes, render::color_enabled()));
+            ui::out_painted(&render::diff(&p.changes, ui::palette()));
             ui::out(&render::diffstat(&p.changes));
             ui::outln("");
             ui::outln(&format!(

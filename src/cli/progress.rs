@@ -3,7 +3,6 @@
 //! JSON; silent otherwise. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -18,10 +17,10 @@ pub struct Spinners {
 }
 
 impl Spinners {
-    /// One spinner per (provider, model), when stderr is a terminal and `quiet` is false.
-    pub fn new(providers: &[(String, String)], quiet: bool) -> Spinners {
-        let show = !quiet && std::io::stderr().is_terminal();
-        if !show {
+    /// One spinner per (provider, model), when progress is visible (stderr is a terminal, no
+    /// `-q`).
+    pub fn new(providers: &[(String, String)]) -> Spinners {
+        if !ui::progress_visible() {
             return Spinners {
                 multi: None,
                 bars: Mutex::new(BTreeMap::new()),

@@ -37,12 +37,6 @@ pub struct RefineArgs {
     /// Model to ask for.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
-    /// Print the result as JSON.
-    #[arg(long)]
-    pub json: bool,
-    /// Show event lines on stderr.
-    #[arg(short, long)]
-    pub verbose: bool,
 }
 
 pub fn run(args: RefineArgs) -> CliResult {
@@ -53,10 +47,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         no_check,
         provider,
         model,
-        json,
-        verbose,
     } = args;
-    ui::set_verbose(verbose);
     let choice = match (check, no_check) {
         (Some(cmd), _) => CheckChoice::Command(cmd),
         (None, true) => CheckChoice::Skip,
@@ -80,7 +71,6 @@ pub fn run(args: RefineArgs) -> CliResult {
         provider,
         model,
         logs: Vec::new(),
-        quiet: json,
     };
     let tracer = Tracer::new(&store);
     let mut candidates = asking::ask_models(&store, ask, &tracer, "refine")?;
@@ -117,13 +107,10 @@ pub fn run(args: RefineArgs) -> CliResult {
             commit,
             check,
         } => {
-            if json {
-                ui::json(&serde_json::json!({
-                    "plan": planned.record, "refines": target.record.id, "branch": target.branch,
-                    "commit": commit.to_string(), "changes": planned.changes, "check": check,
-                }));
-                return Ok(());
-            }
+            ui::data(&serde_json::json!({
+                "plan": planned.record, "refines": target.record.id, "branch": target.branch,
+                "commit": commit.to_string(), "changes": planned.changes, "check": check,
+            }));
             ui::outln(&format!(
                 "Refined plan {} as {} on {} ({})",
                 target.record.short_id(),
@@ -135,24 +122,22 @@ pub fn run(args: RefineArgs) -> CliResult {
             Ok(())
         }
         Refined::NothingChanged { planned } => {
-            if json {
-                ui::json(
-                    &serde_json::json!({ "plan": planned.record, "branch": target.branch, "commit": null }),
-                );
-            } else {
-                ui::outln(&format!(
-                    "The model's answer changes nothing on {}; the branch was not moved.",
-                    target.branch
-                ));
-            }
+            ui::data(&serde_json::json!({
+                "plan": planned.record, "refines": target.record.id, "branch": target.branch,
+                "commit": null, "changes": planned.changes, "check": null,
+            }));
+            ui::outln(&format!(
+                "The model's answer changes nothing on {}; the branch was not moved.",
+                target.branch
+            ));
             Ok(())
         }
         Refined::CheckFailed { planned, report } => {
-            if json {
-                ui::json(
-                    &serde_json::json!({ "plan": planned.record, "branch": target.branch, "check": report }),
-                );
-            } else {
+            ui::data(&serde_json::json!({
+                "plan": planned.record, "refines": target.record.id, "branch": target.branch,
+                "commit": null, "changes": planned.changes, "check": report,
+            }));
+            if !ui::json_mode() {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",
                     report.command, report.output_tail

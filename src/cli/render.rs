@@ -3,52 +3,38 @@
 //! Paths and file contents come from a model: every one goes through [`text`] before it is
 //! placed next to papayu's own colour sequences.
 
-use std::io::IsTerminal;
-
 use git_papayu::engine::tree::{ChangeKind, FileChange};
 
 use super::text;
+use super::ui::Palette;
 
-/// Whether to colour stdout: a terminal, `NO_COLOR` unset, and git's `color.ui` not `never`.
-pub fn color_enabled() -> bool {
-    if std::env::var_os("NO_COLOR").is_some() || !std::io::stdout().is_terminal() {
-        return false;
-    }
-    let configured = git2::Config::open_default()
-        .ok()
-        .and_then(|c| c.get_string("color.ui").ok())
-        .unwrap_or_default();
-    configured != "never" && configured != "false"
-}
+/// Paints with the diff palette, or not at all.
+struct Paint<'a>(Option<&'a Palette>);
 
-struct Paint {
-    on: bool,
-}
-
-impl Paint {
-    fn wrap(&self, code: &str, text: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
+impl Paint<'_> {
+    fn wrap(&self, slot: &str, text: &str) -> String {
+        match self.0 {
+            Some(palette) => palette.paint(slot, text),
+            None => text.to_string(),
         }
     }
 }
 
-/// A unified diff of every change, git style.
-pub fn diff(changes: &[FileChange], color: bool) -> String {
-    let paint = Paint { on: color };
+/// A unified diff of every change, git style, coloured by git's `color.diff.*` slots when a
+/// palette is given.
+pub fn diff(changes: &[FileChange], palette: Option<&Palette>) -> String {
+    let paint = Paint(palette);
     let mut out = String::new();
     for change in changes {
         let path = text::line(&change.path);
-        out.push_str(&paint.wrap("1", &format!("diff --git a/{path} b/{path}")));
+        out.push_str(&paint.wrap("meta", &format!("diff --git a/{path} b/{path}")));
         out.push('\n');
         match change.kind {
-            ChangeKind::Added => out.push_str(&paint.wrap("1", "new file\n--- /dev/null")),
+            ChangeKind::Added => out.push_str(&paint.wrap("meta", "new file\n--- /dev/null")),
             ChangeKind::Deleted => {
-                out.push_str(&paint.wrap("1", &format!("deleted file\n--- a/{path}")))
+                out.push_str(&paint.wrap("meta", &format!("deleted file\n--- a/{path}")))
             }
-            ChangeKind::Modified => out.push_str(&paint.wrap("1", &format!("--- a/{path}"))),
+            ChangeKind::Modified => out.push_str(&paint.wrap("meta", &format!("--- a/{path}"))),
         }
         out.push('\n');
         let plus = if change.kind == ChangeKind::Deleted {
@@ -56,7 +42,7 @@ pub fn diff(changes: &[FileChange], color: bool) -> String {
         } else {
             format!("+++ b/{path}")
         };
-        out.push_str(&paint.wrap("1", &plus));
+        out.push_str(&paint.wrap("meta", &plus));
         out.push('\n');
         let old = change.old.as_deref().unwrap_or_default();
         let new = change.new.as_deref().unwrap_or_default();
@@ -65,17 +51,19 @@ pub fn diff(changes: &[FileChange], color: bool) -> String {
                 let patch = diffy::create_patch(old, new);
                 for hunk in patch.hunks() {
                     let header = format!("@@ -{} +{} @@", hunk.old_range(), hunk.new_range());
-                    out.push_str(&paint.wrap("36", &header));
+                    out.push_str(&paint.wrap("frag", &header));
                     out.push('\n');
                     for line in hunk.lines() {
                         let (text, colored) = match line {
                             diffy::Line::Insert(t) => {
-                                (t, paint.wrap("32", &format!("+{}", content_line(t))))
+                                (t, paint.wrap("new", &format!("+{}", content_line(t))))
                             }
                             diffy::Line::Delete(t) => {
-                                (t, paint.wrap("31", &format!("-{}", content_line(t))))
+                                (t, paint.wrap("old", &format!("-{}", content_line(t))))
                             }
-                            diffy::Line::Context(t) => (t, format!(" {}", content_line(t))),
+                            diffy::Line::Context(t) => {
+                                (t, paint.wrap("context", &format!(" {}", content_line(t))))
+                            }
                         };
                         out.push_str(&colored);
                         out.push('\n');

@@ -124,11 +124,10 @@ fn plan_only(goal: String, fix: bool) -> Result<Vec<String>, CliError> {
         provider: None,
         model: None,
         logs: Vec::<PathBuf>::new(),
-        quiet: false,
     };
     let planned = asking::ask_and_store(&store, ask)?;
-    plan::show_planned(&planned, false);
-    asking::offer_memory(&store, &planned, false, false)?;
+    plan::show_planned(&planned);
+    asking::offer_memory(&store, &planned, false)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())
 }
 
@@ -141,8 +140,6 @@ fn apply_plans(id: Option<String>) -> CliResult {
         check_timeout: None,
         onto: None,
         all: false,
-        json: false,
-        verbose: false,
     })
 }
 

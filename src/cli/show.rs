@@ -12,28 +12,23 @@ use super::{CliResult, render, text, ui};
 pub struct ShowArgs {
     /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
     pub plan: Option<String>,
-    /// Print the record, status and events as JSON.
-    #[arg(long)]
-    pub json: bool,
 }
 
 pub fn run(args: ShowArgs) -> CliResult {
-    let ShowArgs { plan, json } = args;
+    let ShowArgs { plan } = args;
     let store = Store::open()?;
     let ledger = load_ledger(&store)?;
     let record = find_plan(&store, &ledger, plan.as_deref())?;
     let status = ledger.status(&record.id);
     let events = ledger.events_of(&record.id);
-    if json {
-        ui::json(&serde_json::json!({
-            "plan": record,
-            "status": status,
-            "branch": ledger.branch(&record.id),
-            "events": events,
-        }));
-    } else {
-        ui::out(&describe(&record, Some(status), events));
-    }
+    ui::data(&serde_json::json!({
+        "plan": record,
+        "status": status,
+        "branch": ledger.branch(&record.id),
+        "events": events,
+    }));
+    ui::paged();
+    ui::out(&describe(&record, Some(status), events));
     Ok(())
 }
 

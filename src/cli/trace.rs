@@ -21,25 +21,14 @@ pub struct TraceArgs {
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
     /// Print a trace (the id or a unique prefix of at least 6 characters).
-    Show {
-        trace_id: String,
-        /// The whole trace as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Show { trace_id: String },
     /// Run a trace's recorded answer through today's checks and say "same" or what differs.
-    Replay {
-        trace_id: String,
-        #[arg(long)]
-        json: bool,
-    },
+    Replay { trace_id: String },
     /// Protocol metrics over the traces, and the verdict on making protocol v2 the only one.
     Report {
         /// Only traces from this date on (YYYY-MM-DD, UTC).
         #[arg(long, value_name = "DATE")]
         since: Option<String>,
-        #[arg(long)]
-        json: bool,
     },
     /// Delete traces older than papayu.traceExpire (default 30 days) or --expire.
     Prune {
@@ -62,6 +51,19 @@ pub enum TraceCommand {
     },
 }
 
+impl TraceArgs {
+    /// The subcommand's name (`show`, `to-golden`).
+    pub fn action_name(&self) -> &'static str {
+        match self.command {
+            TraceCommand::Show { .. } => "show",
+            TraceCommand::Replay { .. } => "replay",
+            TraceCommand::Report { .. } => "report",
+            TraceCommand::Prune { .. } => "prune",
+            TraceCommand::ToGolden { .. } => "to-golden",
+        }
+    }
+}
+
 fn not_found(why: String) -> Problem {
     Problem::new(Code::TraceNotFound, why)
 }
@@ -73,25 +75,22 @@ fn load(store: &Store, id: &str) -> Result<Trace, Problem> {
 pub fn run(args: TraceArgs) -> CliResult {
     let store = Store::open()?;
     match args.command {
-        TraceCommand::Show { trace_id, json } => {
+        TraceCommand::Show { trace_id } => {
             let t = load(&store, &trace_id)?;
-            if json {
-                ui::json(&t);
-            } else {
-                ui::out(&describe(&t));
-            }
+            ui::data(&serde_json::json!({ "trace": t }));
+            ui::paged();
+            ui::out(&describe(&t));
             Ok(())
         }
-        TraceCommand::Replay { trace_id, json } => {
+        TraceCommand::Replay { trace_id } => {
             let t = load(&store, &trace_id)?;
             let (expected, actual) = golden::replay(&store, &t).map_err(not_found)?;
             let diff = golden::compare(&expected, &actual);
-            if json {
-                ui::json(&serde_json::json!({
-                    "version": 1, "trace_id": t.trace_id, "same": diff.is_empty(),
-                    "differences": diff, "expected": expected, "actual": actual,
-                }));
-            } else if diff.is_empty() {
+            ui::data(&serde_json::json!({
+                "trace_id": t.trace_id, "same": diff.is_empty(),
+                "differences": diff, "expected": expected, "actual": actual,
+            }));
+            if diff.is_empty() {
                 ui::outln("same");
             } else {
                 for line in &diff {
@@ -112,10 +111,10 @@ pub fn run(args: TraceArgs) -> CliResult {
                 .into())
             }
         }
-        TraceCommand::Report { since, json } => {
+        TraceCommand::Report { since } => {
             let since = match since.as_deref().map(trace::parse_date).transpose() {
                 Ok(since) => since,
-                Err(why) => return Err(CliError::Usage(Problem::new(Code::UnknownCommand, why))),
+                Err(why) => return Err(CliError::Usage(Problem::new(Code::Usage, why))),
             };
             let (traces, unreadable) = trace::all(&store);
             if unreadable > 0 {
@@ -124,11 +123,8 @@ pub fn run(args: TraceArgs) -> CliResult {
                 ));
             }
             let r = report::report(&traces, since);
-            if json {
-                ui::json(&r);
-            } else {
-                ui::out(&render_report(&r));
-            }
+            ui::data(&serde_json::json!({ "report": r }));
+            ui::out(&render_report(&r));
             Ok(())
         }
         TraceCommand::Prune { expire, dry_run } => {
@@ -137,7 +133,7 @@ pub fn run(args: TraceArgs) -> CliResult {
             let before = match expire.as_deref() {
                 Some("now") => i64::MAX,
                 Some(date) => trace::parse_date(date)
-                    .map_err(|why| CliError::Usage(Problem::new(Code::UnknownCommand, why)))?,
+                    .map_err(|why| CliError::Usage(Problem::new(Code::Usage, why)))?,
                 None => {
                     let days = match config.get("papayu.traceexpire") {
                         Some(v) => trace::expire_days(v).ok_or_else(|| {
@@ -152,6 +148,7 @@ pub fn run(args: TraceArgs) -> CliResult {
                 }
             };
             let (count, bytes) = trace::prune(&store, before, dry_run);
+            ui::data(&serde_json::json!({ "dry_run": dry_run, "traces": count, "bytes": bytes }));
             let verb = if dry_run { "would delete" } else { "deleted" };
             ui::outln(&format!("{verb} {count} trace(s), {bytes} bytes"));
             Ok(())
@@ -165,6 +162,7 @@ pub fn run(args: TraceArgs) -> CliResult {
             let name = name.unwrap_or_else(|| t.trace_id.clone());
             let case = golden::to_golden(&store, &t, &name).map_err(not_found)?;
             let text = serde_json::to_string_pretty(&case).expect("a case serializes") + "\n";
+            ui::data(&serde_json::json!({ "case": case, "written": output }));
             match output {
                 Some(path) => std::fs::write(&path, text).map_err(|e| {
                     Problem::new(Code::Io, format!("writing {}: {e}", path.display()))

@@ -19,6 +19,21 @@ pub struct UndoArgs {}
 pub struct RedoArgs {}
 
 fn report(headline: &str, reverted: &Reverted) {
+    let refs: Vec<_> = reverted
+        .changes
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "name": c.name,
+                "old": c.old.map(|o| o.to_string()),
+                "new": c.new.map(|o| o.to_string()),
+            })
+        })
+        .collect();
+    ui::data(&serde_json::json!({
+        "operation": reverted.target.op.description,
+        "refs": refs,
+    }));
     ui::outln(headline);
     for change in &reverted.changes {
         let show = |o: Option<git2::Oid>| {

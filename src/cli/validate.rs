@@ -76,7 +76,8 @@ pub fn run(args: ValidateArgs) -> CliResult {
             for warning in &parsed.warnings {
                 ui::warn(warning);
             }
-            ui::json(&parsed.plan);
+            ui::data(&serde_json::json!({ "plan": parsed.plan }));
+            ui::pretty_json(&parsed.plan);
             Ok(())
         }
         Err(problems) => Err(problems.into()),

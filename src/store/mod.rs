@@ -244,3 +244,30 @@ impl Store {
         out
     }
 }
+
+/// git config values whose names start with one of `prefixes` (names as git normalizes them,
+/// lowercased whole; the last value of a multi-valued key), read as git would read them here:
+/// the repository's configuration when the current directory is in one, else the global ones.
+/// Settings that shape the terminal (colour, pager) are read before any repository is opened,
+/// and outside one.
+pub fn git_config(prefixes: &[&str]) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let config = match Repository::open_from_env() {
+        Ok(repo) => repo.config(),
+        Err(_) => git2::Config::open_default(),
+    };
+    let Ok(config) = config.and_then(|mut c| c.snapshot()) else {
+        return out;
+    };
+    if let Ok(mut entries) = config.entries(None) {
+        while let Some(Ok(entry)) = entries.next() {
+            if let (Ok(name), Ok(value)) = (entry.name(), entry.value()) {
+                let name = name.to_ascii_lowercase();
+                if prefixes.iter().any(|p| name.starts_with(p)) {
+                    out.insert(name, value.to_string());
+                }
+            }
+        }
+    }
+    out
+}

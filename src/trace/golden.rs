@@ -105,7 +105,17 @@ pub fn recorded_answers(trace: &Trace) -> Vec<String> {
     if !trace.raw_answers.is_empty() {
         return trace.raw_answers.clone();
     }
-    trace.validated_json.iter().map(|v| v.to_string()).collect()
+    // The validated plan as stored carries what papayu made of it (its protocol and mode);
+    // an answer does not, and the schema rejects them.
+    let as_answer = |plan: &serde_json::Value| {
+        let mut plan = plan.clone();
+        if let Some(fields) = plan.as_object_mut() {
+            fields.remove("protocol");
+            fields.remove("mode");
+        }
+        plan.to_string()
+    };
+    trace.validated_json.iter().map(as_answer).collect()
 }
 
 /// What a trace says papayu made of its answers: the plan, or the first error code.

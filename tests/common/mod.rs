@@ -104,6 +104,31 @@ impl Run {
         );
         self
     }
+
+    /// Exit 1 under `--json`: one JSON document on stdout whose `errors` hold `err_code`.
+    pub fn json_err(self, err_code: &str) -> serde_json::Value {
+        assert_eq!(
+            self.status,
+            Some(1),
+            "expected exit 1 with {err_code}\n{}",
+            self.dump()
+        );
+        let doc: serde_json::Value = serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e})\n{}", self.dump()));
+        assert_eq!(doc["ok"], false, "{}", self.dump());
+        let codes: Vec<&str> = doc["errors"]
+            .as_array()
+            .expect("errors")
+            .iter()
+            .filter_map(|e| e["code"].as_str())
+            .collect();
+        assert!(
+            codes.contains(&err_code),
+            "expected {err_code} in the JSON errors\n{}",
+            self.dump()
+        );
+        doc
+    }
 }
 
 /// Runs `program args…` in `cwd` with optional stdin.

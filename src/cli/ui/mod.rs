@@ -1,0 +1,391 @@
+//! The one object that writes to the terminal.
+//!
+//! Every command reaches the user through the [`Ui`] made once in `main` from the global flags
+//! (`--json`, `-v`, `-q`, `--color`, `--no-pager`) and git's settings. It knows where each kind
+//! of output goes (data to stdout; progress, status, warnings and errors to stderr), whether
+//! each stream is a terminal, whether and how to colour it (see [`color`]), whether to page
+//! (see [`pager`]) and whether the command speaks JSON.
+//!
+//! Under `--json`, stdout carries exactly one JSON document, written when the command ends:
+//! `version`, `command`, `ok`, the command's own fields, `warnings` and `errors` (see
+//! docs/json.md). Human output is not written then, and warnings and errors go into the
+//! document instead of stderr; the exit status is the same either way.
+//!
+//! A closed stdout (`git papayu list | head -1`) is not an error: output stops quietly. Every
+//! string written here passes through [`text`](super::text): text from a model or a note never
+//! reaches the terminal raw. The one exception is [`out_painted`], for output papayu coloured
+//! itself after making its parts safe.
+
+mod color;
+mod pager;
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use git_papayu::{Code, Problem};
+use serde_json::{Map, Value};
+
+pub use color::{Palette, When};
+
+use super::{CliError, CliResult, text};
+
+/// The shape of every `--json` document (docs/json.md).
+pub const JSON_VERSION: u32 = 1;
+
+/// The global flags that shape output.
+#[derive(Debug, Default, Clone)]
+pub struct Settings {
+    pub json: bool,
+    pub verbose: bool,
+    pub quiet: bool,
+    pub color: Option<When>,
+    pub no_pager: bool,
+}
+
+/// Everything the user sees goes through this one value.
+pub struct Ui {
+    json: bool,
+    verbose: bool,
+    quiet: bool,
+    stderr_tty: bool,
+    color_err: bool,
+    palette: Option<Palette>,
+    pager: Option<String>,
+    settings: Settings,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    command: String,
+    paged: bool,
+    pager_tried: bool,
+    pager: Option<pager::Pager>,
+    stdout_gone: bool,
+    data: Map<String, Value>,
+    warnings: Vec<String>,
+}
+
+static UI: OnceLock<Ui> = OnceLock::new();
+
+/// Makes the one [`Ui`] from the global flags; call once, first thing.
+pub fn init(settings: Settings) {
+    let _ = UI.set(Ui::new(&settings));
+}
+
+fn ui() -> &'static Ui {
+    UI.get_or_init(|| Ui::new(&Settings::default()))
+}
+
+impl Ui {
+    fn new(settings: &Settings) -> Ui {
+        let config = git_papayu::store::git_config(&["color.", "core.pager", "pager.papayu"]);
+        let pager_env = pager::PagerEnv::from_process();
+        let stdout_tty = io::stdout().is_terminal();
+        let stderr_tty = io::stderr().is_terminal();
+        let env_set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+        let terminal = |tty: bool| color::Terminal {
+            tty,
+            no_color: env_set("NO_COLOR"),
+            dumb: std::env::var("TERM").is_ok_and(|t| t == "dumb"),
+        };
+        let out_term = terminal(stdout_tty || pager_env.in_use);
+        let diff_keys = ["color.diff", "color.papayu", "color.ui"];
+        let palette = color::wanted(settings.color, &config, &diff_keys, out_term)
+            .then(|| Palette::from_config(&config));
+        let own_keys = ["color.papayu", "color.ui"];
+        let color_err = color::wanted(settings.color, &config, &own_keys, terminal(stderr_tty));
+        let pager = match settings.no_pager || settings.json || !stdout_tty {
+            true => None,
+            false => pager::command(&pager_env, &config),
+        };
+        Ui {
+            json: settings.json,
+            verbose: settings.verbose
+                || std::env::var("PAPAYU_TRACE")
+                    .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
+            quiet: settings.quiet,
+            stderr_tty,
+            color_err,
+            palette,
+            pager,
+            settings: settings.clone(),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes bytes to stdout, or to the pager when the command's output is paged.
+    fn write_out(&self, bytes: &[u8]) {
+        let mut state = self.state();
+        if state.stdout_gone {
+            return;
+        }
+        if state.paged && !state.pager_tried {
+            state.pager_tried = true;
+            state.pager = self.pager.as_deref().and_then(pager::Pager::start);
+        }
+        if let Some(pager) = &mut state.pager {
+            if !pager.write(bytes) {
+                state.stdout_gone = true;
+            }
+            return;
+        }
+        let mut stdout = io::stdout().lock();
+        let result = stdout.write_all(bytes).and_then(|()| stdout.flush());
+        if let Err(e) = result
+            && e.kind() == io::ErrorKind::BrokenPipe
+        {
+            std::process::exit(0);
+        }
+    }
+
+    fn write_err(&self, text: &str) {
+        let _ = io::stderr().lock().write_all(text.as_bytes());
+    }
+
+    /// `text` in an SGR colour on stderr, when stderr is coloured.
+    fn paint_err(&self, sgr: &str, text: &str) -> String {
+        match self.color_err {
+            true => format!("{sgr}{text}\x1b[m"),
+            false => text.to_string(),
+        }
+    }
+}
+
+/// Writes one chunk of human output to stdout, control characters made visible (newlines and
+/// tabs kept). Nothing is written under `--json`.
+pub fn out(text: &str) {
+    out_painted(&text::block(text));
+}
+
+/// Writes human output whose every untrusted part is already safe, and which may carry
+/// papayu's own colour sequences.
+pub fn out_painted(text: &str) {
+    let ui = ui();
+    if !ui.json {
+        ui.write_out(text.as_bytes());
+    }
+}
+
+/// Writes `text` and a newline to stdout.
+pub fn outln(text: &str) {
+    out(text);
+    out("\n");
+}
+
+/// Writes a value as pretty JSON as the command's human output (`validate` prints the plan it
+/// read this way). Under `--json` use [`data`].
+pub fn pretty_json<T: serde::Serialize>(value: &T) {
+    let text = serde_json::to_string_pretty(value).expect("serializable output");
+    out_painted(&text::json(&text));
+    out_painted("\n");
+}
+
+/// Adds the fields of `value` (an object) to the `--json` document; a value that is not an
+/// object goes under `result`. Does nothing without `--json`.
+pub fn data<T: serde::Serialize>(value: &T) {
+    let ui = ui();
+    if !ui.json {
+        return;
+    }
+    let value = serde_json::to_value(value).expect("serializable output");
+    let mut state = ui.state();
+    match value {
+        Value::Object(fields) => state.data.extend(fields),
+        other => {
+            state.data.insert("result".to_string(), other);
+        }
+    }
+}
+
+/// Whether the command speaks JSON (`--json`).
+pub fn json_mode() -> bool {
+    ui().json
+}
+
+/// Names the command in the `--json` document (`list`, `trace show`).
+pub fn set_command(name: &str) {
+    ui().state().command = name.to_string();
+}
+
+/// Declares the command's human output long enough to page (show, list, a preview): on a
+/// terminal it goes through the pager git would use.
+pub fn paged() {
+    ui().state().paged = true;
+}
+
+/// The diff colours, when diffs on stdout are coloured.
+pub fn palette() -> Option<&'static Palette> {
+    ui().palette.as_ref()
+}
+
+/// Options that carry `--no-pager` and `--color` to a git command whose output the user sees
+/// directly (`git papayu diff` runs `git diff`): `git [these] diff …`.
+pub fn git_display_args() -> Vec<String> {
+    let settings = &ui().settings;
+    let mut args = Vec::new();
+    if settings.no_pager {
+        args.push("--no-pager".to_string());
+    }
+    if let Some(when) = settings.color {
+        let when = match when {
+            When::Auto => "auto",
+            When::Always => "always",
+            When::Never => "never",
+        };
+        args.push("-c".to_string());
+        args.push(format!("color.ui={when}"));
+        args.push("-c".to_string());
+        args.push(format!("color.diff={when}"));
+    }
+    args
+}
+
+/// A status line on stderr (not with `-q`).
+pub fn status(text: &str) {
+    let ui = ui();
+    if !ui.quiet {
+        ui.write_err(&format!("{}\n", text::block(text)));
+    }
+}
+
+/// A warning: on stderr, or in the `--json` document.
+pub fn warn(text: &str) {
+    let ui = ui();
+    if ui.json {
+        ui.state().warnings.push(text.to_string());
+        return;
+    }
+    let label = ui.paint_err("\x1b[33m", "warning:");
+    ui.write_err(&format!("{label} {}\n", text::block(text)));
+}
+
+/// An error code and its reason on stderr, as `ERR_CODE: reason`, with its indented detail.
+fn problem_line(ui: &Ui, p: &Problem) {
+    let code = ui.paint_err("\x1b[1;31m", p.code.as_str());
+    let mut out = format!("{code}: {}\n", text::line(&p.reason));
+    if let Some(detail) = &p.detail {
+        for line in detail.lines() {
+            out.push_str(&format!("  {}\n", text::block(line)));
+        }
+    }
+    ui.write_err(&out);
+}
+
+/// Reports problems now (on stderr; under `--json` they belong in a result instead).
+pub fn problems(problems: &[Problem]) {
+    let ui = ui();
+    if !ui.json {
+        for p in problems {
+            problem_line(ui, p);
+        }
+    }
+}
+
+/// Problems as the `errors` of a `--json` document.
+pub fn problems_json(problems: &[Problem]) -> Value {
+    problems
+        .iter()
+        .map(|p| serde_json::json!({ "code": p.code, "reason": p.reason, "detail": p.detail }))
+        .collect()
+}
+
+/// Asks a yes/no question on the terminal; `false` without one (stdin and stderr must both be
+/// terminals) or under `--json`.
+pub fn ask_yes(question: &str) -> bool {
+    let ui = ui();
+    if ui.json || !ui.stderr_tty || !io::stdin().is_terminal() {
+        return false;
+    }
+    ui.write_err(question);
+    let mut line = String::new();
+    if io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim(), "y" | "Y" | "yes" | "да" | "д")
+}
+
+/// `true` with `-v` or `PAPAYU_TRACE=1`.
+pub fn verbose() -> bool {
+    ui().verbose
+}
+
+/// Whether progress (spinners, bars) may be drawn: stderr is a terminal and not `-q`.
+pub fn progress_visible() -> bool {
+    let ui = ui();
+    ui.stderr_tty && !ui.quiet
+}
+
+/// One stable, greppable event line on stderr (`NAME key=value …`), shown only when verbose.
+pub fn event(line: &str) {
+    let ui = ui();
+    if ui.verbose {
+        ui.write_err(&format!("{}\n", text::line(line)));
+    }
+}
+
+/// Passes a check's output through to stderr as it arrives, line by line, control characters
+/// made visible. Call [`LiveOutput::finish`] for a last line without a newline.
+#[derive(Default)]
+pub struct LiveOutput {
+    pending: Vec<u8>,
+}
+
+impl LiveOutput {
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.pending.extend_from_slice(chunk);
+        if let Some(end) = self.pending.iter().rposition(|b| *b == b'\n') {
+            let lines: Vec<u8> = self.pending.drain(..=end).collect();
+            ui().write_err(&text::block(&String::from_utf8_lossy(&lines)));
+        }
+    }
+
+    pub fn finish(&mut self) {
+        if !self.pending.is_empty() {
+            let rest = std::mem::take(&mut self.pending);
+            ui().write_err(&format!(
+                "{}\n",
+                text::block(&String::from_utf8_lossy(&rest))
+            ));
+        }
+    }
+}
+
+/// Ends the command: reports its problems (on stderr, or in the `--json` document), writes
+/// the document, closes the pager and gives the exit status.
+pub fn finish(result: CliResult) -> ExitCode {
+    let ui = ui();
+    let (status, problems): (u8, Vec<Problem>) = match result {
+        Ok(()) => (0, Vec::new()),
+        Err(CliError::Problems(problems)) => (1, problems),
+        Err(CliError::Usage(p)) => (2, vec![p]),
+        Err(CliError::Internal(e)) => (3, vec![Problem::new(Code::Internal, format!("{e:#}"))]),
+    };
+    if ui.json {
+        let mut state = ui.state();
+        let mut doc = Map::new();
+        doc.insert("version".into(), JSON_VERSION.into());
+        doc.insert("command".into(), state.command.clone().into());
+        doc.insert("ok".into(), (status == 0).into());
+        doc.extend(std::mem::take(&mut state.data));
+        let warnings = std::mem::take(&mut state.warnings);
+        doc.insert("warnings".into(), warnings.into());
+        doc.insert("errors".into(), problems_json(&problems));
+        drop(state);
+        let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("serializable");
+        ui.write_out(format!("{}\n", text::json(&text)).as_bytes());
+    } else {
+        for p in &problems {
+            problem_line(ui, p);
+        }
+    }
+    if let Some(pager) = ui.state().pager.take() {
+        pager.finish();
+    }
+    ExitCode::from(status)
+}

@@ -1,0 +1,224 @@
+//! On a terminal: colour by git's settings (`--color`, `color.ui`, `color.papayu`, `color.diff`
+//! and its slots, `NO_COLOR`, `TERM=dumb`) and the pager (`GIT_PAGER`, `core.pager`,
+//! `pager.papayu`), run under a real pseudo-terminal; and neither when output is a pipe.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::process::Stdio;
+
+use common::TestRepo;
+
+/// An `on_terminal` environment value that removes the variable.
+const UNSET: &str = "\0unset";
+const GREEN_ADD: &str = "\x1b[32m+b";
+const ANSWER: &str = r#"{"summary": "add b", "actions": [{"kind": "CREATE_FILE", "path": "b.txt", "content": "b\n"}]}"#;
+
+/// Runs `git papayu ARGS` with stdout and stderr on a new pseudo-terminal; returns what the
+/// terminal received and the exit status.
+fn on_terminal(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> (String, Option<i32>) {
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two new descriptors into the integers passed; the name, termios
+    // and window size arguments may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    // SAFETY: both descriptors were just opened by openpty and are owned here alone.
+    let (master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = common::hermetic("git", repo.path());
+    cmd.arg("papayu")
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave));
+    for (k, v) in env {
+        match *v {
+            UNSET => cmd.env_remove(k),
+            v => cmd.env(k, v),
+        };
+    }
+    let mut child = cmd.spawn().expect("git papayu runs");
+    // The command holds the terminal's other end until dropped; the reader sees its end only
+    // when every copy is closed.
+    drop(cmd);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut master = master;
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    let status = child.wait().unwrap().code();
+    (String::from_utf8_lossy(&out).replace("\r\n", "\n"), status)
+}
+
+fn repo() -> TestRepo {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.write(".git/answer.json", ANSWER);
+    repo
+}
+
+fn plan(repo: &TestRepo, extra: &[&str], env: &[(&str, &str)]) -> String {
+    let mut args = vec!["plan", "Add b", "--response", ".git/answer.json"];
+    args.extend_from_slice(extra);
+    let (out, status) = on_terminal(repo, &args, env);
+    assert_eq!(status, Some(0), "{out}");
+    out
+}
+
+#[test]
+fn the_preview_is_coloured_on_a_terminal_by_git_settings() {
+    let repo = repo();
+    let out = plan(&repo, &[], &[]);
+    assert!(out.contains(GREEN_ADD), "{out:?}");
+    assert!(out.contains("\x1b[1mdiff --git a/b.txt b/b.txt"), "{out:?}");
+
+    repo.git(["config", "color.diff.new", "blue bold"]).ok();
+    let out = plan(&repo, &[], &[]);
+    assert!(
+        out.contains("\x1b[34;1m+b"),
+        "color.diff.new is used: {out:?}"
+    );
+
+    for (extra, env, why) in [
+        (vec!["--color=never"], vec![], "--color=never"),
+        (vec![], vec![("NO_COLOR", "1")], "NO_COLOR"),
+        (vec![], vec![("TERM", "dumb")], "TERM=dumb"),
+    ] {
+        let out = plan(&repo, &extra, &env);
+        assert!(!out.contains("\x1b["), "{why} turns colour off: {out:?}");
+    }
+
+    repo.git(["config", "color.ui", "never"]).ok();
+    let out = plan(&repo, &[], &[]);
+    assert!(!out.contains("\x1b["), "color.ui=never: {out:?}");
+    repo.git(["config", "color.diff", "auto"]).ok();
+    let out = plan(&repo, &[], &[]);
+    assert!(
+        out.contains("\x1b[34;1m+b"),
+        "color.diff wins over color.ui for diffs: {out:?}"
+    );
+    let out = plan(&repo, &["--color=always"], &[("NO_COLOR", "1")]);
+    assert!(out.contains("\x1b[34;1m+b"), "--color=always wins: {out:?}");
+}
+
+#[test]
+fn errors_are_coloured_on_a_terminal_and_plain_in_a_pipe() {
+    let repo = repo();
+    let (out, status) = on_terminal(&repo, &["show", "nope"], &[]);
+    assert_eq!(status, Some(1));
+    assert!(
+        out.contains("\x1b[1;31mERR_PLAN_NOT_FOUND\x1b[m: "),
+        "{out:?}"
+    );
+    let piped = repo.papayu_env(["show", "nope"], &[("TERM", "xterm")]);
+    assert!(
+        piped.stderr.starts_with("ERR_PLAN_NOT_FOUND: "),
+        "{}",
+        piped.stderr
+    );
+}
+
+#[test]
+fn long_output_goes_through_the_pager_only_on_a_terminal() {
+    let repo = repo();
+    plan(&repo, &[], &[]);
+    let pager = "sed s/^/PAGED:/";
+    let (out, _) = on_terminal(&repo, &["show"], &[("GIT_PAGER", pager)]);
+    assert!(out.contains("PAGED:Goal: Add b"), "{out:?}");
+
+    // git's order: GIT_PAGER, then core.pager, then PAGER; pager.papayu names its own.
+    let (out, _) = on_terminal(&repo, &["show"], &[("GIT_PAGER", "")]);
+    assert!(
+        !out.contains("PAGED:"),
+        "an empty GIT_PAGER means none: {out:?}"
+    );
+    let (out, _) = on_terminal(
+        &repo,
+        &["show"],
+        &[("GIT_PAGER", UNSET), ("PAGER", "sed s/^/ENV:/")],
+    );
+    assert!(out.contains("ENV:Goal: Add b"), "{out:?}");
+    repo.git(["config", "core.pager", "sed s/^/CORE:/"]).ok();
+    let (out, _) = on_terminal(
+        &repo,
+        &["show"],
+        &[("GIT_PAGER", UNSET), ("PAGER", "sed s/^/ENV:/")],
+    );
+    assert!(out.contains("CORE:Goal: Add b"), "{out:?}");
+    for (args, env, why) in [
+        (vec!["show", "--no-pager"], vec![], "--no-pager"),
+        (vec!["show", "--json"], vec![], "--json"),
+        (
+            vec!["show"],
+            vec![("GIT_PAGER_IN_USE", "true")],
+            "git's pager already runs",
+        ),
+    ] {
+        let mut env = env.clone();
+        env.push(("GIT_PAGER", UNSET));
+        let (out, _) = on_terminal(&repo, &args, &env);
+        assert!(!out.contains("CORE:"), "{why}: {out:?}");
+    }
+    // git itself starts pager.papayu before papayu runs (`git --no-pager papayu` stops it).
+    repo.git(["config", "pager.papayu", "sed s/^/OWN:/"]).ok();
+    let (out, _) = on_terminal(&repo, &["show"], &[("GIT_PAGER", UNSET)]);
+    assert!(out.contains("OWN:Goal: Add b"), "{out:?}");
+    let (out, _) = on_terminal(&repo, &["show"], &[("GIT_PAGER", pager)]);
+    assert!(
+        out.contains("PAGED:Goal: Add b"),
+        "GIT_PAGER first: {out:?}"
+    );
+
+    repo.git(["config", "pager.papayu", "false"]).ok();
+    let (out, _) = on_terminal(&repo, &["show"], &[("GIT_PAGER", UNSET)]);
+    assert!(
+        !out.contains("CORE:") && out.contains("Goal: Add b"),
+        "pager.papayu=false: {out:?}"
+    );
+
+    repo.git(["config", "--unset", "pager.papayu"]).ok();
+    let piped = repo
+        .papayu_env(["show"], &[("GIT_PAGER", pager), ("TERM", "xterm")])
+        .ok();
+    assert!(!piped.stdout.contains("PAGED:"), "{}", piped.stdout);
+    assert!(piped.stdout.contains("Goal: Add b"), "{}", piped.stdout);
+}
+
+#[test]
+fn colour_in_a_pipe_only_when_asked() {
+    let repo = repo();
+    let env = [("TERM", "xterm")];
+    let plain = repo
+        .papayu_env(["plan", "Add b", "--response", ".git/answer.json"], &env)
+        .ok();
+    assert!(!plain.stdout.contains("\x1b["), "{}", plain.stdout);
+    let forced = repo
+        .papayu_env(
+            [
+                "plan",
+                "Add b2",
+                "--response",
+                ".git/answer.json",
+                "--color=always",
+            ],
+            &env,
+        )
+        .ok();
+    assert!(forced.stdout.contains(GREEN_ADD), "{:?}", forced.stdout);
+}
