@@ -222,3 +222,19 @@ fn colour_in_a_pipe_only_when_asked() {
         .ok();
     assert!(forced.stdout.contains(GREEN_ADD), "{:?}", forced.stdout);
 }
+
+#[test]
+fn long_work_shows_a_spinner_on_a_terminal_only() {
+    let repo = repo();
+    plan(&repo, &[], &[]);
+    let (out, status) = on_terminal(&repo, &["apply", "--check", "sleep 1"], &[]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(out.contains("apply HEAD's newest plan 1s"), "{out:?}");
+    assert!(out.contains("Applied plan"), "{out:?}");
+
+    repo.papayu(["undo"]).ok();
+    let (out, _) = on_terminal(&repo, &["apply", "-q", "--check", "sleep 1"], &[]);
+    assert!(!out.contains("newest plan"), "-q: {out:?}");
+    let piped = repo.papayu(["apply", "--check", "sleep 1"]);
+    assert!(!piped.stderr.contains("newest plan"), "{}", piped.stderr);
+}

@@ -94,12 +94,22 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
     };
     let verbose = ui::verbose();
     let mut live = ui::LiveOutput::default();
+    let label = format!(
+        "apply {}",
+        request.plan.as_deref().unwrap_or("HEAD's newest plan")
+    );
+    let mut spinner = ui::Spinner::new(&label);
+    spinner.set_message("building the commit and running the check");
     let mut sink = |chunk: &[u8]| {
         if verbose {
+            spinner.clear();
             live.push(chunk);
+        } else {
+            spinner.set_message("running the check");
         }
     };
     let outcome = apply::apply_with(&store, &request, &mut sink);
+    drop(spinner);
     live.finish();
     trace_apply(&store, request.plan.as_deref(), &outcome);
     let outcome = match outcome {

@@ -1,6 +1,6 @@
 //! Progress while waiting for models: one spinner line per provider on stderr, with the model,
-//! elapsed time and tokens received. Drawn only when stderr is a terminal and output is not
-//! JSON; silent otherwise. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
+//! elapsed time and tokens received. Drawn only when progress is visible (stderr is a terminal,
+//! no `-q`); silent otherwise. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -321,6 +321,48 @@ pub fn progress_visible() -> bool {
     ui.stderr_tty && !ui.quiet
 }
 
+/// A spinner line on stderr for work that may take a while (`⠋ label 3s message`), drawn only
+/// when progress is visible; cleared when dropped.
+pub struct Spinner {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Spinner {
+    pub fn new(label: &str) -> Spinner {
+        if !progress_visible() {
+            return Spinner { bar: None };
+        }
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        let style = indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
+            .expect("static template");
+        bar.set_style(style);
+        bar.set_prefix(text::line(label).into_owned());
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Spinner { bar: Some(bar) }
+    }
+
+    /// What the work is doing now.
+    pub fn set_message(&self, message: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(text::line(message).into_owned());
+        }
+    }
+
+    /// Removes the spinner for good (e.g. before streaming other output to stderr).
+    pub fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
 /// One stable, greppable event line on stderr (`NAME key=value …`), shown only when verbose.
 pub fn event(line: &str) {
     let ui = ui();
