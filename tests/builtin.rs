@@ -197,3 +197,40 @@ fn empty_goal_and_empty_check_are_usage_errors() {
     repo.papayu(["plan", "  ", "--response", "-"]).code(2);
     repo.papayu(["apply", "--check", ""]).code(2);
 }
+
+#[test]
+fn help_opens_the_installed_manual_through_man() {
+    if common::run_in(
+        std::path::Path::new("."),
+        "sh",
+        ["-c", "command -v man"],
+        None,
+    )
+    .status
+        != Some(0)
+    {
+        eprintln!("man is not installed here; git papayu --help cannot open a manual");
+        return;
+    }
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let root = repo.path().join("manual");
+    repo.papayu(["install-man", root.join("man1").to_str().unwrap()])
+        .ok();
+    let env = [
+        ("MANPATH", root.to_str().unwrap()),
+        ("MANPAGER", "cat"),
+        ("MANWIDTH", "80"),
+    ];
+    let top = common::run_in_env(repo.path(), "git", ["papayu", "--help"], &env, None).ok();
+    assert!(top.stdout.contains("git-papayu"), "{}", top.stdout);
+    assert!(
+        top.stdout.contains("SUBCOMMANDS") || top.stdout.contains("plan"),
+        "{}",
+        top.stdout
+    );
+    let plan = common::run_in_env(repo.path(), "man", ["git-papayu-plan"], &env, None).ok();
+    assert!(plan.stdout.contains("--response"), "{}", plan.stdout);
+    // Without the manual, `git papayu help CMD` still works.
+    let help = repo.papayu(["help", "plan"]).ok();
+    assert!(help.stdout.contains("--response"), "{}", help.stdout);
+}
