@@ -8,8 +8,7 @@ use std::path::Path;
 use common::run_in;
 
 const FILE: &str = "one\ntwo\nthree\nfour\n";
-const DIFF: &str =
-    "--- a/other/name.txt\n+++ b/other/name.txt\n@@ -2,2 +2,2 @@\n two\n-three\n+THREE\n";
+const DIFF: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2,2 @@\n two\n-three\n+THREE\n";
 
 fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::Builder::new()
@@ -42,16 +41,41 @@ fn prints_the_patched_file_outside_a_repository() {
         "{}",
         run.stderr
     );
-    assert!(
-        run.stderr.contains("the diff names other/name.txt"),
-        "{}",
-        run.stderr
-    );
     assert_eq!(
         read(dir.path(), "f.txt"),
         FILE.as_bytes(),
         "file untouched without --in-place"
     );
+}
+
+#[test]
+fn a_diff_for_another_file_is_refused_unless_picked() {
+    let other = DIFF.replace("f.txt", "other/name.txt");
+    let dir = scratch(&[("f.txt", FILE), ("p.diff", &other)]);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "f.txt", "p.diff"],
+        None,
+    )
+    .err("ERR_PATCH_PATH_MISMATCH");
+    assert!(run.stderr.contains("other/name.txt"), "{}", run.stderr);
+    assert_eq!(read(dir.path(), "f.txt"), FILE.as_bytes());
+    let run = run_in(
+        dir.path(),
+        "git",
+        [
+            "papayu",
+            "patch",
+            "--path",
+            "other/name.txt",
+            "f.txt",
+            "p.diff",
+        ],
+        None,
+    )
+    .ok();
+    assert_eq!(run.stdout, FILE.replace("three", "THREE"));
 }
 
 #[test]
@@ -77,7 +101,7 @@ fn reads_the_diff_from_stdin_and_reports_verbosely() {
 #[test]
 fn in_place_rewrites_and_keeps_permissions() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = scratch(&[("f.sh", FILE), ("p.diff", DIFF)]);
+    let dir = scratch(&[("f.sh", FILE), ("p.diff", &DIFF.replace("f.txt", "f.sh"))]);
     let script = dir.path().join("f.sh");
     fs::set_permissions(&script, fs::Permissions::from_mode(0o751)).unwrap();
     let run = run_in(
@@ -170,13 +194,21 @@ fn garbage_diff_and_missing_file_exit_1() {
 }
 
 #[test]
-fn multi_file_diff_selects_by_path() {
+fn a_multi_file_diff_is_refused_unless_a_part_is_picked() {
     let diff = "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-x\n+X\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-one\n+ONE\n";
     let dir = scratch(&[("f.txt", FILE), ("p.diff", diff)]);
     let run = run_in(
         dir.path(),
         "git",
         ["papayu", "patch", "f.txt", "p.diff"],
+        None,
+    )
+    .err("ERR_PATCH_MULTI_FILE");
+    assert!(run.stderr.contains("x.txt, f.txt"), "{}", run.stderr);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "--path", "f.txt", "f.txt", "p.diff"],
         None,
     )
     .ok();
@@ -187,7 +219,7 @@ fn multi_file_diff_selects_by_path() {
         ["papayu", "patch", "--path", "y.txt", "f.txt", "p.diff"],
         None,
     )
-    .err("ERR_PATCH_NOT_UNIFIED");
+    .err("ERR_PATCH_MULTI_FILE");
 }
 
 #[test]

@@ -163,12 +163,14 @@ fn content_into_an_empty_file() {
 }
 
 #[test]
-fn emptying_a_file() {
-    applies(
+fn emptying_a_file_is_not_deleting_it() {
+    // A diff whose new side is /dev/null deletes the file: refused, never an empty file instead.
+    let report = refuses(
         "a\nb\n",
         "--- a/f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n",
-        "",
+        Code::PatchDevNull,
     );
+    assert!(report.contains("deletes f"), "{report}");
     applies("a\nb", &made("a\nb", ""), "");
 }
 
@@ -177,8 +179,10 @@ fn creation_diff_against_a_file_with_content_is_refused() {
     let report = refuses(
         "x\n",
         "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+a\n",
-        Code::PatchApplyFailed,
+        Code::PatchDevNull,
     );
+    assert!(report.contains("creates f"), "{report}");
+    let report = refuses("x\n", "@@ -0,0 +1 @@\n+a\n", Code::PatchApplyFailed);
     assert!(report.contains("only added lines"), "{report}");
 }
 

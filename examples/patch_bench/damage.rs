@@ -184,11 +184,13 @@ pub const CATEGORIES: &[(&str, Expect)] = &[
     ("fenced", Expect::Recoverable),
     ("codex_envelope", Expect::Recoverable),
     ("combined", Expect::Recoverable),
+    ("shuffled_hunks", Expect::Recoverable),
     ("ambiguous_bare", Expect::Ambiguous),
     ("ambiguous_midway", Expect::Ambiguous),
     ("wrong_minus", Expect::ShouldFail),
     ("other_file", Expect::ShouldFail),
     ("missing_plus", Expect::ShouldFail),
+    ("already_applied", Expect::ShouldFail),
 ];
 
 fn expect_of(category: &str) -> Expect {
@@ -284,6 +286,12 @@ pub fn cases(name: &str, old: &str, new: &str, other: Option<&str>) -> Vec<Case>
                     Some(format!("{prefix}{new}")),
                 )
             }
+            "shuffled_hunks" if clean.hunks.len() > 1 => {
+                let mut d = clean.clone();
+                d.hunks.reverse();
+                push(category, o, Some(d.render(true)), ok())
+            }
+            "already_applied" => push(category, new.to_string(), Some(clean.render(true)), None),
             "ambiguous_bare" => {
                 if let Some(dup) = duplicated(old, &clean) {
                     push(category, dup.0, Some(clean.render(false)), None);

@@ -12,8 +12,10 @@ use super::{CliResult, ui};
 
 /// Apply a unified diff to one file, tolerating imperfect model output.
 ///
-/// Patches FILE with the hunks of PATCHFILE (`-` reads the diff from stdin), whatever path the
-/// diff's headers name. Accepts git and plain unified diffs with wrong or missing line numbers
+/// Patches FILE with the hunks of PATCHFILE (`-` reads the diff from stdin). The diff must be
+/// about FILE: one that names another file, renames, creates or deletes it, or changes other
+/// files too is refused, as in a plan (a diff without file names is taken as meant for FILE);
+/// --path takes one file's part of a larger diff on purpose. Accepts git and plain unified diffs with wrong or missing line numbers
 /// and counts, diffs in a ``` fence, and the `*** Begin Patch` envelope. A hunk is placed only
 /// where it fits in exactly one place; otherwise nothing changes and the report says which
 /// hunk failed, what was tried and what the file holds instead.
@@ -31,7 +33,8 @@ pub struct PatchArgs {
     /// Rewrite FILE (atomically, keeping its permissions) instead of printing the result.
     #[arg(long)]
     in_place: bool,
-    /// When the diff changes several files, the one to apply (default: FILE as given).
+    /// Apply this file's part of the diff to FILE, whatever the diff calls it or whatever else
+    /// it changes (as named in the diff, with or without `a/`/`b/`).
     #[arg(long, value_name = "PATH")]
     path: Option<String>,
 }
@@ -49,10 +52,10 @@ pub fn run(args: PatchArgs) -> CliResult {
         false => read_text(&patchfile, Code::InputNotUtf8)?,
     };
     let options = Options {
-        path: Some(path.unwrap_or_else(|| file.to_string_lossy().into_owned())),
+        path: Some(file.to_string_lossy().into_owned()),
+        pick: path,
         line_hint: None,
     };
-    warn_if_other_path(&file, &diff);
     let applied = match patch::apply_with(&original, &diff, &options) {
         Ok(applied) => applied,
         Err(e) => {
@@ -75,24 +78,6 @@ pub fn run(args: PatchArgs) -> CliResult {
     }));
     summarize(&applied, ui::verbose());
     Ok(())
-}
-
-/// Says so when a one-file diff names another file than FILE (it is applied all the same).
-fn warn_if_other_path(file: &Path, diff: &str) {
-    let Ok(paths) = patch::paths(diff) else {
-        return;
-    };
-    let given = file.to_string_lossy();
-    let given = given.trim_start_matches("./");
-    if let [named] = paths.as_slice() {
-        let same = named == given
-            || named == "(unnamed)"
-            || given.ends_with(&format!("/{named}"))
-            || named.ends_with(&format!("/{given}"));
-        if !same {
-            ui::warn(&format!("the diff names {named}; applying it to {given}"));
-        }
-    }
 }
 
 fn summarize(applied: &Applied, verbose: bool) {

@@ -99,7 +99,31 @@ pub fn check_answer(
         .and_then(|c| c.tree())
         .map_err(|e| vec![StoreError::git("reading the base tree", e).to_problem()])?;
     let (parsed, built) = match how.protocol {
-        Some(version) => attempt(store, &base_tree, answer, how, version).map_err(Vec::from)?,
+        Some(version) => attempt(store, &base_tree, answer, how, version).map_err(|e| {
+            let mut problems = Vec::from(e);
+            let other = match version {
+                ProtocolVersion::V1 => ProtocolVersion::V2,
+                ProtocolVersion::V2 => ProtocolVersion::V1,
+            };
+            if attempt(store, &base_tree, answer, how, other).is_ok() {
+                hint(
+                    &mut problems,
+                    format!(
+                        "the answer is a valid protocol v{0} plan: `--protocol {0}` reads it",
+                        u8::from(other)
+                    ),
+                );
+            } else if protocol::detect_protocol(answer).is_ok_and(|fits| fits == other) {
+                hint(
+                    &mut problems,
+                    format!(
+                        "the answer looks like protocol v{0}: try `--protocol {0}`",
+                        u8::from(other)
+                    ),
+                );
+            }
+            problems
+        })?,
         None => detect(store, &base_tree, answer, how)?,
     };
     let mut plan = parsed.plan;
@@ -305,8 +329,8 @@ impl From<Attempt> for Vec<Problem> {
 }
 
 /// An answer of unknown version is v2 when it is a valid v2 answer that applies; else v1. When
-/// neither works, the problems reported are those of the version the answer is written in: v2's
-/// when only v2 could read it, v1's otherwise.
+/// neither works, the problems reported are those of the version the answer is closest to (the
+/// one `validate` reads it as), followed by a hint naming `--protocol` for the other.
 fn detect(
     store: &Store,
     base_tree: &git2::Tree<'_>,
@@ -317,13 +341,38 @@ fn detect(
         Ok(done) => return Ok(done),
         Err(e) => e,
     };
-    match (
-        attempt(store, base_tree, answer, how, ProtocolVersion::V1),
-        v2,
-    ) {
-        (Ok(done), _) => Ok(done),
-        (Err(Attempt::Parse(_)), v2 @ Attempt::Build(_)) => Err(v2.into()),
-        (Err(v1), _) => Err(v1.into()),
+    let v1 = match attempt(store, base_tree, answer, how, ProtocolVersion::V1) {
+        Ok(done) => return Ok(done),
+        Err(e) => e,
+    };
+    let Ok(closest) = protocol::detect_protocol(answer) else {
+        // Not JSON at all: both versions say the same thing.
+        return Err(v1.into());
+    };
+    let (mut problems, other): (Vec<Problem>, _) = match closest {
+        ProtocolVersion::V2 => (v2.into(), ProtocolVersion::V1),
+        ProtocolVersion::V1 => (v1.into(), ProtocolVersion::V2),
+    };
+    hint(
+        &mut problems,
+        format!(
+            "read as protocol v{}, the version the answer fits best; as v{} it fails too (`--protocol {}` shows why)",
+            u8::from(closest),
+            u8::from(other),
+            u8::from(other)
+        ),
+    );
+    Err(problems)
+}
+
+/// Adds a hint under the first problem's reason.
+fn hint(problems: &mut [Problem], text: String) {
+    if let Some(first) = problems.first_mut() {
+        let hint = format!("hint: {text}");
+        first.detail = Some(match first.detail.take() {
+            Some(d) => format!("{d}\n{hint}"),
+            None => hint,
+        });
     }
 }
 

@@ -586,6 +586,7 @@ impl Builder<'_> {
         let result = if action.kind == ActionKind::PatchFile {
             let options = patch::Options {
                 path: Some(action.path.clone()),
+                pick: None,
                 line_hint: None,
             };
             patch::apply_with(&text, action.patch.as_deref().unwrap_or_default(), &options)

@@ -1,12 +1,12 @@
 //! Explaining a hunk that did not apply: the nearest place, the first differing line, whether
-//! the change is already there, whether it matches above the previous hunk.
+//! the change is already there, which hunk another overlaps.
 //!
 //! This runs only on failure, so it may look at more of the file than the ladder does. It must
 //! never influence placement: it describes, it does not decide.
 
 use std::collections::HashMap;
 
-use super::ladder::{Miss, Target, Tried as Rung};
+use super::ladder::{Miss, Placement, Target, Tried as Rung};
 use super::matcher::Haystack;
 use super::normalize::{Norm, is_trivial};
 use super::parse::{Kind, Line};
@@ -20,13 +20,7 @@ pub(crate) fn diagnose(
     tried: Vec<Rung>,
     miss: Miss,
 ) -> HunkFailure {
-    let pre: Vec<&Line> = t.hunk.old_lines().collect();
-    let post: Vec<&Line> = t
-        .hunk
-        .lines
-        .iter()
-        .filter(|l| l.kind != Kind::Remove)
-        .collect();
+    let (pre, post) = sides(t);
     let verdict = match miss {
         Miss::NotFound => Verdict::NotFound,
         Miss::Ambiguous(s, starts) => Verdict::Ambiguous {
@@ -63,13 +57,86 @@ pub(crate) fn diagnose(
         } else {
             Vec::new()
         },
-        above_previous: if not_found {
-            above(hay, &pre, t.lo)
-        } else {
-            Vec::new()
-        },
         verdict,
     }
+}
+
+/// `Err` when the hunk only adds lines and they are already there, next to the place its old
+/// side fits: applying it again would duplicate them. (A hunk that removes lines cannot be
+/// applied twice: its `-` lines are matched where it goes.)
+pub(crate) fn already_there(
+    hay: &Haystack<'_>,
+    t: &Target<'_>,
+    number: usize,
+    placed: &Placement,
+) -> Result<(), HunkFailure> {
+    let lines = &t.hunk.lines;
+    let adds = lines.iter().filter(|l| l.kind == Kind::Add).count();
+    let removes = lines.iter().any(|l| l.kind == Kind::Remove);
+    let trivial = lines
+        .iter()
+        .filter(|l| l.kind == Kind::Add)
+        .all(|l| is_trivial(&l.text));
+    if removes || trivial {
+        return Ok(());
+    }
+    let (_, post) = sides(t);
+    let from = placed.start.saturating_sub(adds);
+    let there: Vec<usize> = hay
+        .find(Norm::Punct, &texts(&post), from)
+        .into_iter()
+        .filter(|&q| q <= placed.start)
+        .map(|q| q + 1)
+        .collect();
+    if there.is_empty() {
+        return Ok(());
+    }
+    Err(HunkFailure {
+        hunk: number,
+        header: t.hunk.header.clone(),
+        hint: t.hint.map(|h| h + 1),
+        tried: Vec::new(),
+        verdict: Verdict::AlreadyApplied {
+            strategy: placed.strategy.to_string(),
+            line: placed.start + 1,
+        },
+        nearest: None,
+        already_applied: there,
+    })
+}
+
+/// The failure of hunk `number` that changes lines (0-based `lines`) hunk `other` also changes.
+pub(crate) fn overlap(
+    hunk: &super::parse::Hunk,
+    number: usize,
+    other: usize,
+    lines: std::ops::Range<usize>,
+) -> HunkFailure {
+    HunkFailure {
+        hunk: number,
+        header: hunk.header.clone(),
+        hint: None,
+        tried: Vec::new(),
+        verdict: Verdict::Overlaps {
+            hunk: other,
+            first_line: lines.start + 1,
+            last_line: lines.end,
+        },
+        nearest: None,
+        already_applied: Vec::new(),
+    }
+}
+
+/// The hunk's old side and new side.
+fn sides<'h>(t: &Target<'h>) -> (Vec<&'h Line>, Vec<&'h Line>) {
+    let pre = t.hunk.old_lines().collect();
+    let post = t
+        .hunk
+        .lines
+        .iter()
+        .filter(|l| l.kind != Kind::Remove)
+        .collect();
+    (pre, post)
 }
 
 fn texts<'a>(lines: &[&'a Line]) -> Vec<&'a str> {
@@ -130,18 +197,6 @@ fn already_applied(hay: &Haystack<'_>, pre: &[&Line], post: &[&Line]) -> Vec<usi
     }
     hay.find(Norm::Punct, &post_texts, 0)
         .into_iter()
-        .map(|p| p + 1)
-        .collect()
-}
-
-/// Where the old side occurs before `lo`.
-fn above(hay: &Haystack<'_>, pre: &[&Line], lo: usize) -> Vec<usize> {
-    if lo == 0 || pre.is_empty() {
-        return Vec::new();
-    }
-    hay.find(Norm::Punct, &texts(pre), 0)
-        .into_iter()
-        .filter(|&p| p < lo)
         .map(|p| p + 1)
         .collect()
 }

@@ -23,6 +23,7 @@ mod normalize;
 mod parse;
 mod range;
 mod report;
+mod select;
 mod text;
 
 use std::fmt;
@@ -31,7 +32,7 @@ pub use ladder::Strategy;
 pub use range::replace_range;
 pub use report::{Difference, FailureReport, HunkFailure, HunkReport, Nearest, Tried, Verdict};
 
-use crate::codes::{Code, Problem};
+use crate::codes::Problem;
 use ladder::{Target, place};
 use matcher::Haystack;
 use parse::FilePatch;
@@ -47,9 +48,14 @@ pub struct Applied {
 /// Choices a caller may make about one application.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// When the diff changes several files, the one to apply (as named in the diff, with or
-    /// without `a/`/`b/`). Ignored for a single-file diff, whatever path it names.
+    /// The file being patched, as the caller knows it. A diff whose `---`/`+++` lines name
+    /// another file, or rename it, is refused (a diff without names is taken as meant for it).
+    /// `None`: names are not checked.
     pub path: Option<String>,
+    /// Take this file's part out of a diff that changes several files (as named in the diff,
+    /// with or without `a/`/`b/`), and apply it to `path` whatever that is called: the caller
+    /// chose it on purpose. Without it, a diff that changes other files too is refused.
+    pub pick: Option<String>,
     /// 1-based line where the first hunk is expected when its `@@` line has no number.
     pub line_hint: Option<usize>,
 }
@@ -102,70 +108,159 @@ pub fn apply(original: &str, diff: &str) -> Result<Applied, Problem> {
 /// Applies `diff` to `original` with `options`; on failure the error carries the full report.
 pub fn apply_with(original: &str, diff: &str, options: &Options) -> Result<Applied, PatchError> {
     let files = parse::parse(diff)?;
-    let file_patch = select(&files, options.path.as_deref())?;
-    if file_patch.hunks.is_empty() {
-        return Err(Problem::new(
-            Code::PatchNotUnified,
-            format!(
-                "the diff deletes {} without hunks; use a delete action to remove a file",
-                file_patch.path()
-            ),
-        )
-        .into());
-    }
+    let file_patch = select::one_file(files, options)?;
+    select::check_sides(&file_patch, original)?;
     let file = FileText::new(original);
     let hay = Haystack::new(&file);
-    let total = file_patch.hunks.len();
-    let mut edits = Vec::with_capacity(total);
-    let mut reports = Vec::with_capacity(total);
-    let mut failures = Vec::new();
+    let placed = place_all(&hay, &file_patch.hunks, options).map_err(|report| PatchError {
+        problem: report.problem(),
+        report: Some(report),
+    })?;
     let mut final_newline = file.final_newline || file.len() == 0;
+    let mut edits = Vec::with_capacity(placed.len());
+    let mut reports = Vec::with_capacity(placed.len());
+    for p in placed {
+        if let Some(newline) = p.final_newline {
+            final_newline = newline;
+        }
+        reports.push(p.report);
+        edits.push(p.edit);
+    }
+    edits.sort_by_key(|e| e.start);
+    Ok(Applied {
+        content: text::render(&file, &edits, final_newline),
+        hunks: reports,
+    })
+}
+
+/// One hunk placed: its report, its edit, and the final newline it sets (when it changes the
+/// end of the file).
+struct Placed {
+    report: HunkReport,
+    edit: text::Edit,
+    final_newline: Option<bool>,
+}
+
+/// Places every hunk, whatever order the diff lists them in.
+///
+/// Each hunk is first placed on its own, in the whole file. Only when that leaves some hunk
+/// ambiguous is the diff's order used as evidence: placed again one after the other, each after
+/// the previous, and accepted only when every hunk that was unique on its own lands at the same
+/// place and the placed hunks are in the diff's order. Hunks that overlap are refused.
+fn place_all(
+    hay: &Haystack<'_>,
+    hunks: &[parse::Hunk],
+    options: &Options,
+) -> Result<Vec<Placed>, FailureReport> {
+    let free = place_each(hay, hunks, options, false);
+    let ambiguous = free
+        .iter()
+        .any(|r| matches!(r, Err(f) if matches!(f.verdict, Verdict::Ambiguous { .. })));
+    if ambiguous {
+        let ordered = place_each(hay, hunks, options, true);
+        let agrees = free.iter().zip(&ordered).all(|pair| match pair {
+            (Ok(a), Ok(b)) => a.edit.start == b.edit.start,
+            (Err(_), Ok(_)) => true,
+            _ => false,
+        });
+        if agrees {
+            return finish(hunks, ordered);
+        }
+    }
+    finish(hunks, free)
+}
+
+/// Every hunk placed or its failure; `in_order` places each after the previous one.
+fn place_each(
+    hay: &Haystack<'_>,
+    hunks: &[parse::Hunk],
+    options: &Options,
+    in_order: bool,
+) -> Vec<Result<Placed, HunkFailure>> {
+    let mut out = Vec::with_capacity(hunks.len());
     let mut lo = 0;
     let mut drift: isize = 0;
-    for (i, hunk) in file_patch.hunks.iter().enumerate() {
+    for (i, hunk) in hunks.iter().enumerate() {
         let base = header_hint(hunk).or(match i {
             0 => options.line_hint.map(|l| l.saturating_sub(1)),
             _ => None,
         });
         let hint = base.map(|b| (b as isize + drift).max(0) as usize);
-        let target = Target { hunk, lo, hint };
-        match place(&hay, &target) {
+        let target = Target {
+            hunk,
+            lo: if in_order { lo } else { 0 },
+            hint,
+        };
+        let result = match place(hay, &target) {
             Ok(placed) => {
                 let offset = base.map_or(0, |b| placed.start as isize - b as isize);
                 if base.is_some() {
                     drift = offset;
                 }
-                reports.push(HunkReport {
-                    hunk: i + 1,
-                    strategy: placed.strategy.to_string(),
-                    line: placed.start + 1,
-                    offset,
-                });
-                if placed.edit.end == file.len() && hunk.old_no_eol != hunk.new_no_eol {
-                    final_newline = !hunk.new_no_eol;
-                }
                 lo = placed.edit.end;
-                edits.push(placed.edit);
+                diagnose::already_there(hay, &target, i + 1, &placed).map(|()| Placed {
+                    report: HunkReport {
+                        hunk: i + 1,
+                        strategy: placed.strategy.to_string(),
+                        line: placed.start + 1,
+                        offset,
+                    },
+                    final_newline: (placed.edit.end == hay.len()
+                        && hunk.old_no_eol != hunk.new_no_eol)
+                        .then_some(!hunk.new_no_eol),
+                    edit: placed.edit,
+                })
             }
-            Err((tried, miss)) => {
-                failures.push(diagnose::diagnose(&hay, &target, i + 1, tried, miss));
+            Err((tried, miss)) => Err(diagnose::diagnose(hay, &target, i + 1, tried, miss)),
+        };
+        out.push(result);
+    }
+    out
+}
+
+/// All placed and none overlapping, or the report of what was not.
+fn finish(
+    hunks: &[parse::Hunk],
+    results: Vec<Result<Placed, HunkFailure>>,
+) -> Result<Vec<Placed>, FailureReport> {
+    let mut placed = Vec::with_capacity(results.len());
+    let mut failures = Vec::new();
+    for r in results {
+        match r {
+            Ok(p) => placed.push(p),
+            Err(f) => failures.push(f),
+        }
+    }
+    if failures.is_empty() {
+        let mut by_start: Vec<&Placed> = placed.iter().collect();
+        by_start.sort_by_key(|p| (p.edit.start, p.edit.end));
+        for pair in by_start.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if a.edit.end > b.edit.start || a.edit.start == b.edit.start {
+                let (first, second) = match a.report.hunk < b.report.hunk {
+                    true => (a, b),
+                    false => (b, a),
+                };
+                let number = second.report.hunk;
+                failures.push(diagnose::overlap(
+                    &hunks[number - 1],
+                    number,
+                    first.report.hunk,
+                    b.edit.start..a.edit.end.max(b.edit.start + 1),
+                ));
             }
         }
     }
-    if !failures.is_empty() {
-        let report = FailureReport {
-            hunks: total,
-            failures,
-        };
-        return Err(PatchError {
-            problem: report.problem(),
-            report: Some(report),
-        });
+    match failures.is_empty() {
+        true => Ok(placed),
+        false => {
+            failures.sort_by_key(|f| f.hunk);
+            Err(FailureReport {
+                hunks: hunks.len(),
+                failures,
+            })
+        }
     }
-    Ok(Applied {
-        content: text::render(&file, &edits, final_newline),
-        hunks: reports,
-    })
 }
 
 /// The paths a diff changes, in order (for splitting a multi-file diff).
@@ -180,52 +275,6 @@ fn header_hint(hunk: &parse::Hunk) -> Option<usize> {
         0 => start,
         _ => start.saturating_sub(1),
     })
-}
-
-/// The one file section to apply.
-fn select<'a>(files: &'a [FilePatch], path: Option<&str>) -> Result<&'a FilePatch, Problem> {
-    if let [only] = files {
-        return Ok(only);
-    }
-    let names: Vec<String> = files.iter().map(FilePatch::path).collect();
-    let Some(path) = path else {
-        return Err(Problem::new(
-            Code::PatchNotUnified,
-            format!(
-                "the diff changes {} files ({}); a patch must change only its own file",
-                files.len(),
-                names.join(", ")
-            ),
-        ));
-    };
-    let want = path.trim_start_matches("./");
-    let want = want
-        .strip_prefix("a/")
-        .or_else(|| want.strip_prefix("b/"))
-        .unwrap_or(want);
-    let is = |p: &Option<String>| p.as_deref() == Some(want);
-    let exact: Vec<&FilePatch> = files
-        .iter()
-        .filter(|f| is(&f.new_path) || is(&f.old_path))
-        .collect();
-    let suffix: Vec<&FilePatch> = files
-        .iter()
-        .filter(|f| {
-            let name = f.path();
-            name.ends_with(&format!("/{want}")) || want.ends_with(&format!("/{name}"))
-        })
-        .collect();
-    match (exact.as_slice(), suffix.as_slice()) {
-        ([one], _) | ([], [one]) => Ok(one),
-        _ => Err(Problem::new(
-            Code::PatchNotUnified,
-            format!(
-                "the diff changes {} files ({}) and none is unambiguously {path}",
-                files.len(),
-                names.join(", ")
-            ),
-        )),
-    }
 }
 
 #[cfg(test)]

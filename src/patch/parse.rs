@@ -63,6 +63,8 @@ pub(crate) struct FilePatch {
     pub old_path: Option<String>,
     pub new_path: Option<String>,
     pub hunks: Vec<Hunk>,
+    /// The old side is `/dev/null` (or `new file mode`, `*** Add File`): the diff creates it.
+    pub created: bool,
     pub deleted: bool,
 }
 
@@ -252,6 +254,7 @@ impl Unified {
                     false => clean_path(&lines[i][4..]).or(f.new_path.take()),
                 };
                 f.deleted = new_null;
+                f.created = old_null;
                 i += 1;
                 continue;
             }
@@ -299,10 +302,12 @@ impl Unified {
                 "binary patches are not supported; send text changes as a unified diff",
             ));
         }
-        if line.starts_with("deleted file mode")
-            && let Some(f) = self.file.as_mut()
-        {
-            f.deleted = true;
+        if let Some(f) = self.file.as_mut() {
+            if line.starts_with("deleted file mode") {
+                f.deleted = true;
+            } else if line.starts_with("new file mode") {
+                f.created = true;
+            }
         }
         // Anything else outside a hunk (index, mode lines, prose) carries nothing we need.
         Ok(())
@@ -506,6 +511,7 @@ fn parse_codex(lines: &[&str]) -> Result<Vec<FilePatch>, Problem> {
             } else if let Some(p) = rest.strip_prefix("Add File:") {
                 files.push(FilePatch {
                     new_path: clean_path(p),
+                    created: true,
                     ..FilePatch::default()
                 });
                 hunk = Some(Hunk {

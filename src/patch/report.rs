@@ -41,6 +41,16 @@ pub enum Verdict {
     },
     /// The hunk has only added lines and the file is not empty.
     NoContext,
+    /// The hunk only adds lines, and they are already there beside the place its old side fits
+    /// (at `line`, by `strategy`; the new side's lines are in `already_applied`): applying it
+    /// again would duplicate them.
+    AlreadyApplied { strategy: String, line: usize },
+    /// The hunk changes lines another hunk also changes.
+    Overlaps {
+        hunk: usize,
+        first_line: usize,
+        last_line: usize,
+    },
 }
 
 /// The first line where the nearest place differs from the hunk's old side.
@@ -79,8 +89,6 @@ pub struct HunkFailure {
     pub nearest: Option<Nearest>,
     /// 1-based lines where the hunk's new side already is.
     pub already_applied: Vec<usize>,
-    /// 1-based lines above the previous hunk where the old side occurs.
-    pub above_previous: Vec<usize>,
 }
 
 /// One rung tried.
@@ -144,6 +152,19 @@ impl HunkFailure {
             Verdict::NoContext => format!(
                 "hunk {n} of {total} has only added lines and the file is not empty; \
                  add unchanged context lines around the change"
+            ),
+            Verdict::AlreadyApplied { strategy, line } => format!(
+                "hunk {n} of {total} is already applied: the lines it adds are already at line {} \
+                 beside its context (line {line}, {strategy}); leave this hunk out",
+                line_list(&self.already_applied)
+            ),
+            Verdict::Overlaps {
+                hunk,
+                first_line,
+                last_line,
+            } => format!(
+                "hunk {n} of {total} overlaps hunk {hunk} at lines {first_line}-{last_line}; \
+                 make them one hunk"
             ),
             Verdict::NotFound if !self.already_applied.is_empty() => format!(
                 "hunk {n} of {total} not found, but its new side is already at line {} \
@@ -229,14 +250,6 @@ impl fmt::Display for HunkFailure {
                 line_list(&self.already_applied)
             )?;
         }
-        if !self.above_previous.is_empty() {
-            writeln!(
-                f,
-                "  its old side occurs only above the previous hunk, at line {} \
-                 (hunks out of order or overlapping?)",
-                line_list(&self.above_previous)
-            )?;
-        }
         Ok(())
     }
 }
@@ -263,6 +276,14 @@ impl fmt::Display for FailureReport {
                 Verdict::NoContext => {
                     "only added lines, and the file is not empty: add context".to_string()
                 }
+                Verdict::AlreadyApplied { strategy, line } => format!(
+                    "already applied (its context fits at line {line} with {strategy}, and the added lines follow it)"
+                ),
+                Verdict::Overlaps {
+                    hunk,
+                    first_line,
+                    last_line,
+                } => format!("overlaps hunk {hunk} at lines {first_line}-{last_line}"),
             };
             writeln!(f, "{}: {what}", h.title(self.hunks))?;
             write!(f, "{h}")?;

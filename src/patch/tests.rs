@@ -6,6 +6,7 @@ use proptest::prelude::{
 };
 
 use super::*;
+use crate::codes::Code;
 
 fn ok(original: &str, diff: &str) -> Applied {
     match apply_with(original, diff, &Options::default()) {
@@ -172,6 +173,13 @@ fn pure_addition_only_into_an_empty_file() {
     assert_eq!(ok("", diff).content, "one\ntwo\n");
     let e = err("something\n", diff);
     assert!(
+        e.problem.reason.contains("creates new.txt"),
+        "{}",
+        e.problem
+    );
+    let bare = "@@ -0,0 +1,2 @@\n+one\n+two\n";
+    let e = err("something\n", bare);
+    assert!(
         e.problem.reason.contains("only added lines"),
         "{}",
         e.problem
@@ -222,12 +230,92 @@ fn hunks_apply_in_order_with_running_offset() {
 }
 
 #[test]
+fn hunks_listed_out_of_order_are_each_placed_by_their_own_match() {
+    let want = FILE
+        .replace("let a = 1;", "let a = 10;")
+        .replace("\"beta\"", "\"BETA\"");
+    let beta = "@@ -7,3 +7,3 @@\n fn beta() {\n-    \"beta\"\n+    \"BETA\"\n }\n";
+    let alpha =
+        "@@ -1,3 +1,3 @@\n fn alpha() {\n-    let a = 1;\n+    let a = 10;\n     let b = 2;\n";
+    let in_order = ok(FILE, &format!("{alpha}{beta}"));
+    let reversed = ok(FILE, &format!("{beta}{alpha}"));
+    assert_eq!(in_order.content, want);
+    assert_eq!(reversed.content, want);
+    // Reported in the diff's order, each at its own line.
+    assert_eq!((reversed.hunks[0].hunk, reversed.hunks[0].line), (1, 7));
+    assert_eq!((reversed.hunks[1].hunk, reversed.hunks[1].line), (2, 1));
+    // Without line numbers too.
+    let bare = format!("{beta}{alpha}")
+        .replace("@@ -7,3 +7,3 @@", "@@")
+        .replace("@@ -1,3 +1,3 @@", "@@");
+    assert_eq!(ok(FILE, &bare).content, want);
+}
+
+#[test]
+fn a_later_match_never_wins_over_the_only_whole_file_match() {
+    // Hunk 2's context occurs once, above hunk 1: placed there, not refused or moved.
+    let file = "one\ntwo\nthree\nfour\nfive\nsix\n";
+    let diff = "@@ -5,2 +5,2 @@\n five\n-six\n+SIX\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n";
+    assert_eq!(ok(file, diff).content, "one\nTWO\nthree\nfour\nfive\nSIX\n");
+}
+
+#[test]
+fn overlapping_hunks_are_refused() {
+    let twice = "@@ -2,2 +2,2 @@\n     let a = 1;\n-    let b = 2;\n+    let b = 3;\n@@ -2,2 +2,2 @@\n     let a = 1;\n-    let b = 2;\n+    let b = 4;\n";
+    let e = err(FILE, twice);
+    assert!(
+        e.problem.reason.contains("overlaps hunk 1"),
+        "{}",
+        e.problem
+    );
+    let report = e.report.unwrap();
+    assert!(matches!(
+        report.failures[0].verdict,
+        Verdict::Overlaps { hunk: 1, .. }
+    ));
+    // Sharing a line of context is an overlap as well.
+    let shared = "@@ -1,2 +1,2 @@\n fn alpha() {\n-    let a = 1;\n+    let a = 9;\n@@ -2,2 +2,2 @@\n     let a = 1;\n-    let b = 2;\n+    let b = 9;\n";
+    let e = err(FILE, shared);
+    assert!(e.problem.reason.contains("overlaps"), "{}", e.problem);
+}
+
+#[test]
+fn a_partly_applied_patch_is_refused_as_already_applied() {
+    let half = FILE.replace("let a = 1;", "let a = 10;");
+    let diff = "@@ -1,3 +1,3 @@\n fn alpha() {\n-    let a = 1;\n+    let a = 10;\n     let b = 2;\n@@ -7,3 +7,3 @@\n fn beta() {\n-    \"beta\"\n+    \"BETA\"\n }\n";
+    let e = err(&half, diff);
+    assert!(
+        e.problem.reason.contains("already applied"),
+        "{}",
+        e.problem
+    );
+    assert_eq!(e.report.unwrap().failures[0].hunk, 1);
+    // Lines added after the last context line (or before the first) leave the old side whole:
+    // it still matches exactly, and applying again would duplicate them.
+    for diff in [
+        "@@ -3,2 +3,3 @@\n     a + b\n }\n+// end of alpha\n",
+        "@@ -1,2 +1,3 @@\n+// alpha\n fn alpha() {\n     let a = 1;\n",
+    ] {
+        let once = ok(FILE, diff).content;
+        let e = err(&once, diff);
+        assert!(
+            e.problem.reason.contains("already applied"),
+            "{}",
+            e.problem
+        );
+    }
+    // Adding a line between two others that are already apart in the file is not "applied".
+    let diff = "@@ -8,2 +8,3 @@\n     \"beta\"\n+    // end\n }\n";
+    assert!(ok(FILE, diff).content.contains("\"beta\"\n    // end\n}"));
+}
+
+#[test]
 fn multi_file_diff_needs_a_path() {
     let diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-c\n+d\n";
     let e = apply("a\n", diff).unwrap_err();
     assert!(e.reason.contains("2 files"), "{}", e.reason);
     let opts = Options {
-        path: Some("y".into()),
+        pick: Some("y".into()),
         ..Options::default()
     };
     assert_eq!(apply_with("c\n", diff, &opts).unwrap().content, "d\n");

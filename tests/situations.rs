@@ -1,0 +1,170 @@
+//! The core in real git situations: which problem `plan` names, rewritten history, diffs that
+//! say more than their action, attributes, odd repositories, worktrees, merges, large files,
+//! scale and storage upkeep. Every test runs the real binary and checks with the real git CLI.
+
+mod common;
+
+use common::TestRepo;
+use serde_json::Value;
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn answer(actions: Value) -> String {
+    serde_json::json!({"summary": "change", "actions": actions}).to_string()
+}
+
+/// Stores `answer` as a plan and returns its full id.
+fn plan(repo: &TestRepo, answer: &str) -> String {
+    let run = repo
+        .papayu_stdin(
+            ["--json", "plan", "goal", "--response", "-"],
+            answer.as_bytes(),
+        )
+        .ok();
+    let out: Value = serde_json::from_str(&run.stdout).expect("plan --json prints JSON");
+    out["plans"][0]["plan"]["id"]
+        .as_str()
+        .expect("plan id")
+        .to_string()
+}
+
+/// Applies a stored plan without a check and returns the new commit.
+fn apply(repo: &TestRepo, id: &str) -> String {
+    let run = repo.papayu(["--json", "apply", id, "--no-check"]).ok();
+    let out: Value = serde_json::from_str(&run.stdout).expect("apply --json prints JSON");
+    out["commit"].as_str().expect("commit").to_string()
+}
+
+#[test]
+fn plan_names_the_problem_of_the_version_the_answer_fits() {
+    let repo = TestRepo::with_files(&[("f.txt", "a\nb\n")]);
+    let bad_sha = answer(serde_json::json!([{
+        "kind": "PATCH_FILE", "path": "f.txt", "base_sha256": "zz",
+        "patch": "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n-a\n+c\n b\n"
+    }]));
+    let before = repo.snapshot();
+    let run = repo
+        .papayu_stdin(["plan", "goal", "--response", "-"], bad_sha.as_bytes())
+        .err("ERR_BASE_SHA256_INVALID");
+    assert!(!run.stderr.contains("ERR_V1_"), "{}", run.stderr);
+    assert!(run.stderr.contains("--protocol 1"), "{}", run.stderr);
+    repo.papayu_stdin(["validate", "-"], bad_sha.as_bytes())
+        .err("ERR_BASE_SHA256_INVALID");
+    assert_eq!(repo.snapshot(), before, "a refused answer changes nothing");
+
+    // A v1 whole-file answer read as v2 (forced) says that v1 reads it…
+    let v1 =
+        answer(serde_json::json!([{"kind": "UPDATE_FILE", "path": "f.txt", "content": "x\n"}]));
+    let run = repo
+        .papayu_stdin(
+            ["plan", "goal", "--response", "-", "--protocol", "2"],
+            v1.as_bytes(),
+        )
+        .err("ERR_V2_UPDATE_EXISTING_FORBIDDEN");
+    assert!(
+        run.stderr.contains("`--protocol 1` reads it"),
+        "{}",
+        run.stderr
+    );
+    // …and detection reads it as v1.
+    let id = plan(&repo, &v1);
+    let show: Value =
+        serde_json::from_str(&repo.papayu(["--json", "show", &id]).ok().stdout).unwrap();
+    assert_eq!(show["plan"]["schema_version"], 1, "{show}");
+
+    // Under --json the hint travels in the error's detail.
+    let doc = repo
+        .papayu_stdin(
+            ["--json", "plan", "goal", "--response", "-"],
+            bad_sha.as_bytes(),
+        )
+        .json_err("ERR_BASE_SHA256_INVALID");
+    assert!(
+        doc["errors"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("hint:"))
+    );
+}
+
+const TWO_FUNCTIONS: &str =
+    "fn alpha() {\n    let a = 1;\n    a\n}\n\nfn beta() {\n    let b = 2;\n    b\n}\n";
+
+#[test]
+fn hunks_out_of_order_apply_and_an_applied_patch_is_refused() {
+    let repo = TestRepo::with_files(&[("src/lib.rs", TWO_FUNCTIONS)]);
+    // The model lists beta's hunk first.
+    let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n\
+        @@ -6,3 +6,3 @@\n fn beta() {\n-    let b = 2;\n+    let b = 20;\n     b\n\
+        @@ -1,3 +1,3 @@\n fn alpha() {\n-    let a = 1;\n+    let a = 10;\n     a\n";
+    let want = TWO_FUNCTIONS
+        .replace("let a = 1;", "let a = 10;")
+        .replace("let b = 2;", "let b = 20;");
+    let run = repo
+        .papayu_stdin(["patch", "src/lib.rs", "-"], diff.as_bytes())
+        .ok();
+    assert_eq!(run.stdout, want);
+    let v2 = answer(serde_json::json!([{
+        "kind": "PATCH_FILE", "path": "src/lib.rs", "patch": diff,
+        "base_sha256": sha256(TWO_FUNCTIONS.as_bytes())
+    }]));
+    let id = plan(&repo, &v2);
+    let commit = apply(&repo, &id);
+    let shown = repo.git(["show", &format!("{commit}:src/lib.rs")]).ok();
+    assert_eq!(shown.stdout, want);
+
+    // The same diff on the file that already has it: refused, on the CLI and in a plan.
+    repo.write("src/lib.rs", &want);
+    repo.commit_all("applied by hand");
+    repo.papayu_stdin(["patch", "src/lib.rs", "-"], diff.as_bytes())
+        .err("ERR_PATCH_APPLY_FAILED");
+    let again = answer(serde_json::json!([{
+        "kind": "PATCH_FILE", "path": "src/lib.rs", "patch": diff,
+        "base_sha256": sha256(want.as_bytes())
+    }]));
+    let run = repo
+        .papayu_stdin(["plan", "goal", "--response", "-"], again.as_bytes())
+        .err("ERR_PATCH_APPLY_FAILED");
+    assert!(run.stderr.contains("already applied"), "{}", run.stderr);
+}
+
+#[test]
+fn a_patch_file_diff_is_about_its_own_file_only() {
+    let repo = TestRepo::with_files(&[("src/lib.rs", TWO_FUNCTIONS), ("src/other.rs", "x\n")]);
+    let base = sha256(TWO_FUNCTIONS.as_bytes());
+    let own = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,3 +1,3 @@\n fn alpha() {\n-    let a = 1;\n+    let a = 10;\n     a\n";
+    let other = "--- a/src/other.rs\n+++ b/src/other.rs\n@@ -1 +1 @@\n-x\n+y\n";
+    let cases = [
+        (format!("{own}{other}"), "ERR_PATCH_MULTI_FILE"),
+        (own.replace("src/lib.rs", "src/main.rs"), "ERR_PATCH_PATH_MISMATCH"),
+        (own.replace("+++ b/src/lib.rs", "+++ b/src/new.rs"), "ERR_PATCH_PATH_MISMATCH"),
+        (
+            "--- a/src/lib.rs\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-fn alpha() {\n-    let a = 1;\n-    a\n"
+                .to_string(),
+            "ERR_PATCH_DEV_NULL",
+        ),
+    ];
+    let before = repo.snapshot();
+    for (diff, code) in &cases {
+        let answer = answer(serde_json::json!([{
+            "kind": "PATCH_FILE", "path": "src/lib.rs", "patch": diff, "base_sha256": base
+        }]));
+        repo.papayu_stdin(["plan", "goal", "--response", "-"], answer.as_bytes())
+            .err(code);
+        // `git papayu patch` says the same about the same diff.
+        repo.papayu_stdin(["patch", "src/lib.rs", "-"], diff.as_bytes())
+            .err(code);
+    }
+    assert_eq!(repo.snapshot(), before, "refusals change nothing");
+    // A diff written from inside src/ names the same file by its tail: accepted.
+    let tail = own.replace("src/lib.rs", "lib.rs");
+    let answer = answer(serde_json::json!([{
+        "kind": "PATCH_FILE", "path": "src/lib.rs", "patch": tail, "base_sha256": base
+    }]));
+    plan(&repo, &answer);
+}
