@@ -61,7 +61,7 @@ pub(crate) fn diagnose(
     }
 }
 
-/// `Err` when the hunk only adds lines and they are already there, next to the place its old
+/// A failure when the hunk only adds lines and they are already there, next to the place its old
 /// side fits: applying it again would duplicate them. (A hunk that removes lines cannot be
 /// applied twice: its `-` lines are matched where it goes.)
 pub(crate) fn already_there(
@@ -69,7 +69,7 @@ pub(crate) fn already_there(
     t: &Target<'_>,
     number: usize,
     placed: &Placement,
-) -> Result<(), HunkFailure> {
+) -> Option<HunkFailure> {
     let lines = &t.hunk.lines;
     let adds = lines.iter().filter(|l| l.kind == Kind::Add).count();
     let removes = lines.iter().any(|l| l.kind == Kind::Remove);
@@ -78,7 +78,7 @@ pub(crate) fn already_there(
         .filter(|l| l.kind == Kind::Add)
         .all(|l| is_trivial(&l.text));
     if removes || trivial {
-        return Ok(());
+        return None;
     }
     let (_, post) = sides(t);
     let from = placed.start.saturating_sub(adds);
@@ -89,9 +89,9 @@ pub(crate) fn already_there(
         .map(|q| q + 1)
         .collect();
     if there.is_empty() {
-        return Ok(());
+        return None;
     }
-    Err(HunkFailure {
+    Some(HunkFailure {
         hunk: number,
         header: t.hunk.header.clone(),
         hint: t.hint.map(|h| h + 1),

@@ -198,18 +198,21 @@ fn place_each(
                     drift = offset;
                 }
                 lo = placed.edit.end;
-                diagnose::already_there(hay, &target, i + 1, &placed).map(|()| Placed {
-                    report: HunkReport {
-                        hunk: i + 1,
-                        strategy: placed.strategy.to_string(),
-                        line: placed.start + 1,
-                        offset,
-                    },
-                    final_newline: (placed.edit.end == hay.len()
-                        && hunk.old_no_eol != hunk.new_no_eol)
-                        .then_some(!hunk.new_no_eol),
-                    edit: placed.edit,
-                })
+                match diagnose::already_there(hay, &target, i + 1, &placed) {
+                    Some(failure) => Err(failure),
+                    None => Ok(Placed {
+                        report: HunkReport {
+                            hunk: i + 1,
+                            strategy: placed.strategy.to_string(),
+                            line: placed.start + 1,
+                            offset,
+                        },
+                        final_newline: (placed.edit.end == hay.len()
+                            && hunk.old_no_eol != hunk.new_no_eol)
+                            .then_some(!hunk.new_no_eol),
+                        edit: placed.edit,
+                    }),
+                }
             }
             Err((tried, miss)) => Err(diagnose::diagnose(hay, &target, i + 1, tried, miss)),
         };
