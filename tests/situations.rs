@@ -168,3 +168,107 @@ fn a_patch_file_diff_is_about_its_own_file_only() {
     }]));
     plan(&repo, &answer);
 }
+
+/// The blob `rev:path` as bytes, through git.
+fn blob(repo: &TestRepo, rev: &str, path: &str) -> Vec<u8> {
+    let out = std::process::Command::new("git")
+        .args(["cat-file", "blob", &format!("{rev}:{path}")])
+        .current_dir(repo.path())
+        .output()
+        .expect("git cat-file");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Checks `commit` out in a scratch worktree and asks git whether renormalizing `paths` changes
+/// anything.
+fn renormalize_finds_nothing(repo: &TestRepo, commit: &str, paths: &[&str]) {
+    let wt = tempfile::tempdir().unwrap();
+    let at = wt.path().join("wt");
+    let at = at.to_str().unwrap();
+    repo.git(["worktree", "add", "-q", "--detach", at, commit])
+        .ok();
+    let mut args = vec!["add", "--renormalize", "--"];
+    args.extend_from_slice(paths);
+    common::run_in(std::path::Path::new(at), "git", args, None).ok();
+    let status = common::run_in(
+        std::path::Path::new(at),
+        "git",
+        ["status", "--porcelain"],
+        None,
+    )
+    .ok();
+    assert_eq!(status.stdout, "", "git add --renormalize changed files");
+    repo.git(["worktree", "remove", "--force", at]).ok();
+}
+
+#[test]
+fn blobs_are_written_as_git_add_would_write_them() {
+    let repo = TestRepo::with_files(&[("kept.txt", "x\r\ny\r\n")]);
+    repo.write(
+        ".gitattributes",
+        "* text=auto\n*.bat text eol=crlf\n*.bin -text\n",
+    );
+    repo.write("old.txt", "one\ntwo\n");
+    repo.commit_all("attributes");
+    let answer = answer(serde_json::json!([
+        {"kind": "CREATE_FILE", "path": "new.txt", "content": "a\r\nb\r\n"},
+        {"kind": "CREATE_FILE", "path": "run.bat", "content": "@echo off\r\nexit\r\n"},
+        {"kind": "CREATE_FILE", "path": "raw.bin", "content": "keep\r\nme\r\n"},
+    ]));
+    let id = plan(&repo, &answer);
+    let commit = apply(&repo, &id);
+    assert_eq!(blob(&repo, &commit, "new.txt"), b"a\nb\n");
+    assert_eq!(blob(&repo, &commit, "run.bat"), b"@echo off\nexit\n");
+    assert_eq!(blob(&repo, &commit, "raw.bin"), b"keep\r\nme\r\n");
+    renormalize_finds_nothing(&repo, &commit, &["new.txt", "run.bat", "raw.bin"]);
+
+    // Whole-file rewrites in CRLF: a file stored with LF gets LF; one git itself keeps in CRLF
+    // under text=auto (committed before the attribute) stays CRLF.
+    let v1 = serde_json::json!({"summary": "s", "actions": [
+        {"kind": "UPDATE_FILE", "path": "old.txt", "content": "one\r\nTWO\r\n"},
+        {"kind": "UPDATE_FILE", "path": "kept.txt", "content": "x\r\nY\r\n"},
+    ]})
+    .to_string();
+    let id = plan(&repo, &v1);
+    let commit = apply(&repo, &id);
+    assert_eq!(blob(&repo, &commit, "old.txt"), b"one\nTWO\n");
+    assert_eq!(blob(&repo, &commit, "kept.txt"), b"x\r\nY\r\n");
+    // The same contents through `git add` give the same blobs.
+    repo.write("old.txt", "one\r\nTWO\r\n");
+    repo.write("kept.txt", "x\r\nY\r\n");
+    repo.git(["add", "old.txt", "kept.txt"]).ok();
+    for path in ["old.txt", "kept.txt"] {
+        assert_eq!(
+            repo.rev(&format!(":{path}")),
+            repo.rev(&format!("{commit}:{path}")),
+            "{path}"
+        );
+    }
+    repo.git(["reset", "-q", "--hard"]).ok();
+    repo.fsck();
+}
+
+#[test]
+fn core_autocrlf_normalizes_without_attributes() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let crlf = answer(serde_json::json!([
+        {"kind": "CREATE_FILE", "path": "b.txt", "content": "b\r\nc\r\n"}
+    ]));
+    // Without autocrlf or attributes, bytes are stored as given, as git add does.
+    let commit = apply(&repo, &plan(&repo, &crlf));
+    assert_eq!(blob(&repo, &commit, "b.txt"), b"b\r\nc\r\n");
+    for value in ["true", "input"] {
+        repo.git(["config", "core.autocrlf", value]).ok();
+        let commit = apply(&repo, &plan(&repo, &crlf));
+        assert_eq!(
+            blob(&repo, &commit, "b.txt"),
+            b"b\nc\n",
+            "core.autocrlf={value}"
+        );
+    }
+}

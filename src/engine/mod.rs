@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod check;
+pub mod eol;
 pub mod history;
 pub mod plan;
 pub mod refine;

@@ -13,10 +13,12 @@
 //! `papayu-private` attribute ([`crate::protocol::attributes`]) in the base tree's `.gitattributes` files or
 //! the repository's `info/attributes`. It never writes a `.gitmodules` that `git fsck` rejects.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use git2::{FileMode, ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder};
 
+use super::eol::{self, AutoCrlf, Conversion};
 use crate::codes::{Code, Problem};
 use crate::patch::{self, HunkReport};
 use crate::protocol::attributes::{AttributeFile, Attributes};
@@ -94,6 +96,8 @@ struct Builder<'r> {
     /// `papayu-private` marks read so far, and the directories whose `.gitattributes` was read.
     attributes: Attributes,
     attributes_read: HashSet<String>,
+    /// `core.autocrlf`, for paths without line-ending attributes.
+    autocrlf: AutoCrlf,
 }
 
 /// Applies `plan`'s actions to `base`. All problems are reported together; on any problem
@@ -117,6 +121,12 @@ pub fn build(
         problems: Vec::new(),
         attributes: Attributes::default(),
         attributes_read: HashSet::new(),
+        autocrlf: AutoCrlf::parse(
+            repo.config()
+                .and_then(|c| c.get_string("core.autocrlf"))
+                .ok()
+                .as_deref(),
+        ),
     };
     if let Ok(text) = std::fs::read_to_string(repo.commondir().join("info").join("attributes")) {
         b.attributes.add_local(AttributeFile::parse("", &text));
@@ -282,6 +292,19 @@ impl Builder<'_> {
         if is_protected(path) {
             return true;
         }
+        self.read_attributes_for(path);
+        self.attributes.is_private(path)
+    }
+
+    /// How `git add` would convert line endings in `path`'s content.
+    fn conversion(&mut self, path: &str) -> Conversion {
+        self.read_attributes_for(path);
+        let get = |name| self.attributes.get(path, name);
+        eol::conversion(&get("text"), &get("crlf"), &get("eol"), self.autocrlf)
+    }
+
+    /// Reads every `.gitattributes` of the base tree that can apply to `path`.
+    fn read_attributes_for(&mut self, path: &str) {
         self.read_attributes("");
         let mut end = 0;
         while let Some(slash) = path[end..].find('/') {
@@ -289,7 +312,6 @@ impl Builder<'_> {
             self.read_attributes(&path[..end]);
             end += 1;
         }
-        self.attributes.is_private(path)
     }
 
     fn read_attributes(&mut self, dir: &str) {
@@ -724,6 +746,12 @@ impl Builder<'_> {
         mode: i32,
         hunks: Vec<HunkReport>,
     ) {
+        // Stored as `git add` would store it, so a renormalizing `git add` finds nothing to do.
+        let how = self.conversion(&action.path);
+        let new = match eol::to_git(&new, how, old.as_deref()) {
+            Cow::Borrowed(_) => new,
+            Cow::Owned(converted) => converted,
+        };
         let kind = if old.is_some() {
             ChangeKind::Modified
         } else {

@@ -1,4 +1,6 @@
-//! The `papayu-private` attribute: files a repository marks as protected in `.gitattributes`.
+//! The attributes papayu reads from `.gitattributes`: `papayu-private`, files a repository marks
+//! as protected, and git's own `text`, `eol` and `crlf`, which say how a blob is written (see
+//! [`crate::engine::eol`]).
 //!
 //! ```text
 //! config/prod.yml   papayu-private
@@ -15,22 +17,37 @@
 //! marks everything below that directory, since a user who wrote it meant to protect it.
 //!
 //! This module is pure: the caller reads the `.gitattributes` texts from the base tree. It must
-//! never report a file as not private when a line that git would apply marks it.
+//! never report a file as not private when a line that git would apply marks it. The widening
+//! for `dir/` applies to `papayu-private` only: git's attributes ignore such patterns.
 
 use globset::{GlobBuilder, GlobMatcher};
 
 /// The attribute name.
 pub const PRIVATE_ATTRIBUTE: &str = "papayu-private";
 
+/// The attributes this module keeps; every other one is skipped.
+const TRACKED: &[&str] = &[PRIVATE_ATTRIBUTE, "text", "eol", "crlf"];
+
+/// An attribute's state for a path, as gitattributes(5) defines it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum State {
+    Unspecified,
+    Set,
+    Unset,
+    Value(String),
+}
+
 struct Rule {
     matcher: GlobMatcher,
     /// Match against the file name only (the pattern had no `/`).
     basename: bool,
-    /// `Some(true)` set, `Some(false)` unset, `None` back to unspecified.
-    state: Option<bool>,
+    /// The pattern ended in `/` (only `papayu-private` honours it).
+    directory: bool,
+    /// The tracked attributes the line mentions, in order.
+    states: Vec<(&'static str, State)>,
 }
 
-/// The `papayu-private` lines of one `.gitattributes` file.
+/// The tracked lines of one `.gitattributes` file.
 pub struct AttributeFile {
     /// The directory holding the file, `""` for the root, else `dir/` with a trailing slash.
     dir: String,
@@ -62,23 +79,26 @@ fn parse_line(line: &str) -> Option<Rule> {
     }
     let mut words = line.split_whitespace();
     let pattern = words.next()?;
-    let mut state = None;
-    let mut mentioned = false;
+    let mut states = Vec::new();
     for word in words {
-        let (value, name) = match word.as_bytes().first() {
-            Some(b'-') => (Some(false), &word[1..]),
-            Some(b'!') => (None, &word[1..]),
+        let (state, name) = match word.as_bytes().first() {
+            Some(b'-') => (State::Unset, &word[1..]),
+            Some(b'!') => (State::Unspecified, &word[1..]),
             _ => match word.split_once('=') {
-                Some((name, value)) => (Some(value != "false"), name),
-                None => (Some(true), word),
+                Some((name, value)) => (State::Value(value.to_string()), name),
+                None => (State::Set, word),
             },
         };
-        if name == PRIVATE_ATTRIBUTE {
-            state = value;
-            mentioned = true;
+        // The built-in macro: `binary` is `-diff -merge -text`.
+        let (state, name) = match (name, &state) {
+            ("binary", State::Set) => (State::Unset, "text"),
+            _ => (state, name),
+        };
+        if let Some(&tracked) = TRACKED.iter().find(|t| **t == name) {
+            states.push((tracked, state));
         }
     }
-    if !mentioned {
+    if states.is_empty() {
         return None;
     }
     let (pattern, below) = match pattern.strip_suffix('/') {
@@ -98,7 +118,8 @@ fn parse_line(line: &str) -> Option<Rule> {
     Some(Rule {
         matcher,
         basename,
-        state,
+        directory: below,
+        states,
     })
 }
 
@@ -133,22 +154,37 @@ impl Attributes {
         }
     }
 
-    /// `true` when `path` has `papayu-private` set.
+    /// `true` when `path` has `papayu-private` set (to anything but `false`).
     pub fn is_private(&self, path: &str) -> bool {
-        let mut state = None;
+        match self.get(path, PRIVATE_ATTRIBUTE) {
+            State::Set => true,
+            State::Value(v) => v != "false",
+            State::Unset | State::Unspecified => false,
+        }
+    }
+
+    /// The state of the tracked attribute `attribute` for `path`.
+    pub fn get(&self, path: &str, attribute: &str) -> State {
+        let mut state = State::Unspecified;
         for file in self.files.iter().chain(&self.local) {
             let Some(relative) = path.strip_prefix(file.dir.as_str()) else {
                 continue;
             };
             let name = relative.rsplit('/').next().unwrap_or(relative);
             for rule in &file.rules {
+                if rule.directory && attribute != PRIVATE_ATTRIBUTE {
+                    continue;
+                }
+                let Some((_, s)) = rule.states.iter().rev().find(|(n, _)| *n == attribute) else {
+                    continue;
+                };
                 let subject = if rule.basename { name } else { relative };
                 if rule.matcher.is_match(subject) {
-                    state = rule.state;
+                    state = s.clone();
                 }
             }
         }
-        state == Some(true)
+        state
     }
 }
 
@@ -214,5 +250,24 @@ mod tests {
         assert!(!a.is_private("src/private/a.txt"));
         assert!(a.is_private("vault/a"));
         assert!(a.is_private("src/vault/a"));
+    }
+
+    #[test]
+    fn git_line_ending_attributes_are_read() {
+        let a = attrs(&[
+            (
+                "",
+                "* text=auto\n*.bat text eol=crlf\n*.png binary\ndocs/ -text\n",
+            ),
+            ("legacy", "*.txt -crlf\n"),
+        ]);
+        assert_eq!(a.get("x.rs", "text"), State::Value("auto".into()));
+        assert_eq!(a.get("run.bat", "text"), State::Set);
+        assert_eq!(a.get("run.bat", "eol"), State::Value("crlf".into()));
+        assert_eq!(a.get("a/b.png", "text"), State::Unset);
+        assert_eq!(a.get("legacy/a.txt", "crlf"), State::Unset);
+        // git ignores directory patterns for attributes.
+        assert_eq!(a.get("docs/a.md", "text"), State::Value("auto".into()));
+        assert!(!a.is_private("x.rs"));
     }
 }
