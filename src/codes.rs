@@ -100,6 +100,7 @@ codes! {
     FileDirConflict => "ERR_FILE_DIR_CONFLICT",
     // Repository and workflow.
     NotARepository => "ERR_NOT_A_REPOSITORY",
+    RepositoryUnsupported => "ERR_REPOSITORY_UNSUPPORTED",
     NoSuchRemote => "ERR_NO_SUCH_REMOTE",
     BadRevision => "ERR_BAD_REVISION",
     PlanNotFound => "ERR_PLAN_NOT_FOUND",

@@ -272,3 +272,40 @@ fn core_autocrlf_normalizes_without_attributes() {
         );
     }
 }
+
+#[test]
+fn repositories_papayu_cannot_read_get_a_precise_answer() {
+    for (flag, says) in [
+        ("--object-format=sha256", "extensions.objectFormat"),
+        ("--ref-format=reftable", "git refs migrate"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let init = common::run_in(dir.path(), "git", ["init", "-q", flag, "r"], None);
+        if init.status != Some(0) {
+            // An older git without this format: nothing to test against.
+            continue;
+        }
+        let repo = dir.path().join("r");
+        std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+        common::run_in(&repo, "git", ["add", "a.txt"], None).ok();
+        common::run_in(&repo, "git", ["commit", "-q", "-m", "a"], None).ok();
+        let refs = common::run_in(&repo, "git", ["for-each-ref"], None)
+            .ok()
+            .stdout;
+        let run = common::run_in(&repo, "git", ["papayu", "list"], None)
+            .err("ERR_REPOSITORY_UNSUPPORTED");
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+        assert!(
+            !run.stderr.contains("ERR_NOT_A_REPOSITORY"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            common::run_in(&repo, "git", ["for-each-ref"], None)
+                .ok()
+                .stdout,
+            refs,
+            "nothing was written"
+        );
+    }
+}

@@ -6,6 +6,8 @@ use crate::codes::{Code, Problem};
 pub enum StoreError {
     #[error("not a git repository ({0}); run git papayu inside a repository")]
     NotARepository(String),
+    #[error("{0}")]
+    Unsupported(String),
     #[error("'{0}' does not name a commit; pass a branch, tag or commit id")]
     BadRevision(String),
     #[error(
@@ -59,6 +61,7 @@ impl StoreError {
     pub fn code(&self) -> Code {
         match self {
             StoreError::NotARepository(_) => Code::NotARepository,
+            StoreError::Unsupported(_) => Code::RepositoryUnsupported,
             StoreError::BadRevision(_) => Code::BadRevision,
             StoreError::RefMoved { .. } => Code::RefMoved,
             StoreError::Locked { .. } => Code::RefLocked,

@@ -70,13 +70,42 @@ fn configure_libgit2() {
     });
 }
 
+/// Why a repository could not be opened: git's own answer when git reads it as a repository in
+/// a format the library cannot (SHA-256 object names, reftable refs), else "not a repository".
+fn unopenable(at: Option<&std::path::Path>, error: &git2::Error) -> StoreError {
+    let ask = |key: &str| {
+        // The caller's GIT_DIR and friends are kept: they say which repository is meant.
+        let mut cmd = std::process::Command::new("git");
+        if let Some(at) = at {
+            cmd.arg("-C").arg(at);
+        }
+        let out = cmd.args(["config", "--get", key]).output().ok()?;
+        let value = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .to_ascii_lowercase();
+        (out.status.success() && !value.is_empty()).then_some(value)
+    };
+    let objects = ask("extensions.objectformat").filter(|v| v != "sha1");
+    let refs = ask("extensions.refstorage").filter(|v| v != "files");
+    match (objects, refs) {
+        (Some(format), _) => StoreError::Unsupported(format!(
+            "this repository names objects with {format} (extensions.objectFormat); papayu's git \
+             library reads SHA-1 repositories only, so use papayu in a SHA-1 clone"
+        )),
+        (None, Some(format)) => StoreError::Unsupported(format!(
+            "this repository keeps its refs in the {format} format (extensions.refStorage); \
+             papayu reads the files format only: convert with `git refs migrate --ref-format=files`"
+        )),
+        (None, None) => StoreError::NotARepository(error.message().to_string()),
+    }
+}
+
 impl Store {
     /// Opens the repository the way git does: `GIT_DIR` and friends first, else discovery from
     /// the current directory.
     pub fn open() -> Result<Store, StoreError> {
         configure_libgit2();
-        let repo = Repository::open_from_env()
-            .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
+        let repo = Repository::open_from_env().map_err(|e| unopenable(None, &e))?;
         refs::finish_interrupted(&repo)?;
         Ok(Store { repo })
     }
@@ -84,8 +113,7 @@ impl Store {
     /// Opens the repository at or above `path`, ignoring `GIT_DIR` and friends.
     pub fn open_at(path: &std::path::Path) -> Result<Store, StoreError> {
         configure_libgit2();
-        let repo = Repository::discover(path)
-            .map_err(|e| StoreError::NotARepository(e.message().to_string()))?;
+        let repo = Repository::discover(path).map_err(|e| unopenable(Some(path), &e))?;
         refs::finish_interrupted(&repo)?;
         Ok(Store { repo })
     }
