@@ -309,3 +309,72 @@ fn repositories_papayu_cannot_read_get_a_precise_answer() {
         );
     }
 }
+
+fn parent(repo: &TestRepo, commit: &str) -> String {
+    repo.rev(&format!("{commit}^"))
+}
+
+#[test]
+fn plans_follow_amend_and_rebase() {
+    let repo = TestRepo::with_files(&[("src/lib.rs", TWO_FUNCTIONS), ("notes.txt", "n\n")]);
+    repo.papayu(["init"]).ok();
+    let change = answer(serde_json::json!([
+        {"kind": "CREATE_FILE", "path": "added.txt", "content": "new\n"}
+    ]));
+    let first = plan(&repo, &change);
+    let before = repo.rev("HEAD");
+    repo.git(["commit", "-q", "--amend", "-m", "initial, reworded"])
+        .ok();
+    let amended = repo.rev("HEAD");
+    assert_ne!(before, amended);
+    // `apply` finds the plan through the copied note and builds on the amended commit.
+    let run = repo.papayu(["--json", "apply", "--no-check"]).ok();
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["plan"], first.as_str(), "{out}");
+    let commit = out["commit"].as_str().unwrap();
+    assert_eq!(parent(&repo, commit), amended);
+    assert!(run.stderr.contains("was rewritten"), "{}", run.stderr);
+
+    // `apply ID` after a rebase builds on the rewritten commit, not on the dead one, even when
+    // more commits came on top of it.
+    repo.write("notes.txt", "n\nmore\n");
+    let planned_on = repo.commit_all("more notes");
+    let second = plan(
+        &repo,
+        &answer(serde_json::json!([
+            {"kind": "CREATE_FILE", "path": "second.txt", "content": "2\n"}
+        ])),
+    );
+    repo.git(["checkout", "-q", "-b", "side", "HEAD~1"]).ok();
+    repo.write("side.txt", "side\n");
+    repo.commit_all("side");
+    repo.git(["checkout", "-q", "main"]).ok();
+    repo.git(["rebase", "-q", "side"]).ok();
+    let rebased = repo.rev("HEAD");
+    assert_ne!(rebased, planned_on, "the rebase rewrote the plan's base");
+    repo.write("later.txt", "later\n");
+    repo.commit_all("later");
+    let commit = apply(&repo, &second);
+    assert_eq!(parent(&repo, &commit), rebased);
+    repo.fsck();
+
+    // Re-checked there: a rewrite that changed a file the plan read refuses the plan.
+    let base = sha256(TWO_FUNCTIONS.as_bytes());
+    let diff = "@@ -1,3 +1,3 @@\n fn alpha() {\n-    let a = 1;\n+    let a = 10;\n     a\n";
+    let third = plan(
+        &repo,
+        &answer(serde_json::json!([
+            {"kind": "PATCH_FILE", "path": "src/lib.rs", "patch": diff, "base_sha256": base}
+        ])),
+    );
+    repo.write(
+        "src/lib.rs",
+        &TWO_FUNCTIONS.replace("let b = 2;", "let b = 3;"),
+    );
+    repo.git(["commit", "-q", "-a", "--amend", "--no-edit"])
+        .ok();
+    let refs = repo.snapshot();
+    repo.papayu(["apply", &third, "--no-check"])
+        .err("ERR_BASE_MISMATCH");
+    assert_eq!(repo.snapshot(), refs, "a refused apply changes nothing");
+}

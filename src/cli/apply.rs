@@ -129,9 +129,18 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             record,
             branch,
             commit,
+            onto,
             changes,
             check,
         } => {
+            if request.onto.is_none() && onto.to_string() != record.base {
+                ui::status(&format!(
+                    "plan {}'s base {} was rewritten (amend or rebase); applied onto {}",
+                    record.short_id(),
+                    &record.base[..10.min(record.base.len())],
+                    &onto.to_string()[..10]
+                ));
+            }
             result = serde_json::json!({
                 "plan": record.id, "branch": branch, "commit": commit.to_string(),
                 "changes": changes, "check": check,
@@ -201,6 +210,7 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
             commit,
             changes,
             check,
+            ..
         }) => {
             t.plan_id = Some(record.id.clone());
             t.base = Some(record.base.clone());

@@ -31,6 +31,8 @@ pub enum Outcome {
         record: PlanRecord,
         branch: String,
         commit: Oid,
+        /// The commit it was applied onto (the base, a rewrite of it, or `--onto`).
+        onto: Oid,
         changes: Vec<FileChange>,
         check: Option<CheckReport>,
     },
@@ -91,13 +93,39 @@ pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
     let Ok(head) = store.resolve_commit("HEAD") else {
         return Ok(Vec::new());
     };
-    let head = head.to_string();
     Ok(ledger
         .records
         .iter()
-        .filter(|r| r.base == head && ledger.status(&r.id) == Status::Proposed)
+        .filter(|r| ledger.is_on(r, head) && ledger.status(&r.id) == Status::Proposed)
         .map(|r| r.id.clone())
         .collect())
+}
+
+/// Where a plan applies by default: its base — unless a rewrite (`commit --amend`, `rebase`)
+/// copied its note to another commit and the base is no longer where the user works. Then the
+/// copy on `HEAD`, else the newest copy in `HEAD`'s history, else the newest copy at all when
+/// the base is not in `HEAD`'s history either. The plan is checked again there like any
+/// `--onto` target.
+pub fn target_of(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<Oid, StoreError> {
+    let base = record.base_oid()?;
+    let copies = ledger.copies_of(&record.id);
+    if copies.is_empty() {
+        return Ok(base);
+    }
+    let head = store.resolve_commit("HEAD").ok();
+    if head == Some(base) {
+        return Ok(base);
+    }
+    if let Some(head) = head.filter(|h| copies.contains(h)) {
+        return Ok(head);
+    }
+    let in_history = |c: Oid| head.is_some_and(|h| store.is_ancestor(c, h));
+    if in_history(base) {
+        return Ok(base);
+    }
+    let on_head: Vec<Oid> = copies.iter().copied().filter(|&c| in_history(c)).collect();
+    let candidates = if on_head.is_empty() { copies } else { &on_head };
+    Ok(store.newest_commit(candidates).unwrap_or(base))
 }
 
 pub fn load_ledger(store: &Store) -> Result<Ledger, Problem> {
@@ -124,7 +152,7 @@ pub fn apply_with(
         Some(rev) => store
             .resolve_commit(rev)
             .map_err(|e| vec![e.to_problem()])?,
-        None => record.base_oid().map_err(|e| vec![e.to_problem()])?,
+        None => target_of(store, &ledger, &record).map_err(|e| vec![e.to_problem()])?,
     };
     let repo = &store.repo;
     let target_commit = repo
@@ -215,6 +243,7 @@ pub fn apply_with(
         record,
         branch,
         commit,
+        onto: target,
         changes: built.changes,
         check: report,
     })

@@ -135,6 +135,25 @@ impl Store {
         Ok(commit.id())
     }
 
+    /// `ancestor` is `descendant` or in its history.
+    pub fn is_ancestor(&self, ancestor: Oid, descendant: Oid) -> bool {
+        ancestor == descendant
+            || self
+                .repo
+                .graph_descendant_of(descendant, ancestor)
+                .unwrap_or(false)
+    }
+
+    /// The commit among `commits` with the newest committer time (the first of equals).
+    pub fn newest_commit(&self, commits: &[Oid]) -> Option<Oid> {
+        commits
+            .iter()
+            .filter_map(|&c| Some((self.repo.find_commit(c).ok()?.time().seconds(), c)))
+            .rev()
+            .max_by_key(|(time, _)| *time)
+            .map(|(_, c)| c)
+    }
+
     /// The current value of a ref, `None` when it does not exist.
     pub fn ref_value(&self, name: &str) -> Result<Option<Oid>, StoreError> {
         match self.repo.refname_to_id(name) {

@@ -246,6 +246,9 @@ pub struct Ledger {
     pub events: BTreeMap<String, Vec<Event>>,
     /// Local proposal branches per plan, as found from the commits themselves.
     pub local: BTreeMap<String, Vec<LocalBranch>>,
+    /// Commits other than its base whose note holds a plan's record: copies that `git commit
+    /// --amend` or `git rebase` made of the base's note (`notes.rewriteRef`).
+    pub copies: BTreeMap<String, Vec<Oid>>,
 }
 
 /// One well-formed line of the notes.
@@ -276,10 +279,16 @@ impl Ledger {
     /// the text, and keeps only well-formed lines.
     pub fn from_notes(notes: impl IntoIterator<Item = (Oid, String)>) -> Ledger {
         let mut lines: BTreeMap<String, Line> = BTreeMap::new();
+        let mut copies: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
         for (annotated, text) in notes {
             for raw in text.lines().filter(|l| l.starts_with('{')) {
                 let hash = line_hash(raw);
                 if let Some(line) = parse_line(raw, annotated) {
+                    if let Line::Record(r, on) = &line
+                        && r.base != on.to_string()
+                    {
+                        copies.entry(r.id.clone()).or_default().push(*on);
+                    }
                     // The same line on two commits (a note copied by amend or rebase) is one
                     // line; for a record, the copy on its own base is the one kept.
                     let replace = match (&line, lines.get(&hash)) {
@@ -325,6 +334,8 @@ impl Ledger {
         ledger
             .records
             .sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        copies.retain(|id, _| index.contains_key(id));
+        ledger.copies = copies;
         ledger
     }
 
@@ -438,10 +449,19 @@ impl Ledger {
         }
     }
 
-    /// The newest plan whose base is `commit`.
+    /// The newest plan on `commit`: based on it, or carried over to it by a rewrite.
     pub fn newest_on(&self, commit: Oid) -> Option<&PlanRecord> {
-        let base = commit.to_string();
-        self.records.iter().rev().find(|r| r.base == base)
+        self.records.iter().rev().find(|r| self.is_on(r, commit))
+    }
+
+    /// The plan is based on `commit`, or its note was copied to `commit` by a rewrite.
+    pub fn is_on(&self, record: &PlanRecord, commit: Oid) -> bool {
+        record.base == commit.to_string() || self.copies_of(&record.id).contains(&commit)
+    }
+
+    /// The commits a rewrite copied the plan's note to (its base excluded).
+    pub fn copies_of(&self, id: &str) -> &[Oid] {
+        self.copies.get(id).map_or(&[], Vec::as_slice)
     }
 }
 
