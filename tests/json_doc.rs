@@ -150,7 +150,13 @@ fn every_command_prints_the_documented_json() {
     c.check("show", &repo.papayu(["show", &id, "--json"]).ok().stdout);
     let diff = c.check("diff", &repo.papayu(["diff", &id, "--json"]).ok().stdout);
     assert!(diff["diff"].as_str().unwrap().contains("+b"), "{diff}");
-    c.check("merge", &repo.papayu(["merge", &id, "--json"]).ok().stdout);
+    c.check(
+        "merge",
+        &repo
+            .papayu(["merge", &id, "--keep-branch", "--json"])
+            .ok()
+            .stdout,
+    );
     c.check("undo", &repo.papayu(["undo", "--json"]).ok().stdout);
     c.check("redo", &repo.papayu(["redo", "--json"]).ok().stdout);
 

@@ -378,3 +378,154 @@ fn plans_follow_amend_and_rebase() {
         .err("ERR_BASE_MISMATCH");
     assert_eq!(repo.snapshot(), refs, "a refused apply changes nothing");
 }
+
+fn branch_exists(repo: &TestRepo, branch: &str) -> bool {
+    repo.git([
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("refs/heads/{branch}"),
+    ])
+    .status
+        == Some(0)
+}
+
+/// A plan that adds `name`, applied; returns (plan id, proposal branch).
+fn applied(repo: &TestRepo, name: &str) -> (String, String) {
+    let id = plan(
+        repo,
+        &answer(serde_json::json!([{"kind": "CREATE_FILE", "path": name, "content": "x\n"}])),
+    );
+    let run = repo.papayu(["--json", "apply", &id, "--no-check"]).ok();
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    (id, out["branch"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn merge_deletes_the_branch_in_the_same_operation_and_undo_brings_it_back() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let (id, branch) = applied(&repo, "b.txt");
+    let run = repo.papayu(["--json", "merge", &id]).ok();
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["branch_deleted"], true, "{out}");
+    assert!(!branch_exists(&repo, &branch));
+    let show: Value =
+        serde_json::from_str(&repo.papayu(["--json", "show", &id]).ok().stdout).unwrap();
+    assert_eq!(show["status"], "merged", "{show}");
+    repo.papayu(["undo"]).ok();
+    assert!(
+        branch_exists(&repo, &branch),
+        "undo restores the proposal branch"
+    );
+    // --keep-branch keeps it.
+    repo.papayu(["merge", &id, "--keep-branch"]).ok();
+    assert!(branch_exists(&repo, &branch));
+    repo.fsck();
+}
+
+#[test]
+fn a_squash_merge_runs_the_commit_hooks_and_a_refusal_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let (id, branch) = applied(&repo, "b.txt");
+    let hook = repo.path().join(".git/hooks/commit-msg");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'commit-msg: messages need a ticket number' >&2\necho 'second line of the hook' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let before = repo.snapshot();
+    let head = repo.rev("HEAD");
+    let run = repo
+        .papayu(["merge", &id, "--squash"])
+        .err("ERR_MERGE_FAILED");
+    // git's whole message, not only its last line.
+    assert!(
+        run.stderr.contains("messages need a ticket number"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("second line of the hook"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(repo.rev("HEAD"), head);
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "a refused squash leaves everything as it was"
+    );
+    assert_eq!(repo.git(["status", "--porcelain"]).ok().stdout, "");
+    assert!(branch_exists(&repo, &branch));
+    std::fs::remove_file(&hook).unwrap();
+    repo.papayu(["merge", &id, "--squash"]).ok();
+    assert!(!branch_exists(&repo, &branch));
+    repo.fsck();
+}
+
+#[test]
+fn a_merge_whose_log_cannot_be_written_is_rolled_back() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let (id, branch) = applied(&repo, "b.txt");
+    let head = repo.rev("HEAD");
+    // Hold the operation log's ref lock, as a crashed process would.
+    let lock = repo.path().join(".git/refs/papayu/oplog.lock");
+    std::fs::write(&lock, "").unwrap();
+    let run = repo.papayu(["merge", &id]);
+    assert_ne!(run.status, Some(0), "{}", run.stderr);
+    std::fs::remove_file(&lock).unwrap();
+    assert_eq!(repo.rev("HEAD"), head, "the merge was rolled back");
+    assert_eq!(repo.git(["status", "--porcelain"]).ok().stdout, "");
+    assert!(!repo.path().join("b.txt").exists());
+    assert!(branch_exists(&repo, &branch));
+    let show: Value =
+        serde_json::from_str(&repo.papayu(["--json", "show", &id]).ok().stdout).unwrap();
+    assert_eq!(show["status"], "applied", "{show}");
+}
+
+#[test]
+fn undo_moves_a_branch_checked_out_in_a_linked_worktree_only_as_reset_keep_would() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let (id, _) = applied(&repo, "b.txt");
+    // Work happens in a linked worktree on its own branch; the merge goes into that branch.
+    let dir = tempfile::tempdir().unwrap();
+    let linked = dir.path().join("linked");
+    repo.git([
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "topic",
+        linked.to_str().unwrap(),
+    ])
+    .ok();
+    let in_linked = |args: &[&str]| common::run_in(&linked, "git", args, None);
+    common::run_in(&linked, "git", ["papayu", "merge", &id], None).ok();
+    let merged = repo.rev("topic");
+    // Uncommitted work in the linked worktree on a file the undo would change: refused.
+    std::fs::write(linked.join("b.txt"), "local edit\n").unwrap();
+    let before = repo.snapshot();
+    repo.papayu(["undo"]).err("ERR_DIRTY_WORKTREE");
+    assert_eq!(repo.snapshot(), before, "a refused undo changes nothing");
+    assert_eq!(repo.rev("topic"), merged);
+    // Unrelated local work there is kept, as git reset --keep keeps it.
+    std::fs::remove_file(linked.join("b.txt")).unwrap();
+    in_linked(&["checkout", "-q", "--", "b.txt"]).ok();
+    std::fs::write(linked.join("a.txt"), "edited\n").unwrap();
+    repo.papayu(["undo"]).ok();
+    assert_ne!(repo.rev("topic"), merged);
+    assert!(
+        !linked.join("b.txt").exists(),
+        "the linked worktree followed its branch"
+    );
+    assert_eq!(
+        std::fs::read_to_string(linked.join("a.txt")).unwrap(),
+        "edited\n"
+    );
+    assert_eq!(
+        in_linked(&["status", "--porcelain"]).ok().stdout,
+        " M a.txt\n"
+    );
+}

@@ -9,8 +9,10 @@ use super::{CliResult, ui};
 
 /// Merge a plan's proposal branch into the current branch (git merge; hooks apply).
 ///
-/// Refuses when tracked files have uncommitted changes. A merge that stops on a conflict is
-/// aborted, leaving everything as it was. Undo with git papayu undo.
+/// Refuses when tracked files have uncommitted changes. A merge that stops on a conflict, or a
+/// commit hook that refuses a squash, is aborted, leaving everything as it was. After the merge
+/// the proposal branch is deleted (unless --keep-branch, or it is checked out in another
+/// worktree) and the plan is merged. Undo with git papayu undo, which brings the branch back.
 #[derive(Debug, Args)]
 pub struct MergeArgs {
     /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
@@ -21,6 +23,9 @@ pub struct MergeArgs {
     /// Only fast-forward; refuse if the branches diverged.
     #[arg(long)]
     pub ff_only: bool,
+    /// Keep the proposal branch after merging it.
+    #[arg(long)]
+    pub keep_branch: bool,
 }
 
 pub fn run(args: MergeArgs) -> CliResult {
@@ -28,6 +33,7 @@ pub fn run(args: MergeArgs) -> CliResult {
         plan,
         squash,
         ff_only,
+        keep_branch,
     } = args;
     let style = match (squash, ff_only) {
         (true, _) => MergeStyle::Squash,
@@ -35,7 +41,7 @@ pub fn run(args: MergeArgs) -> CliResult {
         _ => MergeStyle::Merge,
     };
     let store = Store::open()?;
-    let merged = review::merge(&store, plan.as_deref(), style);
+    let merged = review::merge(&store, plan.as_deref(), style, keep_branch);
     let tracer = Tracer::new(&store);
     let mut t = tracer.start("merge", None);
     t.plan_id = plan.clone();
@@ -62,7 +68,12 @@ pub fn run(args: MergeArgs) -> CliResult {
         "old": merged.old.to_string(),
         "new": merged.new.to_string(),
         "merged": merged.old != merged.new,
+        "branch": merged.branch,
+        "branch_deleted": merged.branch_deleted,
     }));
+    if let Some(why) = &merged.kept_because {
+        ui::warn(&format!("kept {} because {why}", merged.branch));
+    }
     if merged.old == merged.new {
         ui::outln(&format!(
             "Plan {} is already contained in {into}; nothing to merge.",
@@ -75,6 +86,9 @@ pub fn run(args: MergeArgs) -> CliResult {
             &merged.old.to_string()[..10],
             &merged.new.to_string()[..10]
         ));
+    }
+    if merged.branch_deleted {
+        ui::status(&format!("Deleted branch {}.", merged.branch));
     }
     Ok(())
 }

@@ -13,6 +13,7 @@
 //! and on every note that holds a copy of it now.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use git2::Oid;
 
@@ -72,11 +73,22 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
             ));
         }
     }
+    // Branches checked out in a worktree (this one or another) move with `git reset --keep`
+    // there, which keeps local changes or refuses; the others move by compare-and-swap.
     let head = store.head_branch();
-    let (checked_out, others): (Vec<RefChange>, Vec<RefChange>) = changes
-        .iter()
-        .cloned()
-        .partition(|c| Some(&c.name) == head.as_ref() && store.repo.workdir().is_some());
+    let here = store.repo.workdir().map(Path::to_path_buf);
+    let mut moved_in_place: Vec<(RefChange, PathBuf)> = Vec::new();
+    let mut others = Vec::new();
+    for change in changes.iter().cloned() {
+        let dir = match (&here, Some(&change.name) == head.as_ref()) {
+            (Some(here), true) => Some(here.clone()),
+            _ => store.checked_out_elsewhere(&change.name),
+        };
+        match dir {
+            Some(dir) => moved_in_place.push((change, dir)),
+            None => others.push(change),
+        }
+    }
     let description = match kind {
         OpKind::Redo => format!("redo {}", target.op.description.trim_start_matches("undo ")),
         _ => format!("undo {}", target.op.description),
@@ -85,16 +97,24 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
     pending.target = Some(target.id.to_string());
     pending.refs = others;
     pending.note_lines = cancel_lines(store, &target.op, kind, &description)?;
-    if let Some(change) = checked_out.first() {
+    if moved_in_place
+        .iter()
+        .any(|(_, dir)| Some(dir) == here.as_ref())
+    {
         super::review::require_clean(store)?;
-        move_checked_out(store, change)?;
-        pending.recorded.push(change.clone());
+    }
+    let mut done: Vec<&(RefChange, PathBuf)> = Vec::new();
+    for moved in &moved_in_place {
+        if let Err(e) = move_checked_out(&moved.1, &moved.0) {
+            put_back(&done);
+            return Err(e);
+        }
+        done.push(moved);
+        pending.recorded.push(moved.0.clone());
     }
     if let Err(e) = oplog::commit(store, &pending) {
-        // Put the checked-out branch back so the failure leaves everything as it was.
-        if let Some(change) = checked_out.first() {
-            let _ = move_checked_out(store, &change.inverse());
-        }
+        // Put the checked-out branches back so the failure leaves everything as it was.
+        put_back(&done);
         return Err(e.into());
     }
     Ok(Reverted { target, changes })
@@ -177,28 +197,40 @@ fn legacy_lines(store: &Store, op: &Operation) -> Result<Vec<LoggedLine>, StoreE
     Ok(out)
 }
 
-/// Moves the checked-out branch and its working tree with `git reset --keep`.
-fn move_checked_out(store: &Store, change: &RefChange) -> Result<(), Problem> {
+/// Moves branches already moved in their worktrees back where they were.
+fn put_back(done: &[&(RefChange, PathBuf)]) {
+    for (change, dir) in done.iter().rev() {
+        let _ = move_checked_out(dir, &change.inverse());
+    }
+}
+
+/// Moves a branch checked out in the worktree at `dir`, and that working tree, with `git reset
+/// --keep` run there: git's own safety checks for that worktree apply.
+fn move_checked_out(dir: &Path, change: &RefChange) -> Result<(), Problem> {
+    let short = change.name.trim_start_matches("refs/heads/");
     let Some(new) = change.new else {
         return Err(Problem::new(
             Code::PlanState,
             format!(
-                "{} is checked out; check out another branch first",
-                change.name
+                "{short} is checked out in {}; check out another branch there first",
+                dir.display()
             ),
         ));
     };
-    let mut cmd = super::review::git_here(store)?;
-    cmd.args(["reset", "--keep", "--quiet"])
-        .arg(new.to_string());
-    let out = cmd
+    let out = crate::store::command("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["reset", "--keep", "--quiet"])
+        .arg(new.to_string())
         .output()
         .map_err(|e| Problem::new(Code::Io, format!("running git reset: {e}")))?;
     if !out.status.success() {
         return Err(Problem::new(
             Code::DirtyWorktree,
             format!(
-                "git reset --keep refused ({}); commit or stash your changes first",
+                "git reset --keep in {} refused to move {short} ({}); commit or stash the \
+                 changes there first",
+                dir.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ),
         ));

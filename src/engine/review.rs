@@ -36,6 +36,11 @@ pub struct Merged {
     pub into: String,
     pub old: Oid,
     pub new: Oid,
+    /// The proposal branch, deleted by the merge unless it was kept.
+    pub branch: String,
+    pub branch_deleted: bool,
+    /// Why the branch was kept although deletion was asked for (checked out elsewhere).
+    pub kept_because: Option<String>,
 }
 
 pub struct Discarded {
@@ -108,7 +113,16 @@ pub fn require_clean(store: &Store) -> Result<(), Problem> {
     Ok(())
 }
 
-pub fn merge(store: &Store, spec: Option<&str>, style: MergeStyle) -> Result<Merged, Problem> {
+/// Merges a plan's proposal into the current branch as one logged operation: git's merge (hooks
+/// included), then the plan's `merged` event, the log entry and — unless `keep_branch` — the
+/// proposal branch's deletion, all or nothing. A failure after git moved the branch puts the
+/// branch and working tree back with `git reset --keep`.
+pub fn merge(
+    store: &Store,
+    spec: Option<&str>,
+    style: MergeStyle,
+    keep_branch: bool,
+) -> Result<Merged, Problem> {
     let ledger = load_ledger(store)?;
     let record = find_plan(store, &ledger, spec)?;
     let (branch, tip) = live_branch(&ledger, &record).ok_or_else(|| {
@@ -139,6 +153,12 @@ pub fn merge(store: &Store, spec: Option<&str>, style: MergeStyle) -> Result<Mer
 
     run_merge(store, &branch, tip, style)?;
     let new = store.ref_value(&into)?.unwrap_or(old);
+    let branch_ref = format!("refs/heads/{branch}");
+    let kept_because = match store.checked_out_elsewhere(&branch_ref) {
+        Some(dir) if !keep_branch => Some(format!("it is checked out in {}", dir.display())),
+        _ => None,
+    };
+    let delete = !keep_branch && kept_because.is_none();
 
     let mut event = Event::new(&record.id, EventKind::Merged);
     event.branch = Some(branch.clone());
@@ -156,16 +176,43 @@ pub fn merge(store: &Store, spec: Option<&str>, style: MergeStyle) -> Result<Mer
             .recorded
             .push(RefChange::new(into.clone(), Some(old), Some(new)));
     }
-    pending
-        .note_lines
-        .push((record.base_oid()?, to_line(&event)));
-    oplog::commit(store, &pending)?;
+    if delete {
+        pending
+            .refs
+            .push(RefChange::new(branch_ref, Some(tip), None));
+        // A squashed proposal's commit stays reachable from the log until it is forgotten.
+        pending.keep.push(tip);
+    }
+    let logged = record.base_oid().map_err(Problem::from).and_then(|base| {
+        pending.note_lines.push((base, to_line(&event)));
+        oplog::commit(store, &pending).map_err(Problem::from)
+    });
+    if let Err(problem) = logged {
+        if new != old {
+            roll_back(store, old);
+        }
+        return Err(problem);
+    }
     Ok(Merged {
         record,
         into,
         old,
         new,
+        branch,
+        branch_deleted: delete,
+        kept_because,
     })
+}
+
+/// Puts the current branch and the working tree back to `old` after a merge whose bookkeeping
+/// failed (the merge just made them match, so `--keep` loses nothing).
+fn roll_back(store: &Store, old: Oid) {
+    if let Ok(mut cmd) = git_here(store) {
+        let _ = cmd
+            .args(["reset", "--keep", "--quiet"])
+            .arg(old.to_string())
+            .output();
+    }
 }
 
 fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result<(), Problem> {
@@ -178,26 +225,10 @@ fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result
     let out = git_output(store, &args)?;
     if !out.status.success() {
         abort_merge(store);
-        let why = String::from_utf8_lossy(&out.stderr)
-            .trim()
-            .lines()
-            .last()
-            .unwrap_or("")
-            .to_string();
-        let why = if why.is_empty() {
-            String::from_utf8_lossy(&out.stdout)
-                .trim()
-                .lines()
-                .last()
-                .unwrap_or("")
-                .to_string()
-        } else {
-            why
-        };
-        return Err(Problem::new(
-            Code::MergeFailed,
-            format!(
-                "git merge stopped ({why}); nothing was changed, resolve by hand with git merge {branch}"
+        return Err(git_refused(
+            &out,
+            &format!(
+                "git merge stopped; nothing was changed, resolve by hand with git merge {branch}"
             ),
         ));
     }
@@ -206,19 +237,33 @@ fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result
         if staged.status.success() {
             return Ok(()); // Already contained: nothing to commit.
         }
-        let out = git_output(store, &["commit", "--quiet", "--no-verify", "-C", &tip])?;
+        // The user's commit hooks run, as for any commit they make.
+        let out = git_output(store, &["commit", "--quiet", "-C", &tip])?;
         if !out.status.success() {
             abort_merge(store);
-            return Err(Problem::new(
-                Code::MergeFailed,
-                format!(
-                    "committing the squashed change failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
+            return Err(git_refused(
+                &out,
+                "committing the squashed change failed (a commit hook?); nothing was changed",
             ));
         }
     }
     Ok(())
+}
+
+/// `ERR_MERGE_FAILED` with git's last line in the reason and everything it said in the detail.
+fn git_refused(out: &std::process::Output, what: &str) -> Problem {
+    let said = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+    let said = said.trim();
+    let last = said.lines().last().unwrap_or("").trim();
+    let reason = match last.is_empty() {
+        true => what.to_string(),
+        false => format!("{what} ({last})"),
+    };
+    Problem::new(Code::MergeFailed, reason).with_detail(said)
 }
 
 /// Puts the working tree back after a merge that did not complete.

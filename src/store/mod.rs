@@ -197,6 +197,33 @@ impl Store {
         sig::commit_for_user(&self.repo, parent, tree, message)
     }
 
+    /// Another worktree of this repository (the main one or a linked one, not this one) that has
+    /// `refname` checked out, by its path.
+    pub fn checked_out_elsewhere(&self, refname: &str) -> Option<PathBuf> {
+        let here = self.repo.workdir().and_then(|w| w.canonicalize().ok());
+        let mut others: Vec<Repository> = Vec::new();
+        if self.repo.is_worktree()
+            && let Ok(main) = Repository::open(self.repo.commondir())
+        {
+            others.push(main);
+        }
+        if let Ok(names) = self.repo.worktrees() {
+            for name in names.iter().flatten().flatten() {
+                if let Ok(wt) = self.repo.find_worktree(name)
+                    && let Ok(repo) = Repository::open_from_worktree(&wt)
+                {
+                    others.push(repo);
+                }
+            }
+        }
+        others.into_iter().find_map(|repo| {
+            let dir = repo.workdir()?.canonicalize().ok()?;
+            let head = repo.find_reference("HEAD").ok()?;
+            let target = head.symbolic_target().ok().flatten()?;
+            (target == refname && Some(&dir) != here.as_ref()).then_some(dir)
+        })
+    }
+
     /// The branch HEAD points at (`refs/heads/…`), `None` when HEAD is detached.
     pub fn head_branch(&self) -> Option<String> {
         let head = self.repo.find_reference("HEAD").ok()?;
