@@ -529,3 +529,36 @@ fn undo_moves_a_branch_checked_out_in_a_linked_worktree_only_as_reset_keep_would
         " M a.txt\n"
     );
 }
+
+#[test]
+fn a_check_waits_for_a_free_worktree_slot() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let id = plan(
+        &repo,
+        &answer(serde_json::json!([{"kind": "CREATE_FILE", "path": "b.txt", "content": "b\n"}])),
+    );
+    // Four other processes' checks hold every slot.
+    let slots = repo.path().join(".git/papayu/worktrees");
+    std::fs::create_dir_all(&slots).unwrap();
+    let mut held: Vec<std::fs::File> = (1..=4)
+        .map(|n| {
+            let f = std::fs::File::create(slots.join(format!("check-{n}.flock"))).unwrap();
+            f.try_lock().unwrap();
+            f
+        })
+        .collect();
+    let mut child = common::hermetic("git", repo.path())
+        .args(["papayu", "apply", &id, "--check", "true"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "the fifth check waits");
+    held.pop();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("waiting for one"), "{stderr}");
+    drop(held);
+}

@@ -100,13 +100,21 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
     );
     let mut spinner = ui::Spinner::new(&label);
     spinner.set_message("building the commit and running the check");
-    let mut sink = |chunk: &[u8]| {
-        if verbose {
+    let mut sink = |progress: apply::Progress<'_>| match progress {
+        apply::Progress::WaitingForSlot(n) => {
+            let line = format!(
+                "all {n} check worktrees are busy with other papayu checks; waiting for one"
+            );
+            spinner.set_message(&line);
+            if !spinner.is_visible() {
+                ui::status(&line);
+            }
+        }
+        apply::Progress::Output(chunk) if verbose => {
             spinner.clear();
             live.push(chunk);
-        } else {
-            spinner.set_message("running the check");
         }
+        apply::Progress::Output(_) => spinner.set_message("running the check"),
     };
     let outcome = apply::apply_with(&store, &request, &mut sink);
     drop(spinner);

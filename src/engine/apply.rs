@@ -137,11 +137,20 @@ pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Probl
     apply_with(store, request, &mut |_| {})
 }
 
-/// [`apply`], passing the check's output to `output` as it arrives.
+/// What an apply reports while it runs its check.
+pub enum Progress<'a> {
+    /// Every check worktree is busy with another process's check: waiting for one (of this
+    /// many) to be freed.
+    WaitingForSlot(usize),
+    /// Output of the check, as it arrives.
+    Output(&'a [u8]),
+}
+
+/// [`apply`], reporting the check's progress to `progress` as it happens.
 pub fn apply_with(
     store: &Store,
     request: &ApplyRequest,
-    output: &mut dyn FnMut(&[u8]),
+    progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Outcome, Vec<Problem>> {
     let ledger = load_ledger(store).map_err(|p| vec![p])?;
     let record = find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
@@ -200,7 +209,8 @@ pub fn apply_with(
 
     let mut report = None;
     if let Some(check) = check {
-        let slot = worktree::acquire(store).map_err(|e| vec![e.to_problem()])?;
+        let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))
+            .map_err(|e| vec![e.to_problem()])?;
         let result = check::run(
             store,
             &slot,
@@ -208,7 +218,7 @@ pub fn apply_with(
             &check,
             &record.id,
             &request.settings,
-            output,
+            &mut |chunk: &[u8]| progress(Progress::Output(chunk)),
         )
         .map_err(|e| vec![e.to_problem()])?;
         if !result.passed {

@@ -128,7 +128,7 @@ pub fn advance(
     let mut report = None;
     let base = target.record.base_oid().map_err(|e| vec![e.to_problem()])?;
     if let Some(resolved) = check::resolve(store, choice, base).map_err(|p| vec![p])? {
-        let slot = worktree::acquire(store).map_err(|e| vec![e.to_problem()])?;
+        let slot = worktree::acquire(store, &mut |_| {}).map_err(|e| vec![e.to_problem()])?;
         let result = check::run(
             store,
             &slot,

@@ -73,32 +73,48 @@ fn run(mut cmd: Command, what: &str) -> Result<(), StoreError> {
     }
 }
 
-/// Takes the first free slot (creating the directory for it), or fails when all are busy.
-pub fn acquire(store: &Store) -> Result<Slot, StoreError> {
+/// How long to wait for a busy slot before giving up.
+const SLOT_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Takes the first free slot (creating the directory for it). When all are busy with other
+/// papayu processes' checks, calls `waiting` once and waits for one to be freed.
+pub fn acquire(store: &Store, waiting: &mut dyn FnMut(usize)) -> Result<Slot, StoreError> {
     let dir = slots_dir(store);
     std::fs::create_dir_all(&dir)
         .map_err(|e| StoreError::io(format!("creating {}", dir.display()), e))?;
-    for n in 1..=MAX_SLOTS {
-        let lock_path = dir.join(format!("check-{n}.flock"));
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| StoreError::io(format!("opening {}", lock_path.display()), e))?;
-        if lock.try_lock().is_ok() {
-            return Ok(Slot {
-                path: dir.join(format!("check-{n}")),
-                _lock: lock,
-            });
+    let started = std::time::Instant::now();
+    let mut told = false;
+    loop {
+        for n in 1..=MAX_SLOTS {
+            let lock_path = dir.join(format!("check-{n}.flock"));
+            let lock = File::options()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path)
+                .map_err(|e| StoreError::io(format!("opening {}", lock_path.display()), e))?;
+            if lock.try_lock().is_ok() {
+                return Ok(Slot {
+                    path: dir.join(format!("check-{n}")),
+                    _lock: lock,
+                });
+            }
         }
+        if started.elapsed() > SLOT_WAIT {
+            return Err(StoreError::io(
+                "finding a free check worktree",
+                std::io::Error::other(format!(
+                    "all {MAX_SLOTS} were in use by other papayu processes for an hour; \
+                     look for stuck checks (ps) and retry"
+                )),
+            ));
+        }
+        if !told {
+            waiting(MAX_SLOTS);
+            told = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    Err(StoreError::io(
-        "finding a free check worktree",
-        std::io::Error::other(format!(
-            "all {MAX_SLOTS} are in use by other papayu processes; wait for one to finish"
-        )),
-    ))
 }
 
 impl Slot {

@@ -349,6 +349,11 @@ impl Spinner {
         }
     }
 
+    /// The spinner is being drawn.
+    pub fn is_visible(&self) -> bool {
+        self.bar.is_some()
+    }
+
     /// Removes the spinner for good (e.g. before streaming other output to stderr).
     pub fn clear(&mut self) {
         if let Some(bar) = self.bar.take() {
