@@ -44,6 +44,7 @@ codes! {
     EmptyInput => "ERR_EMPTY_INPUT",
     InputNotUtf8 => "ERR_INPUT_NOT_UTF8",
     InputTooLarge => "ERR_INPUT_TOO_LARGE",
+    InputUnreadable => "ERR_INPUT_UNREADABLE",
     NoJson => "ERR_NO_JSON",
     JsonParse => "ERR_JSON_PARSE",
     JsonTooDeep => "ERR_JSON_TOO_DEEP",
@@ -148,6 +149,18 @@ codes! {
     CheckConfigInvalid => "ERR_CHECK_CONFIG_INVALID",
     CheckTimeout => "ERR_CHECK_TIMEOUT",
     CheckSandbox => "ERR_CHECK_SANDBOX",
+}
+
+impl Code {
+    /// The exit status a command that fails with this code ends with: 3 when git or the file
+    /// system underneath failed (not the user's input, not the plan), else 1.
+    pub fn exit_status(self) -> u8 {
+        match self {
+            Code::Io | Code::Git | Code::Internal => 3,
+            Code::Usage => 2,
+            _ => 1,
+        }
+    }
 }
 
 impl fmt::Display for Code {

@@ -190,7 +190,7 @@ fn garbage_diff_and_missing_file_exit_1() {
         ["papayu", "patch", "nope.txt", "p.diff"],
         None,
     )
-    .err("ERR_IO");
+    .err("ERR_INPUT_UNREADABLE");
 }
 
 #[test]

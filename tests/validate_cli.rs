@@ -91,7 +91,8 @@ fn usage_errors_exit_2_and_help_is_complete() {
     validate(&repo, b"[]", &["--protocol", "3"]).code(2);
     validate(&repo, b"[]", &["--mode", "later"]).code(2);
     repo.papayu(["validate"]).code(2);
-    repo.papayu(["validate", "no-such-file.json"]).err("ERR_IO");
+    repo.papayu(["validate", "no-such-file.json"])
+        .err("ERR_INPUT_UNREADABLE");
     let help = repo.papayu(["validate", "--help"]).ok().stdout;
     for word in [
         "--protocol",

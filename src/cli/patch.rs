@@ -98,8 +98,12 @@ fn summarize(applied: &Applied, verbose: bool) {
 }
 
 fn read_text(path: &Path, not_utf8: Code) -> Result<String, Problem> {
-    let bytes = fs::read(path)
-        .map_err(|e| Problem::new(Code::Io, format!("cannot read {}: {e}", path.display())))?;
+    let bytes = fs::read(path).map_err(|e| {
+        Problem::new(
+            Code::InputUnreadable,
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
     String::from_utf8(bytes).map_err(|_| {
         Problem::new(
             not_utf8,
@@ -113,9 +117,12 @@ fn read_text(path: &Path, not_utf8: Code) -> Result<String, Problem> {
 
 fn read_stdin() -> Result<String, Problem> {
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| Problem::new(Code::Io, format!("cannot read the diff from stdin: {e}")))?;
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+        Problem::new(
+            Code::InputUnreadable,
+            format!("cannot read the diff from stdin: {e}"),
+        )
+    })?;
     String::from_utf8(bytes)
         .map_err(|_| Problem::new(Code::InputNotUtf8, "the diff on stdin is not UTF-8 text"))
 }

@@ -91,11 +91,15 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, Problem> {
         let mut buf = Vec::new();
         std::io::stdin()
             .read_to_end(&mut buf)
-            .map_err(|e| Problem::new(Code::Io, format!("reading stdin: {e}")))?;
+            .map_err(|e| Problem::new(Code::InputUnreadable, format!("reading stdin: {e}")))?;
         Ok(buf)
     } else {
-        std::fs::read(path)
-            .map_err(|e| Problem::new(Code::Io, format!("reading {}: {e}", path.display())))
+        std::fs::read(path).map_err(|e| {
+            Problem::new(
+                Code::InputUnreadable,
+                format!("reading {}: {e}", path.display()),
+            )
+        })
     }
 }
 

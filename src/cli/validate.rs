@@ -108,6 +108,11 @@ fn read_input(input: &Path) -> Result<Vec<u8>, Problem> {
     } else {
         std::fs::File::open(input).and_then(|f| f.take(limit).read_to_end(&mut buf))
     };
-    result.map_err(|e| Problem::new(Code::Io, format!("cannot read {}: {e}", input.display())))?;
+    result.map_err(|e| {
+        Problem::new(
+            Code::InputUnreadable,
+            format!("cannot read {}: {e}", input.display()),
+        )
+    })?;
     Ok(buf)
 }

@@ -153,15 +153,25 @@ fn commit_refused(stderr: &str, signing: bool) -> StoreError {
 
 /// Parses the date forms tests and scripts use: `@<secs> [+hhmm]`, `<secs> +hhmm`, and RFC 3339
 /// `YYYY-MM-DDTHH:MM:SS(Z|±hh:mm)`.
+/// A date from `GIT_*_DATE` that a commit can carry, else `None` (the commit is dated now):
+/// seconds from 0 to the end of year 9999 and an offset of at most ±23:59, so that `git fsck
+/// --strict` accepts every commit papayu writes whatever the environment says.
 fn parse_date(text: &str) -> Option<Time> {
     let text = text.trim();
     let raw = text.strip_prefix('@').unwrap_or(text);
     let mut parts = raw.split_whitespace();
-    if let Some(Ok(secs)) = parts.next().map(str::parse::<i64>) {
-        let offset = parts.next().and_then(parse_offset).unwrap_or(0);
-        return Some(Time::new(secs, offset));
-    }
-    parse_rfc3339(text)
+    let time = match parts.next().map(str::parse::<i64>) {
+        Some(Ok(secs)) => {
+            let offset = match parts.next() {
+                Some(o) => parse_offset(o)?,
+                None => 0,
+            };
+            Time::new(secs, offset)
+        }
+        _ => parse_rfc3339(text)?,
+    };
+    const END_OF_9999: i64 = 253_402_300_799;
+    (0..=END_OF_9999).contains(&time.seconds()).then_some(time)
 }
 
 fn parse_offset(text: &str) -> Option<i32> {
@@ -174,9 +184,9 @@ fn parse_offset(text: &str) -> Option<i32> {
     if digits.len() != 4 {
         return None;
     }
-    let hours: i32 = digits[..2].parse().ok()?;
-    let minutes: i32 = digits[2..].parse().ok()?;
-    Some(sign * (hours * 60 + minutes))
+    let hours: i32 = digits.get(..2)?.parse().ok()?;
+    let minutes: i32 = digits.get(2..)?.parse().ok()?;
+    (hours < 24 && minutes < 60).then_some(sign * (hours * 60 + minutes))
 }
 
 fn parse_rfc3339(text: &str) -> Option<Time> {
@@ -193,6 +203,14 @@ fn parse_rfc3339(text: &str) -> Option<Time> {
         .split(':')
         .map(|p| p.split('.').next().unwrap_or(p).parse::<i64>().ok());
     let (hour, minute, second) = (c.next()??, c.next()??, c.next().flatten().unwrap_or(0));
+    let valid = (1..=12).contains(&month)
+        && (1..=31).contains(&day)
+        && (0..24).contains(&hour)
+        && (0..60).contains(&minute)
+        && (0..=60).contains(&second);
+    if !valid {
+        return None;
+    }
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + hour * 3600 + minute * 60 + second - i64::from(offset) * 60;
     Some(Time::new(secs, offset))
@@ -232,5 +250,16 @@ mod tests {
             Some(86_400)
         );
         assert!(parse_date("next tuesday").is_none());
+        // Dates a commit cannot carry are not used: the commit is dated now instead.
+        for odd in [
+            "1700000000 +9999",
+            "-5 +0000",
+            "@99999999999999999 +0000",
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T25:61:61Z",
+            "1700000000 +01",
+        ] {
+            assert!(parse_date(odd).is_none(), "{odd}");
+        }
     }
 }

@@ -409,7 +409,10 @@ pub fn finish(result: CliResult) -> ExitCode {
     let ui = ui();
     let (status, problems): (u8, Vec<Problem>) = match result {
         Ok(()) => (0, Vec::new()),
-        Err(CliError::Problems(problems)) => (1, problems),
+        Err(CliError::Problems(problems)) => {
+            let status = problems.iter().map(|p| p.code.exit_status()).max();
+            (status.unwrap_or(1).max(1), problems)
+        }
         Err(CliError::Usage(p)) => (2, vec![p]),
         Err(CliError::Internal(e)) => (3, vec![Problem::new(Code::Internal, format!("{e:#}"))]),
     };

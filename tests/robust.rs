@@ -1,0 +1,187 @@
+//! No input makes the binary panic: notes and operation-log entries written by hand or by a
+//! broken tool, odd environments, dangling refs. Each command ends with a code and a status of
+//! 0–3, and a failure of git underneath exits 3. A small deterministic fuzzer drives it.
+
+mod common;
+
+use common::TestRepo;
+use serde_json::{Value, json};
+
+/// A tiny deterministic generator (xorshift), so a failure is reproducible from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+fn weird_values() -> Vec<Value> {
+    vec![
+        Value::Null,
+        json!(-1),
+        json!(u64::MAX),
+        json!(i64::MIN),
+        json!(1e308),
+        json!(""),
+        json!("x".repeat(3000)),
+        json!("é\u{202e}"),
+        json!([]),
+        json!({}),
+        json!(true),
+        json!("0".repeat(40)),
+        json!("../../etc/passwd"),
+        json!("a\u{0}b"),
+        json!(0.5),
+        json!("ffff"),
+    ]
+}
+
+/// Runs `args` and checks it ended the way every command must.
+fn well_behaved(repo: &TestRepo, args: &[&str], env: &[(&str, &str)], context: &str) {
+    let run = repo.papayu_env(args.to_vec(), env);
+    let status = run.status.unwrap_or(-1);
+    assert!(
+        (0..=3).contains(&status) && !run.stderr.contains("panicked"),
+        "{args:?} ended with {status}\n{}\ninput: {context}",
+        run.stderr
+    );
+    if status != 0 {
+        // The code is on stderr, or in the JSON document under --json.
+        let said = format!("{}{}", run.stderr, run.stdout);
+        assert!(
+            said.contains("ERR_"),
+            "{args:?}: no code ({status})\n{said}"
+        );
+    }
+    if args.contains(&"--json") {
+        serde_json::from_str::<Value>(&run.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e})\n{}", run.stdout));
+    }
+}
+
+#[test]
+fn malformed_notes_log_entries_and_environments_never_panic() {
+    let repo = TestRepo::with_files(&[("f.txt", "a\nb\n")]);
+    let answer = json!({"summary": "s", "actions": [
+        {"kind": "CREATE_FILE", "path": "g.txt", "content": "g\n"}]})
+    .to_string();
+    repo.papayu_stdin(["plan", "goal", "--response", "-"], answer.as_bytes())
+        .ok();
+    let head = repo.rev("HEAD");
+    let note = repo
+        .git(["notes", "--ref=papayu", "show", &head])
+        .ok()
+        .stdout;
+    let record: Value = serde_json::from_str(note.lines().next().unwrap()).unwrap();
+    let id = record["id"].as_str().unwrap().to_string();
+    let short = &id[..8];
+    let weird = weird_values();
+    let keys: Vec<String> = record.as_object().unwrap().keys().cloned().collect();
+    let dates = [
+        "garbage",
+        "@0 +0000",
+        "1700000000 +9999",
+        "@99999999999999999 +0000",
+        "2026-02-30T25:61:61Z",
+        "",
+    ];
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["list"],
+        vec!["--json", "list"],
+        vec!["show", short],
+        vec!["apply", "--no-check"],
+        vec!["diff", short],
+        vec!["merge", short],
+        vec!["discard", short],
+        vec!["undo"],
+        vec!["--json", "redo"],
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..16 {
+        let mut lines = vec![note.lines().next().unwrap().to_string()];
+        for _ in 0..1 + rng.below(4) {
+            let mut r = record.clone();
+            for _ in 0..1 + rng.below(3) {
+                let key = rng.pick(&keys).clone();
+                r[key] = rng.pick(&weird).clone();
+            }
+            if rng.below(2) == 0 && r["actions"][0].is_object() {
+                r["actions"][0]["path"] = rng.pick(&weird).clone();
+            }
+            lines.push(r.to_string());
+            lines.push(
+                json!({"plan": id, "event": rng.pick(&["applied", "merged", "discarded",
+                    "undone", "bogus"]), "at": rng.pick(&weird), "branch": rng.pick(&weird),
+                    "commit": rng.pick(&[json!(head), json!("0".repeat(40)), json!("zz")]),
+                    "cancels": rng.pick(&weird)})
+                .to_string(),
+            );
+        }
+        if rng.below(3) == 0 {
+            lines.push("{not json".to_string());
+        }
+        let text = lines.join("\n");
+        repo.git(["notes", "--ref=papayu", "add", "-f", "-m", &text, &head])
+            .ok();
+        if rng.below(3) == 0 {
+            // A log entry someone wrote by hand.
+            let entry = json!({"op": rng.pick(&["apply", "merge", "undo", "redo", "nope"]),
+                "description": rng.pick(&weird), "at": rng.pick(&weird),
+                "refs": [{"name": rng.pick(&weird), "old": rng.pick(&weird), "new": rng.pick(&weird)}],
+                "previous": rng.pick(&weird), "target": rng.pick(&weird)});
+            let tree = repo.git(["write-tree"]).ok().stdout.trim().to_string();
+            let message = format!("papayu: by hand\n\n{entry}");
+            let commit = repo
+                .git(["commit-tree", &tree, "-m", &message])
+                .ok()
+                .stdout
+                .trim()
+                .to_string();
+            repo.git(["update-ref", "refs/papayu/oplog", &commit]).ok();
+        }
+        let date = *rng.pick(&dates);
+        let env = [("GIT_COMMITTER_DATE", date), ("GIT_AUTHOR_DATE", date)];
+        for args in &commands {
+            well_behaved(
+                &repo,
+                args,
+                &env,
+                &format!("round {round}, date {date:?}:\n{text}"),
+            );
+        }
+    }
+    repo.fsck();
+}
+
+#[test]
+fn a_dangling_papayu_ref_is_a_git_failure_with_status_3() {
+    let repo = TestRepo::with_files(&[("f.txt", "a\n")]);
+    let missing = "1234567890123456789012345678901234567890";
+    std::fs::create_dir_all(repo.path().join(".git/refs/notes")).unwrap();
+    std::fs::write(
+        repo.path().join(".git/refs/notes/papayu"),
+        format!("{missing}\n"),
+    )
+    .unwrap();
+    let before = repo.snapshot();
+    let run = repo.papayu(["list"]).code(3);
+    assert!(run.stderr.contains("ERR_GIT"), "{}", run.stderr);
+    let doc: Value = serde_json::from_str(&repo.papayu(["--json", "list"]).code(3).stdout).unwrap();
+    assert_eq!(doc["errors"][0]["code"], "ERR_GIT");
+    assert_eq!(repo.snapshot(), before);
+    // The user's own missing file is not a failure underneath: status 1.
+    repo.papayu(["validate", "nope.json"])
+        .err("ERR_INPUT_UNREADABLE");
+}
