@@ -217,6 +217,10 @@ fn every_command_prints_the_documented_json() {
             .stdout,
     );
     c.check(
+        "gc",
+        &repo.papayu(["gc", "--dry-run", "--json"]).ok().stdout,
+    );
+    c.check(
         "trace to-golden",
         &repo
             .papayu(["trace", "to-golden", &trace, "--json"])

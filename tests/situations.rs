@@ -562,3 +562,107 @@ fn a_check_waits_for_a_free_worktree_slot() {
     assert!(stderr.contains("waiting for one"), "{stderr}");
     drop(held);
 }
+
+#[test]
+fn gc_forgets_old_operations_and_prunes_what_papayu_keeps() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let (id, _) = applied(&repo, "b.txt");
+    repo.papayu([
+        "apply",
+        &plan(
+            &repo,
+            &answer(serde_json::json!([
+        {"kind": "CREATE_FILE", "path": "c.txt", "content": "c\n"}])),
+        ),
+        "--check",
+        "true",
+    ])
+    .ok();
+    repo.papayu(["discard", &id]).ok();
+    let slots = repo.path().join(".git/papayu/worktrees");
+    assert!(slots.join("check-1").exists(), "a check worktree was made");
+    let log_before = repo.rev("refs/papayu/oplog");
+    let notes_before = repo.rev("refs/notes/papayu");
+
+    // The default keeps recent operations; --dry-run changes nothing.
+    let dry: Value =
+        serde_json::from_str(&repo.papayu(["--json", "gc", "--dry-run"]).ok().stdout).unwrap();
+    assert_eq!(dry["gc"]["operations_forgotten"], 0, "{dry}");
+    assert_eq!(dry["gc"]["worktrees_removed"], 1, "{dry}");
+    assert!(slots.join("check-1").exists());
+    let kept = dry["gc"]["operations_kept"].as_u64().unwrap();
+    assert!(kept >= 4, "{dry}");
+    repo.papayu(["gc", "--expire=bogus"]).code(2);
+
+    let run = repo.papayu(["gc"]).ok();
+    assert!(
+        run.stdout.contains("check worktrees: removed 1"),
+        "{}",
+        run.stdout
+    );
+    assert!(!slots.join("check-1").exists());
+    assert_eq!(
+        repo.rev("refs/papayu/oplog"),
+        log_before,
+        "nothing old to forget"
+    );
+    let listed = repo.git(["worktree", "list", "--porcelain"]).ok().stdout;
+    assert_eq!(listed.matches("worktree ").count(), 1, "{listed}");
+
+    // --expire=now forgets every operation: undo has nothing left, the discarded tip becomes
+    // collectable, and the plans stay.
+    let out: Value =
+        serde_json::from_str(&repo.papayu(["--json", "gc", "--expire=now"]).ok().stdout).unwrap();
+    assert_eq!(
+        out["gc"]["operations_forgotten"].as_u64(),
+        Some(kept),
+        "{out}"
+    );
+    assert_eq!(out["gc"]["plans"], 2, "{out}");
+    assert!(
+        repo.git(["rev-parse", "--verify", "--quiet", "refs/papayu/oplog"])
+            .status
+            != Some(0)
+    );
+    assert_eq!(
+        repo.rev("refs/notes/papayu"),
+        notes_before,
+        "plans are never removed"
+    );
+    repo.papayu(["undo"]).err("ERR_NOTHING_TO_UNDO");
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(list.contains(&id[..10]), "{list}");
+    repo.fsck();
+}
+
+#[test]
+fn gc_rewrites_the_log_keeping_newer_operations_undoable() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    applied(&repo, "b.txt");
+    // Every operation so far is older than the second after this one; every later one newer.
+    let cut = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 1;
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let (_, branch) = applied(&repo, "c.txt");
+    let out: Value = serde_json::from_str(
+        &repo
+            .papayu(["--json", "gc", &format!("--expire=@{cut}")])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(out["gc"]["operations_kept"], 2, "{out}");
+    assert_eq!(out["gc"]["operations_forgotten"], 2, "{out}");
+    // The newer operations are still undoable, through the rewritten log.
+    repo.papayu(["undo"]).ok();
+    assert!(!branch_exists(&repo, &branch));
+    repo.papayu(["redo"]).ok();
+    assert!(branch_exists(&repo, &branch));
+    repo.papayu(["undo"]).ok();
+    repo.papayu(["undo"]).ok();
+    repo.papayu(["undo"]).err("ERR_NOTHING_TO_UNDO");
+    repo.fsck();
+}

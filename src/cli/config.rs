@@ -135,7 +135,13 @@ pub const SETTINGS: &[Setting] = &[
         Some("papayu.traceExpire"),
         None,
         "30",
-        "days after which trace prune deletes a trace",
+        "days after which trace prune and gc delete a trace",
+    ),
+    s(
+        Some("papayu.oplogExpire"),
+        None,
+        "90.days.ago",
+        "gc forgets operations older than this (now, never, a date, N.days.ago)",
     ),
     s(
         None,

@@ -9,6 +9,7 @@ mod config;
 mod context;
 mod diff;
 mod discard;
+mod gc;
 mod init;
 mod list;
 mod manual;
@@ -77,6 +78,7 @@ enum Command {
     Config(config::ConfigArgs),
     Context(context::ContextArgs),
     Trace(trace::TraceArgs),
+    Gc(gc::GcArgs),
     InstallMan(manual::InstallManArgs),
     Completions(manual::CompletionsArgs),
     #[command(name = "__complete", hide = true)]
@@ -216,6 +218,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Config(args) => config::run(args),
         Command::Context(args) => context::run(args),
         Command::Trace(args) => trace::run(args),
+        Command::Gc(args) => gc::run(args),
         Command::InstallMan(args) => manual::install_man(args),
         Command::Completions(args) => manual::completions(args),
         Command::Complete(args) => manual::complete(args),

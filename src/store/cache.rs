@@ -74,6 +74,24 @@ pub(crate) fn take<'b>(bytes: &'b [u8], at: &mut usize) -> Option<&'b [u8]> {
     Some(out)
 }
 
+/// Removes every entry (or, with `dry_run`, counts them): how many, and their bytes.
+pub(crate) fn clear(repo: &Repository, dry_run: bool) -> (usize, u64) {
+    let Ok(entries) = std::fs::read_dir(dir(repo)) else {
+        return (0, 0);
+    };
+    let mut count = 0;
+    let mut bytes = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        bytes += super::disk_usage(&path);
+        count += 1;
+        if !dry_run {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    (count, bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,6 +70,24 @@ fn configure_libgit2() {
     });
 }
 
+/// Bytes held by the files under `path` (symlinks are not followed).
+pub fn disk_usage(path: &std::path::Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| disk_usage(&e.path()))
+                .sum::<u64>()
+        })
+        .unwrap_or(0)
+}
+
 /// Why a repository could not be opened: git's own answer when git reads it as a repository in
 /// a format the library cannot (SHA-256 object names, reftable refs), else "not a repository".
 fn unopenable(at: Option<&std::path::Path>, error: &git2::Error) -> StoreError {
@@ -133,6 +151,11 @@ impl Store {
             .peel_to_commit()
             .map_err(|_| StoreError::BadRevision(rev.to_string()))?;
         Ok(commit.id())
+    }
+
+    /// Empties the derived-data cache (`<gitdir>/papayu/cache/`): entries and bytes.
+    pub fn clear_cache(&self, dry_run: bool) -> (usize, u64) {
+        cache::clear(&self.repo, dry_run)
     }
 
     /// `ancestor` is `descendant` or in its history.

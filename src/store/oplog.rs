@@ -188,6 +188,23 @@ fn write_entry(
     op: &Operation,
     keep: &[Oid],
 ) -> Result<Oid, StoreError> {
+    let touched: Vec<Oid> = op
+        .refs
+        .iter()
+        .flat_map(|c| [c.old, c.new])
+        .flatten()
+        .chain(keep.iter().copied())
+        .collect();
+    write_commit(repo, previous, op, &touched)
+}
+
+/// The entry's commit: `previous` first, then every commit of `extra` as a parent.
+fn write_commit(
+    repo: &Repository,
+    previous: Option<Oid>,
+    op: &Operation,
+    extra: &[Oid],
+) -> Result<Oid, StoreError> {
     // The entry lives in the commit message; the tree is the empty tree (written once, then
     // only found again), so an entry costs one new object.
     let tree = repo
@@ -196,8 +213,7 @@ fn write_entry(
         .and_then(|t| repo.find_tree(t))
         .map_err(|e| StoreError::git("writing the operation log", e))?;
     let mut parent_ids: Vec<Oid> = previous.into_iter().collect();
-    let touched = op.refs.iter().flat_map(|c| [c.old, c.new]).flatten();
-    for oid in touched.chain(keep.iter().copied()) {
+    for &oid in extra {
         if !parent_ids.contains(&oid) && is_commit(repo, oid) {
             parent_ids.push(oid);
         }
@@ -246,6 +262,61 @@ pub fn entries(store: &Store) -> Result<Vec<Entry>, StoreError> {
         out.push(Entry { id, op });
     }
     Ok(out)
+}
+
+/// What forgetting old operations did (or would do).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Forgotten {
+    pub kept: usize,
+    pub forgotten: usize,
+}
+
+/// Forgets the operations logged before `cutoff` (milliseconds): the log is rewritten to hold
+/// only the newer ones, so what only the older ones kept reachable (replaced commits, previews)
+/// can be collected by `git gc`. Undo and redo then stop at the oldest kept operation. The
+/// rewrite is one compare-and-swap of the log ref: an operation logged meanwhile makes it fail
+/// with nothing changed. With `dry_run`, only counts.
+pub fn forget_before(store: &Store, cutoff: i64, dry_run: bool) -> Result<Forgotten, StoreError> {
+    let entries = entries(store)?;
+    let kept = entries.iter().take_while(|e| e.op.at >= cutoff).count();
+    let result = Forgotten {
+        kept,
+        forgotten: entries.len() - kept,
+    };
+    if dry_run || result.forgotten == 0 {
+        return Ok(result);
+    }
+    let repo = &store.repo;
+    let mut renamed: std::collections::HashMap<String, String> = Default::default();
+    let mut previous: Option<Oid> = None;
+    // Oldest kept first, each on top of the one rewritten before it.
+    for entry in entries[..kept].iter().rev() {
+        let mut op = entry.op.clone();
+        op.previous = previous.map(|p| p.to_string());
+        op.target = op
+            .target
+            .as_ref()
+            .map(|t| renamed.get(t).cloned().unwrap_or_else(|| t.clone()));
+        let commit = repo
+            .find_commit(entry.id)
+            .map_err(|e| StoreError::git("reading the operation log", e))?;
+        // Every parent but the old chain link: what the entry kept reachable stays so.
+        let old_previous = entry.op.previous.as_deref();
+        let extra: Vec<Oid> = commit
+            .parent_ids()
+            .filter(|p| Some(p.to_string().as_str()) != old_previous)
+            .collect();
+        let id = write_commit(repo, previous, &op, &extra)?;
+        renamed.insert(entry.id.to_string(), id.to_string());
+        previous = Some(id);
+    }
+    let old = entries.first().map(|e| e.id);
+    refs::update(
+        repo,
+        &[RefChange::new(OPLOG_REF, old, previous)],
+        &format!("papayu gc: forget {} operation(s)", result.forgotten),
+    )?;
+    Ok(result)
 }
 
 /// The entry `undo` should invert: the newest operation that is not an undo and has not been

@@ -279,3 +279,41 @@ pub fn remove_holding(store: &Store, commit: Oid) -> Result<usize, StoreError> {
     }
     Ok(removed)
 }
+
+/// Removes every idle check worktree (they are made again on the next check) and unregisters
+/// worktrees whose directory is gone (`git worktree prune`). Slots in use are left alone.
+/// Returns how many were (or, with `dry_run`, would be) removed and their size in bytes.
+pub fn prune_idle(store: &Store, dry_run: bool) -> Result<(usize, u64), StoreError> {
+    let dir = slots_dir(store);
+    let mut removed = 0;
+    let mut bytes = 0;
+    if dir.exists() {
+        for n in 1..=MAX_SLOTS {
+            let lock_path = dir.join(format!("check-{n}.flock"));
+            let Ok(lock) = File::options().write(true).open(&lock_path) else {
+                continue;
+            };
+            if lock.try_lock().is_err() {
+                continue;
+            }
+            let slot = Slot {
+                path: dir.join(format!("check-{n}")),
+                _lock: lock,
+            };
+            if !slot.path.exists() {
+                continue;
+            }
+            bytes += super::disk_usage(&slot.path);
+            removed += 1;
+            if !dry_run {
+                slot.remove(store)?;
+            }
+        }
+    }
+    if !dry_run {
+        let mut cmd = git(store);
+        cmd.args(["worktree", "prune"]);
+        run(cmd, "pruning worktree registrations")?;
+    }
+    Ok((removed, bytes))
+}

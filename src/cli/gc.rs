@@ -1,0 +1,104 @@
+//! `git papayu gc`: forget old operations, remove idle check worktrees, old traces and the cache.
+
+use clap::Args;
+use git_papayu::engine::gc::{self, GcRequest};
+use git_papayu::store::Store;
+use git_papayu::{Code, Problem};
+
+use super::{CliError, CliResult, ui};
+
+/// Keep papayu's storage bounded: forget old operations, prune check worktrees, traces, cache.
+///
+/// Forgets operations older than papayu.oplogExpire (default 90.days.ago, like git's reflog),
+/// so the commits only they kept alive — replaced proposals, previews of old plans — can be
+/// collected by git gc; undo stops at the oldest operation kept. Removes idle check worktrees
+/// (made again by the next check), traces older than papayu.traceExpire (default 30 days) and
+/// the derived-data cache. Plans are notes shared with your team and are never removed. Reports
+/// what it keeps and frees; --dry-run only reports.
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// Only say what would be removed.
+    #[arg(long)]
+    dry_run: bool,
+    /// Forget operations older than this (now, never, 2026-01-01, 30.days.ago, …) instead of
+    /// papayu.oplogExpire; `now` forgets them all.
+    #[arg(long, value_name = "DATE")]
+    expire: Option<String>,
+}
+
+pub fn run(args: GcArgs) -> CliResult {
+    let store = Store::open()?;
+    let config = store.config_values("papayu.");
+    let operations_before = match &args.expire {
+        Some(text) => gc::cutoff_now(text).map_err(|why| {
+            CliError::Usage(Problem::new(Code::Usage, format!("--expire: {why}")))
+        })?,
+        None => {
+            let text = config
+                .get("papayu.oplogexpire")
+                .map_or(gc::DEFAULT_OPLOG_EXPIRE, String::as_str);
+            gc::cutoff_now(text).map_err(|why| {
+                Problem::new(Code::ConfigInvalid, format!("papayu.oplogExpire: {why}"))
+            })?
+        }
+    };
+    let trace_days = match config.get("papayu.traceexpire") {
+        Some(v) => git_papayu::trace::expire_days(v).ok_or_else(|| {
+            Problem::new(
+                Code::ConfigInvalid,
+                format!("papayu.traceExpire is {v:?}; use a number of days like 30, or 30.days"),
+            )
+        })?,
+        None => git_papayu::trace::DEFAULT_EXPIRE_DAYS,
+    };
+    let now = git_papayu::store::records::now_millis();
+    let request = GcRequest {
+        dry_run: args.dry_run,
+        operations_before,
+        traces_before: now.saturating_sub(trace_days.saturating_mul(86_400_000)),
+    };
+    let report = gc::gc(&store, &request)?;
+    ui::data(&serde_json::json!({ "gc": report }));
+    let (verb, forgot) = match report.dry_run {
+        true => ("would remove", "would forget"),
+        false => ("removed", "forgot"),
+    };
+    ui::outln(&format!(
+        "plans: {} kept (plans are never removed)",
+        report.plans
+    ));
+    ui::outln(&format!(
+        "operations: {} kept, {forgot} {}",
+        report.operations_kept, report.operations_forgotten
+    ));
+    ui::outln(&format!(
+        "check worktrees: {verb} {} ({})",
+        report.worktrees_removed,
+        bytes(report.worktree_bytes)
+    ));
+    ui::outln(&format!(
+        "traces: {verb} {} ({})",
+        report.traces_removed,
+        bytes(report.trace_bytes)
+    ));
+    ui::outln(&format!(
+        "cache: {verb} {} entries ({})",
+        report.cache_entries_removed,
+        bytes(report.cache_bytes)
+    ));
+    ui::outln(&format!("total: {}", bytes(report.bytes_freed)));
+    if report.operations_forgotten > 0 && !report.dry_run {
+        ui::status("the commits only those operations kept are collected by your next git gc");
+    }
+    Ok(())
+}
+
+/// `12.3 MB`, `456 bytes`.
+fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{:.1} GB", n as f64 / (1u64 << 30) as f64),
+        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} kB", n as f64 / (1u64 << 10) as f64),
+        n => format!("{n} bytes"),
+    }
+}
