@@ -11,6 +11,7 @@ mod diff;
 mod discard;
 mod gc;
 mod init;
+mod linediff;
 mod list;
 mod manual;
 mod merge;

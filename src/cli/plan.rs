@@ -157,7 +157,11 @@ pub fn run(args: PlanArgs) -> CliResult {
             let mut transcript = t.transcript.clone();
             transcript.answers = vec![String::from_utf8_lossy(&answer).into_owned()];
             tracer.conversation(&mut t, transcript);
-            match plan::make_pasted(&store, base, &answer, &how, provenance) {
+            let mut spinner = ui::Spinner::new("plan");
+            spinner.set_message("checking the answer and building the preview");
+            let made = plan::make_pasted(&store, base, &answer, &how, provenance);
+            spinner.clear();
+            match made {
                 Ok(planned) => {
                     tracing::plan_stored(&mut t, &planned);
                     tracer.write(&store, &t);
@@ -201,6 +205,9 @@ pub fn show_planned(planned: &[Planned]) {
         .map(|p| serde_json::json!({ "plan": p.record, "changes": p.changes }))
         .collect();
     ui::data(&serde_json::json!({ "plans": plans }));
+    if ui::json_mode() {
+        return;
+    }
     ui::paged();
     for (i, p) in planned.iter().enumerate() {
         if i > 0 {

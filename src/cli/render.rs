@@ -5,6 +5,7 @@
 
 use git_papayu::engine::tree::{ChangeKind, FileChange};
 
+use super::linediff::{DiffLine, line_hunks};
 use super::text;
 use super::ui::Palette;
 
@@ -46,34 +47,59 @@ pub fn diff(changes: &[FileChange], palette: Option<&Palette>) -> String {
         out.push('\n');
         let old = change.old.as_deref().unwrap_or_default();
         let new = change.new.as_deref().unwrap_or_default();
-        match (std::str::from_utf8(old), std::str::from_utf8(new)) {
-            (Ok(old), Ok(new)) => {
-                let patch = diffy::create_patch(old, new);
-                for hunk in patch.hunks() {
-                    let header = format!("@@ -{} +{} @@", hunk.old_range(), hunk.new_range());
-                    out.push_str(&paint.wrap("frag", &header));
-                    out.push('\n');
-                    for line in hunk.lines() {
-                        let (text, colored) = match line {
-                            diffy::Line::Insert(t) => {
-                                (t, paint.wrap("new", &format!("+{}", content_line(t))))
-                            }
-                            diffy::Line::Delete(t) => {
-                                (t, paint.wrap("old", &format!("-{}", content_line(t))))
-                            }
-                            diffy::Line::Context(t) => {
-                                (t, paint.wrap("context", &format!(" {}", content_line(t))))
-                            }
-                        };
-                        out.push_str(&colored);
-                        out.push('\n');
-                        if !text.ends_with('\n') {
-                            out.push_str("\\ No newline at end of file\n");
-                        }
+        let (Ok(old_text), Ok(new_text)) = (std::str::from_utf8(old), std::str::from_utf8(new))
+        else {
+            out.push_str(&binary_line(old, new));
+            continue;
+        };
+        if is_binary(old) || is_binary(new) {
+            out.push_str(&binary_line(old, new));
+            continue;
+        }
+        let whole = match change.kind {
+            ChangeKind::Added => Some(new_text),
+            ChangeKind::Deleted => Some(old_text),
+            ChangeKind::Modified => None,
+        };
+        if let Some(text) = whole.filter(|t| t.len() > PREVIEW_BYTES) {
+            let lines = text.bytes().filter(|&b| b == b'\n').count();
+            out.push_str(&paint.wrap(
+                "frag",
+                &format!(
+                    "({}, {lines} lines: too large to preview; git papayu diff shows it)",
+                    size(text.len())
+                ),
+            ));
+            out.push('\n');
+            continue;
+        }
+        let mut shown = 0;
+        for hunk in line_hunks(old_text, new_text) {
+            if shown >= PREVIEW_LINES {
+                out.push_str(&paint.wrap(
+                    "frag",
+                    "(more changes not shown; git papayu diff shows them all)",
+                ));
+                out.push('\n');
+                break;
+            }
+            out.push_str(&paint.wrap("frag", &hunk.header()));
+            out.push('\n');
+            for line in &hunk.lines {
+                shown += 1;
+                let (text, colored) = match line {
+                    DiffLine::Insert(t) => (t, paint.wrap("new", &format!("+{}", content_line(t)))),
+                    DiffLine::Delete(t) => (t, paint.wrap("old", &format!("-{}", content_line(t)))),
+                    DiffLine::Context(t) => {
+                        (t, paint.wrap("context", &format!(" {}", content_line(t))))
                     }
+                };
+                out.push_str(&colored);
+                out.push('\n');
+                if !text.ends_with('\n') {
+                    out.push_str("\\ No newline at end of file\n");
                 }
             }
-            _ => out.push_str("Binary files differ\n"),
         }
     }
     out
@@ -87,21 +113,53 @@ fn content_line(line: &str) -> std::borrow::Cow<'_, str> {
 
 /// Lines added and removed in one change.
 fn counts(change: &FileChange) -> (usize, usize) {
-    let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default()).into_owned();
-    let new = String::from_utf8_lossy(change.new.as_deref().unwrap_or_default()).into_owned();
-    let patch = diffy::create_patch(&old, &new);
+    let old = String::from_utf8_lossy(change.old.as_deref().unwrap_or_default());
+    let new = String::from_utf8_lossy(change.new.as_deref().unwrap_or_default());
+    let lines = |t: &str| t.split_inclusive('\n').count();
+    match change.kind {
+        ChangeKind::Added => return (lines(&new), 0),
+        ChangeKind::Deleted => return (0, lines(&old)),
+        ChangeKind::Modified => {}
+    }
     let mut added = 0;
     let mut removed = 0;
-    for hunk in patch.hunks() {
-        for line in hunk.lines() {
+    for hunk in line_hunks(&old, &new) {
+        for line in &hunk.lines {
             match line {
-                diffy::Line::Insert(_) => added += 1,
-                diffy::Line::Delete(_) => removed += 1,
-                diffy::Line::Context(_) => {}
+                DiffLine::Insert(_) => added += 1,
+                DiffLine::Delete(_) => removed += 1,
+                DiffLine::Context(_) => {}
             }
         }
     }
     (added, removed)
+}
+
+fn binary_line(old: &[u8], new: &[u8]) -> String {
+    format!(
+        "Binary files differ ({} → {})\n",
+        size(old.len()),
+        size(new.len())
+    )
+}
+
+/// Content git would call binary: not UTF-8, or holding a NUL byte.
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes.contains(&0) || std::str::from_utf8(bytes).is_err()
+}
+
+/// Files larger than this are summarised, not printed, when added or deleted whole.
+const PREVIEW_BYTES: usize = 1 << 20;
+/// A preview stops after this many diff lines.
+const PREVIEW_LINES: usize = 20_000;
+
+/// `1.5 MB`, `300 bytes`.
+fn size(n: usize) -> String {
+    match n {
+        n if n >= 1 << 20 => format!("{:.1} MB", n as f64 / (1u64 << 20) as f64),
+        n if n >= 1 << 10 => format!("{:.1} kB", n as f64 / (1u64 << 10) as f64),
+        n => format!("{n} bytes"),
+    }
 }
 
 /// `git diff --stat`-like summary.
@@ -111,6 +169,17 @@ pub fn diffstat(changes: &[FileChange]) -> String {
     let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
     let (mut total_add, mut total_del) = (0, 0);
     for (change, path) in changes.iter().zip(&paths) {
+        let old = change.old.as_deref().unwrap_or_default();
+        let new = change.new.as_deref().unwrap_or_default();
+        if is_binary(old) || is_binary(new) {
+            out.push_str(&format!(
+                " {:width$} |  Bin {} -> {} bytes\n",
+                path,
+                old.len(),
+                new.len()
+            ));
+            continue;
+        }
         let (add, del) = counts(change);
         total_add += add;
         total_del += del;
@@ -160,8 +229,8 @@ mod tests {
         let change = FileChange {
             path: "a.txt".into(),
             kind: ChangeKind::Modified,
-            old: Some(b"one\ntwo\n".to_vec()),
-            new: Some(b"one\n2\nthree\n".to_vec()),
+            old: Some(b"one\ntwo\n"[..].into()),
+            new: Some(b"one\n2\nthree\n"[..].into()),
             hunks: Vec::new(),
         };
         let stat = diffstat(&[change]);

@@ -66,6 +66,9 @@ pub fn conversion(text: &State, crlf: &State, eol: &State, autocrlf: AutoCrlf) -
 
 /// `content` as git would store it under `how`; `current` is the path's blob in the base tree.
 pub fn to_git<'a>(content: &'a [u8], how: Conversion, current: Option<&[u8]>) -> Cow<'a, [u8]> {
+    if how == Conversion::None || !content.contains(&b'\r') {
+        return Cow::Borrowed(content);
+    }
     let stats = Stats::of(content);
     if stats.crlf == 0 {
         return Cow::Borrowed(content);

@@ -227,6 +227,9 @@ pub fn prepare(
         .find_commit(base)
         .and_then(|c| c.tree())
         .map_err(|e| vec![StoreError::git("reading the base tree", e).to_problem()])?;
+    // The dry run's changes are the same as this build's: let them go first, so a large file
+    // is not held twice over.
+    drop(changes);
     let written = tree::build(
         &store.repo,
         &base_tree,
@@ -236,6 +239,7 @@ pub fn prepare(
             read: None,
         },
     )?;
+    let changes = written.changes;
     let mut record = PlanRecord {
         id,
         goal,

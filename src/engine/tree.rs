@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use git2::{FileMode, ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder};
 
@@ -40,10 +41,11 @@ pub enum ChangeKind {
 pub struct FileChange {
     pub path: String,
     pub kind: ChangeKind,
+    /// Both sides, shared with the builder that wrote them (a large file is held once).
     #[serde(skip)]
-    pub old: Option<Vec<u8>>,
+    pub old: Option<Arc<[u8]>>,
     #[serde(skip)]
-    pub new: Option<Vec<u8>>,
+    pub new: Option<Arc<[u8]>>,
     /// Per-hunk placement, for `PATCH_FILE`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<HunkReport>,
@@ -80,7 +82,7 @@ enum Entry {
 /// What the plan has done so far to a path (an overlay on the base tree).
 #[derive(Debug, Clone)]
 enum Overlay {
-    File { content: Vec<u8>, mode: i32 },
+    File { content: Arc<[u8]>, mode: i32 },
     Deleted,
     DirDeleted,
     Dir,
@@ -478,7 +480,7 @@ impl Builder<'_> {
         action: &Action,
         entry: Entry,
         opts: &BuildOptions<'_>,
-    ) -> Option<(Vec<u8>, i32)> {
+    ) -> Option<(Arc<[u8]>, i32)> {
         let (oid, mode) = match entry {
             Entry::File { oid, mode } if oid != Oid::ZERO_SHA1 => (oid, mode),
             Entry::File { .. } => {
@@ -528,7 +530,7 @@ impl Builder<'_> {
             }
         };
         let blob = match self.repo.find_blob(oid) {
-            Ok(b) => b.content().to_vec(),
+            Ok(b) => Arc::<[u8]>::from(b.content()),
             Err(e) => {
                 self.problems.push(git_problem(&label(index, action), &e));
                 return None;
@@ -596,7 +598,7 @@ impl Builder<'_> {
                 short(&expected), short(&found)));
             return;
         }
-        let Ok(text) = String::from_utf8(old.clone()) else {
+        let Ok(text) = std::str::from_utf8(&old) else {
             self.fail(
                 Code::NonUtf8File,
                 index,
@@ -611,7 +613,7 @@ impl Builder<'_> {
                 pick: None,
                 line_hint: None,
             };
-            patch::apply_with(&text, action.patch.as_deref().unwrap_or_default(), &options)
+            patch::apply_with(text, action.patch.as_deref().unwrap_or_default(), &options)
                 .map(|a| (a.content, a.hunks))
                 .map_err(|e| {
                     let report = e.report_text();
@@ -621,7 +623,7 @@ impl Builder<'_> {
             let start = action.start_line.unwrap_or(0) as usize;
             let end = action.end_line.unwrap_or(0) as usize;
             let content = action.content.as_deref().unwrap_or_default();
-            patch::replace_range(&text, start, end, content).map(|c| (c, Vec::new()))
+            patch::replace_range(text, start, end, content).map(|c| (c, Vec::new()))
         };
         match result {
             Ok((content, hunks)) => {
@@ -727,7 +729,11 @@ impl Builder<'_> {
             if matches!(self.overlay.get(&path), Some(Overlay::Deleted)) {
                 continue;
             }
-            let old = self.repo.find_blob(oid).map(|b| b.content().to_vec()).ok();
+            let old = self
+                .repo
+                .find_blob(oid)
+                .map(|b| Arc::from(b.content()))
+                .ok();
             self.changes.push(FileChange {
                 path,
                 kind: ChangeKind::Deleted,
@@ -741,7 +747,7 @@ impl Builder<'_> {
     fn record_write(
         &mut self,
         action: &Action,
-        old: Option<Vec<u8>>,
+        old: Option<Arc<[u8]>>,
         new: Vec<u8>,
         mode: i32,
         hunks: Vec<HunkReport>,
@@ -757,7 +763,8 @@ impl Builder<'_> {
         } else {
             ChangeKind::Added
         };
-        if old.as_deref() == Some(new.as_slice()) {
+        let new: Arc<[u8]> = new.into();
+        if old.as_deref() == Some(&new[..]) {
             // Writing what is already there is not a change.
             self.overlay
                 .insert(action.path.clone(), Overlay::File { content: new, mode });
@@ -766,7 +773,7 @@ impl Builder<'_> {
         self.overlay.insert(
             action.path.clone(),
             Overlay::File {
-                content: new.clone(),
+                content: Arc::clone(&new),
                 mode,
             },
         );
@@ -800,7 +807,7 @@ impl Builder<'_> {
                 self.overlay.insert(
                     keep.clone(),
                     Overlay::File {
-                        content: Vec::new(),
+                        content: Arc::from(&[][..]),
                         mode: i32::from(FileMode::Blob),
                     },
                 );
@@ -808,7 +815,7 @@ impl Builder<'_> {
                     path: keep,
                     kind: ChangeKind::Added,
                     old: None,
-                    new: Some(Vec::new()),
+                    new: Some(Arc::from(&[][..])),
                     hunks: Vec::new(),
                 });
             }
