@@ -227,7 +227,7 @@ fn colour_in_a_pipe_only_when_asked() {
 fn long_work_shows_a_spinner_on_a_terminal_only() {
     let repo = repo();
     plan(&repo, &[], &[]);
-    let (out, status) = on_terminal(&repo, &["apply", "--check", "sleep 1"], &[]);
+    let (out, status) = on_terminal(&repo, &["apply", "--check", "sleep 2"], &[]);
     assert_eq!(status, Some(0), "{out}");
     assert!(out.contains("apply HEAD's newest plan 1s"), "{out:?}");
     assert!(out.contains("Applied plan"), "{out:?}");

@@ -322,10 +322,14 @@ pub fn progress_visible() -> bool {
 }
 
 /// A spinner line on stderr for work that may take a while (`⠋ label 3s message`), drawn only
-/// when progress is visible; cleared when dropped.
+/// when progress is visible and only once the work has taken a second, so quick commands stay
+/// quiet; cleared when dropped.
 pub struct Spinner {
     bar: Option<indicatif::ProgressBar>,
 }
+
+/// Work shorter than this shows no spinner.
+const SPINNER_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Spinner {
     pub fn new(label: &str) -> Spinner {
@@ -333,12 +337,19 @@ impl Spinner {
             return Spinner { bar: None };
         }
         let bar =
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
         let style = indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
             .expect("static template");
         bar.set_style(style);
         bar.set_prefix(text::line(label).into_owned());
-        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        let shown = bar.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(SPINNER_DELAY);
+            if !shown.is_finished() {
+                shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                shown.enable_steady_tick(std::time::Duration::from_millis(120));
+            }
+        });
         Spinner { bar: Some(bar) }
     }
 
