@@ -252,7 +252,7 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
 /// plan's problems are reported as it ends; `--json` lists every result with its errors.
 fn run_all(args: ApplyArgs) -> CliResult {
     let store = Store::open()?;
-    let ids = apply::proposed_on_head(&store)?;
+    let ids = git_papayu::engine::find::proposed_on_head(&store)?;
     if ids.is_empty() {
         return Err(Problem::new(
             Code::PlanNotFound,

@@ -3,9 +3,8 @@
 use std::ffi::OsString;
 
 use clap::Args;
-use git_papayu::engine::apply::{find_plan, load_ledger};
-use git_papayu::engine::tree::{self, BuildOptions};
-use git_papayu::store::records::EventKind;
+use git_papayu::engine::find::find_plan;
+use git_papayu::engine::review;
 use git_papayu::store::{Store, worktree};
 use git_papayu::{Code, Problem};
 
@@ -28,55 +27,10 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs) -> CliResult {
     let DiffArgs { plan, git_args } = args;
     let store = Store::open()?;
-    let ledger = load_ledger(&store)?;
+    let ledger = store.ledger()?;
     let record = find_plan(&store, &ledger, plan.as_deref())?;
-    let branch_tip = ledger
-        .branch(&record.id)
-        .and_then(|b| store.ref_value(&format!("refs/heads/{b}")).ok().flatten());
-    let (from, to) = match branch_tip {
-        Some(tip) => {
-            let first = ledger
-                .events_of(&record.id)
-                .iter()
-                .rev()
-                .filter(|e| e.event == EventKind::Applied)
-                .find_map(|e| {
-                    e.commit
-                        .as_deref()
-                        .and_then(|c| git2::Oid::from_str(c).ok())
-                })
-                .unwrap_or(tip);
-            let parent = store
-                .repo
-                .find_commit(first)
-                .and_then(|c| c.parent_id(0))
-                .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
-            (parent.to_string(), tip.to_string())
-        }
-        None => {
-            let base = record.base_oid()?;
-            let preview = record
-                .preview
-                .as_deref()
-                .and_then(|p| git2::Oid::from_str(p).ok());
-            match preview.filter(|p| store.repo.find_commit(*p).is_ok()) {
-                Some(preview) => (base.to_string(), preview.to_string()),
-                None => {
-                    let base_tree = store
-                        .repo
-                        .find_commit(base)
-                        .and_then(|c| c.tree())
-                        .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
-                    let options = BuildOptions {
-                        write: true,
-                        read: None,
-                    };
-                    let built = tree::build(&store.repo, &base_tree, &record.plan, &options)?;
-                    (base.to_string(), built.tree.expect("written").to_string())
-                }
-            }
-        }
-    };
+    let (from, to) = review::diff_range(&store, &ledger, &record)?;
+    let (from, to) = (from.to_string(), to.to_string());
     let mut cmd = worktree::git(&store);
     if let Some(workdir) = store.repo.workdir() {
         cmd.current_dir(workdir);

@@ -1,7 +1,6 @@
 //! `git papayu list`: every plan with its status.
 
 use clap::Args;
-use git_papayu::engine::apply::load_ledger;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 
@@ -14,7 +13,7 @@ pub struct ListArgs {}
 pub fn run(args: ListArgs) -> CliResult {
     let ListArgs {} = args;
     let store = Store::open()?;
-    let ledger = load_ledger(&store)?;
+    let ledger = store.ledger()?;
     let now = now_millis();
     let rows: Vec<serde_json::Value> = ledger
         .records
@@ -65,7 +64,7 @@ pub fn run(args: ListArgs) -> CliResult {
             status.as_str(),
             render::age(r.created_at, now),
             text::line(&provider),
-            text::line(&git_papayu::engine::plan::one_line(&r.goal)),
+            text::line(&r.goal_line()),
         ));
     }
     Ok(())

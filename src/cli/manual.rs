@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, ValueEnum};
 use clap_complete::Shell;
-use git_papayu::engine::apply::load_ledger;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -194,7 +193,7 @@ pub fn complete(args: CompleteArgs) -> CliResult {
             let Ok(store) = Store::open() else {
                 return Ok(());
             };
-            let Ok(ledger) = load_ledger(&store) else {
+            let Ok(ledger) = store.ledger() else {
                 return Ok(());
             };
             let mut out = String::new();

@@ -13,7 +13,7 @@ use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
-use crate::store::{NOTES_REF, Store, StoreError, worktree};
+use crate::store::{Store, StoreError, worktree};
 
 pub struct ApplyRequest {
     /// Plan id prefix or proposal branch; `None` = the newest plan on `HEAD`.
@@ -45,94 +45,6 @@ pub enum Outcome {
     },
 }
 
-/// Finds the plan a command is about: the one named; else the newest plan based on `HEAD`;
-/// else the plan `HEAD` itself carries out (a merged proposal's `Papayu-Plan:` trailer, on
-/// `HEAD` or on the merged side of a merge commit).
-pub fn find_plan(
-    store: &Store,
-    ledger: &Ledger,
-    spec: Option<&str>,
-) -> Result<PlanRecord, Problem> {
-    if let Some(spec) = spec {
-        return ledger.resolve(spec).cloned();
-    }
-    let head = store.resolve_commit("HEAD").map_err(|_| {
-        Problem::new(
-            Code::PlanNotFound,
-            "HEAD has no commit, so it has no plan; name one (git papayu list)",
-        )
-    })?;
-    if let Some(record) = ledger.newest_on(head) {
-        return Ok(record.clone());
-    }
-    let commit = store
-        .repo
-        .find_commit(head)
-        .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
-    let carriers = std::iter::once(commit.clone()).chain(commit.parent(1).ok());
-    for carrier in carriers {
-        let message = String::from_utf8_lossy(carrier.message_bytes()).into_owned();
-        let id = message
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix("Papayu-Plan:"))
-            .map(str::trim);
-        if let Some(record) = id.and_then(|id| ledger.records.iter().find(|r| r.id == id)) {
-            return Ok(record.clone());
-        }
-    }
-    Err(Problem::new(
-        Code::PlanNotFound,
-        "no plan on HEAD; name one (git papayu list)",
-    ))
-}
-
-/// Ids of the plans based on `HEAD` that are still proposed, oldest first.
-pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
-    let ledger = load_ledger(store)?;
-    let Ok(head) = store.resolve_commit("HEAD") else {
-        return Ok(Vec::new());
-    };
-    Ok(ledger
-        .records
-        .iter()
-        .filter(|r| ledger.is_on(r, head) && ledger.status(&r.id) == Status::Proposed)
-        .map(|r| r.id.clone())
-        .collect())
-}
-
-/// Where a plan applies by default: its base — unless a rewrite (`commit --amend`, `rebase`)
-/// copied its note to another commit and the base is no longer where the user works. Then the
-/// copy on `HEAD`, else the newest copy in `HEAD`'s history, else the newest copy at all when
-/// the base is not in `HEAD`'s history either. The plan is checked again there like any
-/// `--onto` target.
-pub fn target_of(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<Oid, StoreError> {
-    let base = record.base_oid()?;
-    let copies = ledger.copies_of(&record.id);
-    if copies.is_empty() {
-        return Ok(base);
-    }
-    let head = store.resolve_commit("HEAD").ok();
-    if head == Some(base) {
-        return Ok(base);
-    }
-    if let Some(head) = head.filter(|h| copies.contains(h)) {
-        return Ok(head);
-    }
-    let in_history = |c: Oid| head.is_some_and(|h| store.is_ancestor(c, h));
-    if in_history(base) {
-        return Ok(base);
-    }
-    let on_head: Vec<Oid> = copies.iter().copied().filter(|&c| in_history(c)).collect();
-    let candidates = if on_head.is_empty() { copies } else { &on_head };
-    Ok(store.newest_commit(candidates).unwrap_or(base))
-}
-
-pub fn load_ledger(store: &Store) -> Result<Ledger, Problem> {
-    let notes = store.ref_value(NOTES_REF)?;
-    Ok(Ledger::load(&store.repo, notes)?)
-}
-
 pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Problem>> {
     apply_with(store, request, &mut |_| {})
 }
@@ -152,8 +64,9 @@ pub fn apply_with(
     request: &ApplyRequest,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Outcome, Vec<Problem>> {
-    let ledger = load_ledger(store).map_err(|p| vec![p])?;
-    let record = find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
+    let ledger = store.ledger().map_err(|e| vec![e.to_problem()])?;
+    let record =
+        super::find::find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
     refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
     // Notes can come from teammates or a hand edit: never trust that a stored plan was valid.
     crate::protocol::check_plan(&record.plan)?;
@@ -161,7 +74,9 @@ pub fn apply_with(
         Some(rev) => store
             .resolve_commit(rev)
             .map_err(|e| vec![e.to_problem()])?,
-        None => target_of(store, &ledger, &record).map_err(|e| vec![e.to_problem()])?,
+        None => {
+            super::find::target_of(store, &ledger, &record).map_err(|e| vec![e.to_problem()])?
+        }
     };
     let repo = &store.repo;
     let target_commit = repo
@@ -246,7 +161,7 @@ pub fn apply_with(
     ));
     pending.note_lines.push((
         record.base_oid().map_err(|e| vec![e.to_problem()])?,
-        to_line(&event),
+        event.to_line(),
     ));
     oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
     Ok(Outcome::Applied {
@@ -315,14 +230,10 @@ fn record_failure(
     );
     pending
         .note_lines
-        .push((record.base_oid()?, to_line(&event)));
+        .push((record.base_oid()?, event.to_line()));
     // The commit that failed stays reachable, so `git show <commit>` from the event works.
     pending.keep.push(commit);
     oplog::commit(store, &pending).map(|_| ())
-}
-
-pub fn to_line(event: &Event) -> String {
-    serde_json::to_string(event).expect("event serializes")
 }
 
 /// The commit message: the plan's summary, then the trailers that tie the commit to its plan.
@@ -335,7 +246,7 @@ pub fn commit_message(record: &PlanRecord) -> String {
         .filter(|s| !s.is_empty());
     let mut message = match summary {
         Some(s) => s.to_string(),
-        None => format!("papayu: {}", super::plan::one_line(&record.goal)),
+        None => format!("papayu: {}", record.goal_line()),
     };
     message.push_str(&format!(
         "\n\nPapayu-Plan: {}\nPapayu-Trace: {}\n",

@@ -40,7 +40,7 @@ pub struct GcReport {
 
 pub fn gc(store: &Store, request: &GcRequest) -> Result<GcReport, Problem> {
     let dry_run = request.dry_run;
-    let plans = super::apply::load_ledger(store)?.records.len();
+    let plans = store.ledger()?.records.len();
     let ops = oplog::forget_before(store, request.operations_before, dry_run)?;
     let (worktrees_removed, worktree_bytes) = worktree::prune_idle(store, dry_run)?;
     let (traces_removed, trace_bytes) = crate::trace::prune(store, request.traces_before, dry_run);

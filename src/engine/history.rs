@@ -31,16 +31,13 @@ pub struct Reverted {
 }
 
 pub fn undo(store: &Store) -> Result<Reverted, Problem> {
-    let entries = oplog::entries(store)?;
-    let target = oplog::undo_target(&entries)
-        .cloned()
+    let target = oplog::undo_target(oplog::walk(store)?)?
         .ok_or_else(|| Problem::new(Code::NothingToUndo, "no papayu operation left to undo"))?;
     revert(store, target, OpKind::Undo)
 }
 
 pub fn redo(store: &Store) -> Result<Reverted, Problem> {
-    let entries = oplog::entries(store)?;
-    let target = oplog::redo_target(&entries).cloned().ok_or_else(|| {
+    let target = oplog::redo_target(oplog::walk(store)?)?.ok_or_else(|| {
         Problem::new(
             Code::NothingToRedo,
             "nothing to redo (redo follows undo, before any new operation)",
@@ -159,7 +156,7 @@ fn cancel_lines(
         let mut event = Event::new(&line.plan, event_kind);
         event.cancels = Some(line.hash.clone());
         event.detail = Some(description.to_string());
-        let text = crate::engine::apply::to_line(&event);
+        let text = event.to_line();
         let mut places: BTreeSet<Oid> = copies.remove(&line.hash).unwrap_or_default();
         places.extend(
             logged

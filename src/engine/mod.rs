@@ -6,6 +6,7 @@
 pub mod apply;
 pub mod check;
 pub mod eol;
+pub mod find;
 pub mod gc;
 pub mod history;
 pub mod plan;

@@ -274,16 +274,11 @@ pub fn prepare(
 
 fn describe(stored: &[Planned]) -> String {
     match stored {
-        [one] => format!(
-            "plan {}: {}",
-            one.record.short_id(),
-            one_line(&one.record.goal)
-        ),
+        [one] => format!("plan {}: {}", one.record.short_id(), one.record.goal_line()),
         many => format!(
             "plan {} plans: {}",
             many.len(),
-            many.first()
-                .map_or(String::new(), |p| one_line(&p.record.goal))
+            many.first().map_or(String::new(), |p| p.record.goal_line())
         ),
     }
 }
@@ -377,15 +372,5 @@ fn hint(problems: &mut [Problem], text: String) {
             Some(d) => format!("{d}\n{hint}"),
             None => hint,
         });
-    }
-}
-
-/// The first line of a text, for one-line descriptions.
-pub fn one_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or("").trim();
-    if line.chars().count() > 72 {
-        format!("{}…", line.chars().take(71).collect::<String>())
-    } else {
-        line.to_string()
     }
 }

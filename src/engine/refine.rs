@@ -6,7 +6,7 @@
 //! compare-and-swap, so a teammate's commit on the branch or a concurrent command is never
 //! overwritten. Undo moves the branch back.
 
-use super::apply::{commit_message, load_ledger, to_line};
+use super::apply::commit_message;
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::plan::{Candidate, Planned, Provenance, prepare};
 use crate::codes::{Code, Problem};
@@ -45,8 +45,8 @@ pub enum Refined {
 /// move its branch: the branch's tip must be papayu's own commit for the plan that owns it (a
 /// refined branch belongs to its newest refinement), with no commit of anyone else on top.
 pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
-    let ledger = load_ledger(store)?;
-    let mut record = super::apply::find_plan(store, &ledger, spec)?;
+    let ledger = store.ledger()?;
+    let mut record = super::find::find_plan(store, &ledger, spec)?;
     if ledger.proposal(&record.id).is_none()
         && let Some(name) = spec.map(|s| s.trim().trim_start_matches("refs/heads/"))
         && let Some(owner) = ledger
@@ -149,7 +149,7 @@ pub fn advance(
                 format!("refine {} (check failed)", target.record.short_id()),
             );
             pending.note_lines.push((target.tip, line));
-            pending.note_lines.push((target.tip, to_line(&failed)));
+            pending.note_lines.push((target.tip, failed.to_line()));
             pending.keep.extend([preview, commit]);
             oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
             return Ok(Refined::CheckFailed {
@@ -174,7 +174,7 @@ pub fn advance(
     ));
     pending.note_lines.push((target.tip, line));
     let parent_base = target.record.base_oid().map_err(|e| vec![e.to_problem()])?;
-    pending.note_lines.push((parent_base, to_line(&event)));
+    pending.note_lines.push((parent_base, event.to_line()));
     pending.keep.push(preview);
     oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
     Ok(Refined::Committed {

@@ -13,7 +13,8 @@ use std::process::Command;
 
 use git2::Oid;
 
-use super::apply::{find_plan, load_ledger, to_line};
+use super::find::find_plan;
+use super::tree::{self, BuildOptions};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::proposals::LocalBranch;
@@ -123,7 +124,7 @@ pub fn merge(
     style: MergeStyle,
     keep_branch: bool,
 ) -> Result<Merged, Problem> {
-    let ledger = load_ledger(store)?;
+    let ledger = store.ledger()?;
     let record = find_plan(store, &ledger, spec)?;
     let (branch, tip) = live_branch(&ledger, &record).ok_or_else(|| {
         Problem::new(
@@ -184,7 +185,7 @@ pub fn merge(
         pending.keep.push(tip);
     }
     let logged = record.base_oid().map_err(Problem::from).and_then(|base| {
-        pending.note_lines.push((base, to_line(&event)));
+        pending.note_lines.push((base, event.to_line()));
         oplog::commit(store, &pending).map_err(Problem::from)
     });
     if let Err(problem) = logged {
@@ -280,7 +281,7 @@ fn abort_merge(store: &Store) {
 /// Deletes a plan's local proposal branches and marks it discarded. A branch holding commits
 /// papayu did not make is deleted only with `force`.
 pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discarded, Problem> {
-    let ledger = load_ledger(store)?;
+    let ledger = store.ledger()?;
     let record = find_plan(store, &ledger, spec)?;
     let status = ledger.status(&record.id);
     let branches: Vec<LocalBranch> = ledger.proposals(&record.id).to_vec();
@@ -321,7 +322,7 @@ pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discard
     }
     pending
         .note_lines
-        .push((record.base_oid()?, to_line(&event)));
+        .push((record.base_oid()?, event.to_line()));
     oplog::commit(store, &pending)?;
     let mut worktrees_removed = 0;
     for b in &branches {
@@ -352,4 +353,63 @@ fn foreign_commits(store: &Store, branch: &LocalBranch) -> Problem {
             newest.unwrap_or_default()
         ),
     )
+}
+
+/// The two commits (or trees) `git papayu diff` compares for a plan: from the parent of its
+/// first applied commit to its branch tip when it has a proposal branch; else from its base to
+/// its preview, or to the plan's tree built again (and written) when the preview is gone.
+pub fn diff_range(
+    store: &Store,
+    ledger: &Ledger,
+    record: &PlanRecord,
+) -> Result<(Oid, Oid), Vec<Problem>> {
+    let branch_tip = ledger
+        .branch(&record.id)
+        .and_then(|b| store.ref_value(&format!("refs/heads/{b}")).ok().flatten());
+    Ok(match branch_tip {
+        Some(tip) => {
+            let first = ledger
+                .events_of(&record.id)
+                .iter()
+                .rev()
+                .filter(|e| e.event == EventKind::Applied)
+                .find_map(|e| e.commit.as_deref().and_then(|c| Oid::from_str(c).ok()))
+                .unwrap_or(tip);
+            let parent = store
+                .repo
+                .find_commit(first)
+                .and_then(|c| c.parent_id(0))
+                .map_err(|e| vec![Problem::new(Code::Git, e.message().to_string())])?;
+            (parent, tip)
+        }
+        None => {
+            let base = record.base_oid().map_err(|e| vec![e.to_problem()])?;
+            let preview = record
+                .preview
+                .as_deref()
+                .and_then(|p| Oid::from_str(p).ok());
+            match preview.filter(|p| store.repo.find_commit(*p).is_ok()) {
+                Some(preview) => (base, preview),
+                None => {
+                    let base_tree = store
+                        .repo
+                        .find_commit(base)
+                        .and_then(|c| c.tree())
+                        .map_err(|e| vec![Problem::new(Code::Git, e.message().to_string())])?;
+                    let options = BuildOptions {
+                        write: true,
+                        read: None,
+                    };
+                    let built = tree::build(&store.repo, &base_tree, &record.plan, &options)?;
+                    let tree = built.tree.ok_or_else(|| {
+                        vec![Problem::new(
+                            Code::Git,
+                            "building the plan's tree wrote no tree",
+                        )]
+                    })?;
+                    (base, tree)
+                }
+            }
+        }
+    })
 }

@@ -153,6 +153,12 @@ impl Store {
         Ok(commit.id())
     }
 
+    /// Everything the notes say about plans, with the local proposal branches.
+    pub fn ledger(&self) -> Result<records::Ledger, StoreError> {
+        let notes = self.ref_value(NOTES_REF)?;
+        records::Ledger::load(&self.repo, notes)
+    }
+
     /// Empties the derived-data cache (`<gitdir>/papayu/cache/`): entries and bytes.
     pub fn clear_cache(&self, dry_run: bool) -> (usize, u64) {
         cache::clear(&self.repo, dry_run)

@@ -238,30 +238,53 @@ fn is_commit(repo: &Repository, oid: Oid) -> bool {
 
 /// The log, newest entry first.
 pub fn entries(store: &Store) -> Result<Vec<Entry>, StoreError> {
-    let repo = &store.repo;
-    let mut out = Vec::new();
-    let mut next = store.ref_value(OPLOG_REF)?;
-    while let Some(id) = next {
-        let commit = repo
-            .find_commit(id)
-            .map_err(|e| StoreError::git("reading the operation log", e))?;
-        let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-        let json = message.split_once("\n\n").map_or("", |(_, body)| body);
-        let op: Operation = serde_json::from_str(json).map_err(|e| {
-            StoreError::git(
-                "reading the operation log",
-                git2::Error::from_str(&format!("entry {id} has no readable operation: {e}")),
-            )
-        })?;
-        next = op
-            .previous
-            .as_deref()
-            .map(Oid::from_str)
-            .transpose()
-            .map_err(|e| StoreError::git("reading the operation log", e))?;
-        out.push(Entry { id, op });
+    walk(store)?.collect()
+}
+
+/// The log, newest entry first, read one entry at a time: a caller that finds what it needs
+/// near the top never reads the rest.
+pub fn walk(store: &Store) -> Result<Walk<'_>, StoreError> {
+    Ok(Walk {
+        repo: &store.repo,
+        next: store.ref_value(OPLOG_REF)?,
+    })
+}
+
+/// See [`walk`].
+pub struct Walk<'r> {
+    repo: &'r Repository,
+    next: Option<Oid>,
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Result<Entry, StoreError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let id = self.next.take()?;
+        let entry = read_entry(self.repo, id);
+        if let Ok(entry) = &entry {
+            match entry.op.previous.as_deref().map(Oid::from_str).transpose() {
+                Ok(previous) => self.next = previous,
+                Err(e) => return Some(Err(StoreError::git("reading the operation log", e))),
+            }
+        }
+        Some(entry)
     }
-    Ok(out)
+}
+
+fn read_entry(repo: &Repository, id: Oid) -> Result<Entry, StoreError> {
+    let commit = repo
+        .find_commit(id)
+        .map_err(|e| StoreError::git("reading the operation log", e))?;
+    let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    let json = message.split_once("\n\n").map_or("", |(_, body)| body);
+    let op: Operation = serde_json::from_str(json).map_err(|e| {
+        StoreError::git(
+            "reading the operation log",
+            git2::Error::from_str(&format!("entry {id} has no readable operation: {e}")),
+        )
+    })?;
+    Ok(Entry { id, op })
 }
 
 /// What forgetting old operations did (or would do).
@@ -320,36 +343,43 @@ pub fn forget_before(store: &Store, cutoff: i64, dry_run: bool) -> Result<Forgot
 }
 
 /// The entry `undo` should invert: the newest operation that is not an undo and has not been
-/// undone already.
-pub fn undo_target(entries: &[Entry]) -> Option<&Entry> {
-    let mut undone: Vec<&str> = Vec::new();
+/// undone already. Reads the log only down to that entry.
+pub fn undo_target(
+    entries: impl IntoIterator<Item = Result<Entry, StoreError>>,
+) -> Result<Option<Entry>, StoreError> {
+    let mut undone: Vec<String> = Vec::new();
     for entry in entries {
+        let entry = entry?;
         if entry.op.op == OpKind::Undo {
-            undone.extend(entry.op.target.as_deref());
+            undone.extend(entry.op.target.clone());
             continue;
         }
         if undone.iter().any(|u| *u == entry.id.to_string()) {
             continue;
         }
-        return Some(entry);
+        return Ok(Some(entry));
     }
-    None
+    Ok(None)
 }
 
 /// The undo entry `redo` should invert: the newest undo not yet redone, provided no new
 /// operation happened after it (a new operation clears the redo history, as in any editor).
-pub fn redo_target(entries: &[Entry]) -> Option<&Entry> {
-    let mut redone: Vec<&str> = Vec::new();
+/// Reads the log only down to that entry.
+pub fn redo_target(
+    entries: impl IntoIterator<Item = Result<Entry, StoreError>>,
+) -> Result<Option<Entry>, StoreError> {
+    let mut redone: Vec<String> = Vec::new();
     for entry in entries {
+        let entry = entry?;
         match entry.op.op {
-            OpKind::Redo => redone.extend(entry.op.target.as_deref()),
+            OpKind::Redo => redone.extend(entry.op.target.clone()),
             OpKind::Undo => {
                 if !redone.iter().any(|r| *r == entry.id.to_string()) {
-                    return Some(entry);
+                    return Ok(Some(entry));
                 }
             }
-            _ => return None,
+            _ => return Ok(None),
         }
     }
-    None
+    Ok(None)
 }

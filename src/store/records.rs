@@ -92,6 +92,16 @@ pub struct PlanStats {
 
 impl PlanRecord {
     /// The first 10 hex digits, as shown to users.
+    /// The first line of the goal, at most 72 characters: for one-line descriptions.
+    pub fn goal_line(&self) -> String {
+        let line = self.goal.lines().next().unwrap_or("").trim();
+        if line.chars().count() > 72 {
+            format!("{}…", line.chars().take(71).collect::<String>())
+        } else {
+            line.to_string()
+        }
+    }
+
     pub fn short_id(&self) -> &str {
         &self.id[..self.id.len().min(10)]
     }
@@ -145,6 +155,11 @@ pub struct Event {
 }
 
 impl Event {
+    /// The event as one note line (compact JSON).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("event serializes")
+    }
+
     pub fn new(plan: &str, event: EventKind) -> Event {
         Event {
             plan: plan.to_string(),
@@ -466,16 +481,33 @@ impl Ledger {
 }
 
 /// Parses one note line into a well-formed record or event; anything else is `None`.
+///
+/// A line is an event when it has a top-level `event` key, else a record. The usual line is
+/// parsed once, straight into its type; only a line that does not read that way goes through a
+/// generic value first, which decides.
 fn parse_line(raw: &str, annotated: Oid) -> Option<Line> {
-    let value: serde_json::Value = serde_json::from_str(raw).ok()?;
-    if value.get("event").is_some() {
-        let event: Event = serde_json::from_value(value).ok()?;
-        return event.is_well_formed().then_some(Line::Event(event));
-    }
-    let record: PlanRecord = serde_json::from_value(value).ok()?;
-    record
-        .is_well_formed()
-        .then(|| Line::Record(Box::new(record), annotated))
+    let fast = match raw.contains("\"event\"") {
+        true => serde_json::from_str::<Event>(raw).ok().map(Line::Event),
+        false => serde_json::from_str::<PlanRecord>(raw)
+            .ok()
+            .map(|r| Line::Record(Box::new(r), annotated)),
+    };
+    let line = match fast {
+        Some(line) => line,
+        None => {
+            let value: serde_json::Value = serde_json::from_str(raw).ok()?;
+            if value.get("event").is_some() {
+                Line::Event(serde_json::from_value(value).ok()?)
+            } else {
+                Line::Record(Box::new(serde_json::from_value(value).ok()?), annotated)
+            }
+        }
+    };
+    let well_formed = match &line {
+        Line::Event(e) => e.is_well_formed(),
+        Line::Record(r, _) => r.is_well_formed(),
+    };
+    well_formed.then_some(line)
 }
 
 /// Which lines are in effect: a line is cancelled by any line in effect that cancels it and is
