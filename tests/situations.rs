@@ -666,3 +666,27 @@ fn gc_rewrites_the_log_keeping_newer_operations_undoable() {
     repo.papayu(["undo"]).err("ERR_NOTHING_TO_UNDO");
     repo.fsck();
 }
+
+#[test]
+fn the_plan_index_carried_forward_equals_one_built_from_the_notes() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let (first, _) = applied(&repo, "b.txt");
+    let (second, _) = applied(&repo, "c.txt");
+    repo.papayu(["discard", &first]).ok();
+    repo.papayu(["undo"]).ok();
+    repo.papayu(["merge", &second]).ok();
+    applied(&repo, "d.txt");
+    let notes = repo.rev("refs/notes/papayu");
+    let cached = repo.path().join(format!(".git/papayu/cache/plans-{notes}"));
+    let carried = std::fs::read_to_string(&cached).expect("papayu's own writes keep the index");
+    std::fs::remove_file(&cached).unwrap();
+    repo.papayu(["show", &first]).ok();
+    let built = std::fs::read_to_string(&cached).expect("a read rebuilds it");
+    assert_eq!(carried, built);
+    assert_eq!(carried.lines().count(), 3, "{carried}");
+    // A stale or damaged entry is never trusted.
+    std::fs::write(&cached, "not an index\n").unwrap();
+    let show: Value =
+        serde_json::from_str(&repo.papayu(["--json", "show", &second]).ok().stdout).unwrap();
+    assert_eq!(show["status"], "merged", "{show}");
+}

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 
 use clap::Args;
-use git_papayu::engine::find::find_plan;
+use git_papayu::engine::find::find;
 use git_papayu::engine::review;
 use git_papayu::store::{Store, worktree};
 use git_papayu::{Code, Problem};
@@ -27,8 +27,7 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs) -> CliResult {
     let DiffArgs { plan, git_args } = args;
     let store = Store::open()?;
-    let ledger = store.ledger()?;
-    let record = find_plan(&store, &ledger, plan.as_deref())?;
+    let (ledger, record) = find(&store, plan.as_deref())?;
     let (from, to) = review::diff_range(&store, &ledger, &record)?;
     let (from, to) = (from.to_string(), to.to_string());
     let mut cmd = worktree::git(&store);

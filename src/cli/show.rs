@@ -1,7 +1,7 @@
 //! `git papayu show`: one plan in full.
 
 use clap::Args;
-use git_papayu::engine::find::find_plan;
+use git_papayu::engine::find::find;
 use git_papayu::store::Store;
 use git_papayu::store::records::{Event, PlanRecord, PlanStats, Status};
 
@@ -17,8 +17,7 @@ pub struct ShowArgs {
 pub fn run(args: ShowArgs) -> CliResult {
     let ShowArgs { plan } = args;
     let store = Store::open()?;
-    let ledger = store.ledger()?;
-    let record = find_plan(&store, &ledger, plan.as_deref())?;
+    let (ledger, record) = find(&store, plan.as_deref())?;
     let status = ledger.status(&record.id);
     let events = ledger.events_of(&record.id);
     ui::data(&serde_json::json!({

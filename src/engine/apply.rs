@@ -64,9 +64,8 @@ pub fn apply_with(
     request: &ApplyRequest,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Outcome, Vec<Problem>> {
-    let ledger = store.ledger().map_err(|e| vec![e.to_problem()])?;
-    let record =
-        super::find::find_plan(store, &ledger, request.plan.as_deref()).map_err(|p| vec![p])?;
+    let (ledger, record) =
+        super::find::find(store, request.plan.as_deref()).map_err(|p| vec![p])?;
     refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
     // Notes can come from teammates or a hand edit: never trust that a stored plan was valid.
     crate::protocol::check_plan(&record.plan)?;

@@ -5,10 +5,97 @@
 use git2::Oid;
 
 use crate::codes::{Code, Problem};
-use crate::store::records::{Ledger, PlanRecord, Status};
+use crate::store::records::{Ledger, PlanRecord, Status, spec_prefix};
 use crate::store::{Store, StoreError};
 
-/// Finds the plan a command is about: the one named; else the newest plan based on `HEAD`;
+/// Finds the plan a command is about, as [`find_plan`] does, reading only the notes that
+/// concern it (found through the plan index), so the cost does not grow with the number of
+/// plans stored. The ledger returned is exact for that plan: its record, events, status and
+/// copies, and every local proposal branch.
+pub fn find(store: &Store, spec: Option<&str>) -> Result<(Ledger, PlanRecord), Problem> {
+    let index = store.plan_index()?;
+    let about = |id: &str| -> Result<Option<(Ledger, PlanRecord)>, Problem> {
+        let ledger = store.ledger_about(&index, id)?;
+        let record = ledger.records.iter().find(|r| r.id == id).cloned();
+        Ok(record.map(|r| (ledger, r)))
+    };
+    if let Some(spec) = spec {
+        let prefix = spec_prefix(spec)?;
+        let mut found = Vec::new();
+        for id in index.ids_with_prefix(&prefix) {
+            found.extend(about(id)?);
+        }
+        return match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err(Problem::new(
+                Code::PlanNotFound,
+                format!("no plan with id {prefix}; see git papayu list"),
+            )),
+            _ => Err(Problem::new(
+                Code::PlanAmbiguous,
+                format!(
+                    "plan id {prefix} is ambiguous ({}); give more digits",
+                    found
+                        .iter()
+                        .map(|(_, r)| r.short_id())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        };
+    }
+    let head = head_commit(store)?;
+    // The plans on HEAD are on HEAD's own note, copies included.
+    if let Some(record) = store.ledger_of(&[head])?.newest_on(head) {
+        if let Some(found) = about(&record.id)? {
+            return Ok(found);
+        }
+    }
+    for id in carried_out(store, head)? {
+        if let Some(found) = about(&id)? {
+            return Ok(found);
+        }
+    }
+    Err(no_plan_on_head())
+}
+
+fn head_commit(store: &Store) -> Result<Oid, Problem> {
+    store.resolve_commit("HEAD").map_err(|_| {
+        Problem::new(
+            Code::PlanNotFound,
+            "HEAD has no commit, so it has no plan; name one (git papayu list)",
+        )
+    })
+}
+
+fn no_plan_on_head() -> Problem {
+    Problem::new(
+        Code::PlanNotFound,
+        "no plan on HEAD; name one (git papayu list)",
+    )
+}
+
+/// The plans `HEAD` carries out: the `Papayu-Plan:` trailer of `HEAD`, or of the merged side
+/// of a merge commit.
+fn carried_out(store: &Store, head: Oid) -> Result<Vec<String>, Problem> {
+    let commit = store
+        .repo
+        .find_commit(head)
+        .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
+    let carriers = std::iter::once(commit.clone()).chain(commit.parent(1).ok());
+    Ok(carriers
+        .filter_map(|carrier| {
+            let message = String::from_utf8_lossy(carrier.message_bytes()).into_owned();
+            message
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("Papayu-Plan:"))
+                .map(|id| id.trim().to_string())
+        })
+        .collect())
+}
+
+/// Finds the plan a command is about in a ledger of every note: the one named; else the newest plan based on `HEAD`;
 /// else the plan `HEAD` itself carries out (a merged proposal's `Papayu-Plan:` trailer, on
 /// `HEAD` or on the merged side of a merge commit).
 pub fn find_plan(
@@ -19,49 +106,35 @@ pub fn find_plan(
     if let Some(spec) = spec {
         return ledger.resolve(spec).cloned();
     }
-    let head = store.resolve_commit("HEAD").map_err(|_| {
-        Problem::new(
-            Code::PlanNotFound,
-            "HEAD has no commit, so it has no plan; name one (git papayu list)",
-        )
-    })?;
+    let head = head_commit(store)?;
     if let Some(record) = ledger.newest_on(head) {
         return Ok(record.clone());
     }
-    let commit = store
-        .repo
-        .find_commit(head)
-        .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
-    let carriers = std::iter::once(commit.clone()).chain(commit.parent(1).ok());
-    for carrier in carriers {
-        let message = String::from_utf8_lossy(carrier.message_bytes()).into_owned();
-        let id = message
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix("Papayu-Plan:"))
-            .map(str::trim);
-        if let Some(record) = id.and_then(|id| ledger.records.iter().find(|r| r.id == id)) {
+    for id in carried_out(store, head)? {
+        if let Some(record) = ledger.records.iter().find(|r| r.id == id) {
             return Ok(record.clone());
         }
     }
-    Err(Problem::new(
-        Code::PlanNotFound,
-        "no plan on HEAD; name one (git papayu list)",
-    ))
+    Err(no_plan_on_head())
 }
 
 /// Ids of the plans based on `HEAD` that are still proposed, oldest first.
 pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
-    let ledger = store.ledger()?;
     let Ok(head) = store.resolve_commit("HEAD") else {
         return Ok(Vec::new());
     };
-    Ok(ledger
-        .records
-        .iter()
-        .filter(|r| ledger.is_on(r, head) && ledger.status(&r.id) == Status::Proposed)
-        .map(|r| r.id.clone())
-        .collect())
+    // The plans on HEAD have their records on HEAD's own note; each one's status comes from
+    // every note that holds a line about it.
+    let on_head = store.ledger_of(&[head])?;
+    let index = store.plan_index()?;
+    let mut out = Vec::new();
+    for record in on_head.records.iter().filter(|r| on_head.is_on(r, head)) {
+        let ledger = store.ledger_about(&index, &record.id)?;
+        if ledger.status(&record.id) == Status::Proposed {
+            out.push(record.id.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// Where a plan applies by default: its base — unless a rewrite (`commit --amend`, `rebase`)

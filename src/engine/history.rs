@@ -134,8 +134,27 @@ fn cancel_lines(
         return Ok(Vec::new());
     }
     let wanted: BTreeSet<&str> = logged.iter().map(|l| l.hash.as_str()).collect();
+    // Copies of a line live on notes that hold lines about its plan: read only those.
+    let index = store.plan_index()?;
+    let notes_ref = store.ref_value(NOTES_REF)?;
+    let mut objects: BTreeSet<Oid> = BTreeSet::new();
+    for line in &logged {
+        objects.extend(Oid::from_str(&line.on).ok());
+        match index.carriers(&line.plan) {
+            Some(carriers) => objects.extend(carriers),
+            // A damaged index entry: look at every note.
+            None => objects.extend(
+                notes::all(&store.repo, notes_ref)?
+                    .into_iter()
+                    .map(|(on, _)| on),
+            ),
+        }
+    }
     let mut copies: BTreeMap<String, BTreeSet<Oid>> = BTreeMap::new();
-    for (annotated, text) in notes::all(&store.repo, store.ref_value(NOTES_REF)?)? {
+    for annotated in objects {
+        let Some(text) = notes::read(&store.repo, notes_ref, annotated)? else {
+            continue;
+        };
         for line in text.lines() {
             let hash = line_hash(line);
             if wanted.contains(hash.as_str()) {

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use git2::Oid;
 
-use super::find::find_plan;
+use super::find::find;
 use super::tree::{self, BuildOptions};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
@@ -124,8 +124,7 @@ pub fn merge(
     style: MergeStyle,
     keep_branch: bool,
 ) -> Result<Merged, Problem> {
-    let ledger = store.ledger()?;
-    let record = find_plan(store, &ledger, spec)?;
+    let (ledger, record) = find(store, spec)?;
     let (branch, tip) = live_branch(&ledger, &record).ok_or_else(|| {
         Problem::new(
             Code::PlanState,
@@ -281,8 +280,7 @@ fn abort_merge(store: &Store) {
 /// Deletes a plan's local proposal branches and marks it discarded. A branch holding commits
 /// papayu did not make is deleted only with `force`.
 pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discarded, Problem> {
-    let ledger = store.ledger()?;
-    let record = find_plan(store, &ledger, spec)?;
+    let (ledger, record) = find(store, spec)?;
     let status = ledger.status(&record.id);
     let branches: Vec<LocalBranch> = ledger.proposals(&record.id).to_vec();
     if status == Status::Discarded && branches.is_empty() {

@@ -7,6 +7,7 @@
 
 mod cache;
 mod error;
+pub mod index;
 pub mod notes;
 pub mod oplog;
 pub mod proposals;
@@ -157,6 +158,31 @@ impl Store {
     pub fn ledger(&self) -> Result<records::Ledger, StoreError> {
         let notes = self.ref_value(NOTES_REF)?;
         records::Ledger::load(&self.repo, notes)
+    }
+
+    /// Which notes hold lines about which plan (see [`index`]).
+    pub fn plan_index(&self) -> Result<index::PlanIndex, StoreError> {
+        index::PlanIndex::load(&self.repo, self.ref_value(NOTES_REF)?)
+    }
+
+    /// The ledger of every note that holds a line about plan `id`: exact for that plan. (A
+    /// damaged index entry falls back to every note.)
+    pub fn ledger_about(
+        &self,
+        index: &index::PlanIndex,
+        id: &str,
+    ) -> Result<records::Ledger, StoreError> {
+        match index.carriers(id) {
+            Some(objects) => self.ledger_of(&objects),
+            None => self.ledger(),
+        }
+    }
+
+    /// The ledger of the notes of `objects` only: exact for every plan whose lines all live
+    /// there (a plan's carriers from [`Store::plan_index`], or a commit's own note for the plans
+    /// on that commit).
+    pub fn ledger_of(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
+        records::Ledger::load_from(&self.repo, self.ref_value(NOTES_REF)?, objects)
     }
 
     /// Empties the derived-data cache (`<gitdir>/papayu/cache/`): entries and bytes.

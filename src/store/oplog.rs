@@ -12,6 +12,7 @@
 use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
+use super::index::PlanIndex;
 use super::records::{line_hash, line_plan};
 use super::refs::{self, RefChange};
 use super::{NOTES_REF, OPLOG_REF, Store, StoreError, notes};
@@ -118,11 +119,13 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
     let mut last_error = None;
     for _ in 0..ATTEMPTS {
         let mut changes = pending.refs.clone();
+        let mut notes_moved = None;
         if !pending.note_lines.is_empty() {
             let old = store.ref_value(NOTES_REF)?;
             let message = format!("papayu: {}", pending.description);
             let new = notes::append(repo, old, &pending.note_lines, &message)?;
             changes.push(RefChange::new(NOTES_REF, old, Some(new)));
+            notes_moved = Some((old, new));
         }
         let previous = store.ref_value(OPLOG_REF)?;
         let op = Operation {
@@ -141,7 +144,12 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             &changes,
             &format!("papayu {}: {}", op.op.as_str(), op.description),
         ) {
-            Ok(()) => return Ok(Entry { id: entry, op }),
+            Ok(()) => {
+                if let Some((old, new)) = notes_moved {
+                    PlanIndex::carry_forward(repo, old, new, &pending.note_lines);
+                }
+                return Ok(Entry { id: entry, op });
+            }
             Err(e) if retryable(&e, pending) => {
                 last_error = Some(e);
                 std::thread::sleep(std::time::Duration::from_millis(20));

@@ -215,9 +215,8 @@ pub fn line_hash(line: &str) -> String {
 
 /// The plan a note line is about (`plan` of an event, `id` of a record), if it names one.
 pub fn line_plan(line: &str) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(line).ok()?;
-    let plan = value.get("plan").or_else(|| value.get("id"))?.as_str()?;
-    is_plan_id(plan).then(|| plan.to_string())
+    // A record's `plan` is its steps: which id a line names is decided as the ledger reads it.
+    plan_of_line(line, Oid::ZERO_SHA1)
 }
 
 impl PlanRecord {
@@ -286,6 +285,24 @@ impl Ledger {
     /// branches.
     pub fn load(repo: &Repository, notes: Option<Oid>) -> Result<Ledger, StoreError> {
         let mut ledger = Ledger::from_notes(notes::all(repo, notes)?);
+        ledger.local = proposals::scan(repo)?;
+        Ok(ledger)
+    }
+
+    /// Reads the records and events on the notes of `objects` only, and the local proposal
+    /// branches: exact for every plan all of whose lines are on those notes.
+    pub fn load_from(
+        repo: &Repository,
+        notes: Option<Oid>,
+        objects: &[Oid],
+    ) -> Result<Ledger, StoreError> {
+        let mut texts = Vec::with_capacity(objects.len());
+        for &on in objects {
+            if let Some(text) = notes::read(repo, notes, on)? {
+                texts.push((on, text));
+            }
+        }
+        let mut ledger = Ledger::from_notes(texts);
         ledger.local = proposals::scan(repo)?;
         Ok(ledger)
     }
@@ -424,22 +441,7 @@ impl Ledger {
     /// Resolves a user's plan argument: a hex id prefix (at least 4 digits) or a proposal
     /// branch name (`papayu/<slug>-<id>`).
     pub fn resolve(&self, spec: &str) -> Result<&PlanRecord, Problem> {
-        let spec = spec.trim();
-        let prefix = spec
-            .strip_prefix("refs/heads/")
-            .unwrap_or(spec)
-            .strip_prefix("papayu/")
-            .and_then(|b| b.rsplit('-').next())
-            .unwrap_or(spec)
-            .to_ascii_lowercase();
-        if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(Problem::new(
-                Code::PlanNotFound,
-                format!(
-                    "'{spec}' is not a plan id; give at least 4 hex digits of one (see git papayu list)"
-                ),
-            ));
-        }
+        let prefix = spec_prefix(spec)?;
         let found: Vec<&PlanRecord> = self
             .records
             .iter()
@@ -478,6 +480,34 @@ impl Ledger {
     pub fn copies_of(&self, id: &str) -> &[Oid] {
         self.copies.get(id).map_or(&[], Vec::as_slice)
     }
+}
+
+/// The plan a well-formed note line is about (a record's id, an event's plan), as the ledger
+/// reads it; `None` for anything the ledger ignores.
+pub(crate) fn plan_of_line(raw: &str, annotated: Oid) -> Option<String> {
+    parse_line(raw, annotated).map(|line| line.plan().to_string())
+}
+
+/// The id prefix a user's plan argument names: a hex id prefix (at least 4 digits) or a
+/// proposal branch name (`papayu/<slug>-<id>`, with or without `refs/heads/`).
+pub fn spec_prefix(spec: &str) -> Result<String, Problem> {
+    let spec = spec.trim();
+    let prefix = spec
+        .strip_prefix("refs/heads/")
+        .unwrap_or(spec)
+        .strip_prefix("papayu/")
+        .and_then(|b| b.rsplit('-').next())
+        .unwrap_or(spec)
+        .to_ascii_lowercase();
+    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Problem::new(
+            Code::PlanNotFound,
+            format!(
+                "'{spec}' is not a plan id; give at least 4 hex digits of one (see git papayu list)"
+            ),
+        ));
+    }
+    Ok(prefix)
 }
 
 /// Parses one note line into a well-formed record or event; anything else is `None`.
