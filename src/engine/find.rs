@@ -46,10 +46,10 @@ pub fn find(store: &Store, spec: Option<&str>) -> Result<(Ledger, PlanRecord), P
     }
     let head = head_commit(store)?;
     // The plans on HEAD are on HEAD's own note, copies included.
-    if let Some(record) = store.ledger_of(&[head])?.newest_on(head) {
-        if let Some(found) = about(&record.id)? {
-            return Ok(found);
-        }
+    if let Some(record) = store.ledger_of(&[head])?.newest_on(head)
+        && let Some(found) = about(&record.id)?
+    {
+        return Ok(found);
     }
     for id in carried_out(store, head)? {
         if let Some(found) = about(&id)? {
