@@ -31,7 +31,7 @@ pub fn run(args: DiffArgs) -> CliResult {
     let (from, to) = review::diff_range(&store, &ledger, &record)?;
     let (from, to) = (from.to_string(), to.to_string());
     let mut cmd = worktree::git(&store);
-    if let Some(workdir) = store.repo.workdir() {
+    if let Some(workdir) = store.workdir() {
         cmd.current_dir(workdir);
     }
     cmd.args(ui::git_display_args()).arg("diff");

@@ -8,9 +8,9 @@ use git_papayu::Problem;
 use git_papayu::ask::{self, Transcript};
 use git_papayu::engine::check::CheckReport;
 use git_papayu::engine::plan::Planned;
-use git_papayu::engine::tree::FileChange;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
+use git_papayu::store::tree::FileChange;
 use git_papayu::trace::{self, CacheStats, CheckLog, Trace};
 
 use super::ui;

@@ -5,14 +5,14 @@
 //! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
-use git2::Oid;
+use crate::store::Oid;
 
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
-use super::tree::{self, BuildOptions, FileChange};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
+use crate::store::tree::{self, BuildOptions, FileChange};
 use crate::store::{Store, StoreError, worktree};
 
 pub struct ApplyRequest {
@@ -77,21 +77,21 @@ pub fn apply_with(
             super::find::target_of(store, &ledger, &record).map_err(|e| vec![e.to_problem()])?
         }
     };
-    let repo = &store.repo;
-    let target_commit = repo
-        .find_commit(target)
-        .map_err(|e| vec![StoreError::git("reading the target commit", e).to_problem()])?;
-    let target_tree = target_commit
-        .tree()
-        .map_err(|e| vec![StoreError::git("reading the target tree", e).to_problem()])?;
+    let target_tree = store
+        .commit_tree(target)
+        .map_err(|e| vec![e.to_problem()])?;
     // `plan` already wrote this plan's tree at its base (its preview). The plan is checked
     // again here without writing anything, and the stored tree is reused when it is exactly
     // the result; otherwise (another target, a pruned or foreign preview) it is built anew.
-    let reusable = preview_tree(repo, &record, target);
+    let reusable = record
+        .preview
+        .as_deref()
+        .and_then(|p| Oid::from_str(p).ok())
+        .and_then(|p| store.preview_tree(p, target));
     let read = Some(record.context.as_slice());
     let mut built = tree::build(
-        repo,
-        &target_tree,
+        store,
+        target_tree,
         &record.plan,
         &BuildOptions {
             write: reusable.is_none(),
@@ -100,18 +100,23 @@ pub fn apply_with(
     )?;
     let new_tree = match (built.tree, reusable) {
         (Some(tree), _) => tree,
-        (None, Some(tree)) if tree::tree_matches(repo, &target_tree, tree, &built.changes) => tree,
+        (None, Some(tree)) if tree::tree_matches(store, target_tree, tree, &built.changes) => tree,
         (None, _) => {
             built = tree::build(
-                repo,
-                &target_tree,
+                store,
+                target_tree,
                 &record.plan,
                 &BuildOptions { write: true, read },
             )?;
-            built.tree.expect("written builds have a tree")
+            built.tree.ok_or_else(|| {
+                vec![Problem::new(
+                    Code::Git,
+                    "building the plan's tree wrote no tree",
+                )]
+            })?
         }
     };
-    if new_tree == target_tree.id() {
+    if new_tree == target_tree {
         return Ok(Outcome::NothingToApply { record });
     }
     // Chosen from the target's history before anything runs: never from a proposal.
@@ -196,14 +201,6 @@ fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result
         }
     }
     Ok(())
-}
-
-/// The tree of the plan's preview commit, when it was made on `target`.
-fn preview_tree(repo: &git2::Repository, record: &PlanRecord, target: Oid) -> Option<Oid> {
-    let preview = repo
-        .find_commit(Oid::from_str(record.preview.as_deref()?).ok()?)
-        .ok()?;
-    (preview.parent_id(0).ok()? == target).then(|| preview.tree_id())
 }
 
 fn record_failure(

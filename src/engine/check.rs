@@ -16,18 +16,13 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use git2::{Oid, Repository};
-
 use super::sandbox::{self, Enforced, Policy};
 use crate::codes::{Code, Problem};
 use crate::store::worktree::Slot;
-use crate::store::{Store, StoreError};
+use crate::store::{FileAt, Oid, Store, StoreError};
 
 /// The project file a repository may commit, with its default check.
 pub const PROJECT_FILE: &str = ".papa-yu/project.json";
-
-/// The trailer every commit papayu makes for a plan carries.
-const PLAN_TRAILER: &str = "Papayu-Plan:";
 
 /// The default time a check may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -75,39 +70,33 @@ impl CheckSettings {
         network: bool,
         timeout_secs: Option<u64>,
     ) -> Result<CheckSettings, Problem> {
-        let config = store
-            .repo
-            .config()
-            .map_err(|e| Problem::new(Code::Git, format!("reading git config: {}", e.message())))?;
-        let bool_key = |key: &str, default: bool| match config.get_entry(key) {
-            Err(_) => Ok(default),
-            Ok(_) => config
-                .get_bool(key)
-                .map_err(|_| invalid_config(key, "true or false")),
+        let bool_key = |key: &str, default: bool| match store.config_bool(key)? {
+            Ok(value) => Ok(value.unwrap_or(default)),
+            Err(_) => Err(invalid_config(key, "true or false")),
         };
         let network = network || bool_key("papayu.checkNetwork", false)?;
         let sandbox = bool_key("papayu.checkSandbox", true)?;
         let secs = match timeout_secs {
             Some(s) => s,
-            None => match config.get_entry("papayu.checkTimeout") {
-                Err(_) => DEFAULT_TIMEOUT.as_secs(),
-                Ok(_) => config
-                    .get_i64("papayu.checkTimeout")
-                    .ok()
-                    .and_then(|n| u64::try_from(n).ok())
-                    .ok_or_else(|| {
-                        invalid_config("papayu.checkTimeout", "a whole number of seconds")
-                    })?,
+            None => match store.config_i64("papayu.checkTimeout")? {
+                Ok(None) => DEFAULT_TIMEOUT.as_secs(),
+                Ok(Some(n)) => u64::try_from(n).map_err(|_| {
+                    invalid_config("papayu.checkTimeout", "a whole number of seconds")
+                })?,
+                Err(_) => {
+                    return Err(invalid_config(
+                        "papayu.checkTimeout",
+                        "a whole number of seconds",
+                    ));
+                }
             },
         };
-        let mut writable = Vec::new();
-        if let Ok(mut entries) = config.multivar("papayu.checkWritable", None) {
-            while let Some(Ok(entry)) = entries.next() {
-                if let Some(value) = entry.value().ok().filter(|v| !v.trim().is_empty()) {
-                    writable.push(expand_home(value));
-                }
-            }
-        }
+        let writable = store
+            .config_all("papayu.checkWritable")
+            .iter()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| expand_home(v))
+            .collect();
         Ok(CheckSettings {
             network,
             timeout: (secs > 0).then(|| Duration::from_secs(secs)),
@@ -183,71 +172,18 @@ pub fn resolve(
         return Ok(found(c, "PAPAYU_CHECK_COMMAND"));
     }
     if let Some(c) = store
-        .repo
-        .config()
-        .ok()
-        .and_then(|c| c.get_string("papayu.checkCommand").ok())
+        .config_string("papayu.checkCommand")
         .filter(|c| !c.trim().is_empty())
     {
         return Ok(found(c, "git config papayu.checkCommand"));
     }
-    let commit = trusted_commit(&store.repo, base)?;
-    Ok(
-        project_test_command(&store.repo, commit)?.map(|c| ResolvedCheck {
-            command: c,
-            source: format!("{PROJECT_FILE} at {}", &commit.to_string()[..10]),
-        }),
-    )
-}
-
-/// The commit whose project file may choose the check for a plan applied onto `base`: `base`
-/// itself when the user made it, else the nearest first-parent ancestor the user made.
-///
-/// A commit counts as papayu's when its message carries a `Papayu-Plan:` trailer and no local
-/// branch outside `papayu/*` contains it; once a proposal is merged into one of the user's
-/// branches, it is the user's. So planning on (`--base`) or applying onto (`--onto`) an
-/// unmerged proposal never lets that proposal's project file pick the check.
-pub fn trusted_commit(repo: &Repository, base: Oid) -> Result<Oid, Problem> {
-    let git = |e: git2::Error| Problem::new(Code::Git, format!("reading history: {}", e.message()));
-    let user_tips = user_branch_tips(repo).map_err(git)?;
-    let mut commit = repo.find_commit(base).map_err(git)?;
-    loop {
-        let id = commit.id();
-        let papayus = has_plan_trailer(commit.message_bytes());
-        let merged = || {
-            user_tips
-                .iter()
-                .any(|tip| *tip == id || repo.graph_descendant_of(*tip, id).unwrap_or(false))
-        };
-        if !papayus || merged() {
-            return Ok(id);
-        }
-        commit = match commit.parent(0) {
-            Ok(parent) => parent,
-            // A history made of proposals only has no project file the user wrote.
-            Err(_) => return Ok(id),
-        };
-    }
-}
-
-fn user_branch_tips(repo: &Repository) -> Result<Vec<Oid>, git2::Error> {
-    let mut tips = Vec::new();
-    for reference in repo.references_glob("refs/heads/*")? {
-        let reference = reference?;
-        let is_proposal = reference
-            .name_bytes()
-            .starts_with(crate::store::BRANCH_PREFIX.as_bytes());
-        if let (false, Some(oid)) = (is_proposal, reference.target()) {
-            tips.push(oid);
-        }
-    }
-    Ok(tips)
-}
-
-fn has_plan_trailer(message: &[u8]) -> bool {
-    String::from_utf8_lossy(message)
-        .lines()
-        .any(|l| l.trim_start().starts_with(PLAN_TRAILER))
+    let commit = store
+        .trusted_commit(base)
+        .map_err(|e| Problem::new(Code::Git, format!("reading history: {e}")))?;
+    Ok(project_test_command(store, commit)?.map(|c| ResolvedCheck {
+        command: c,
+        source: format!("{PROJECT_FILE} at {}", &commit.to_string()[..10]),
+    }))
 }
 
 /// The project preferences, type-checked. Only the test command is used here; the other fields
@@ -274,8 +210,8 @@ struct ProjectFile {
 
 /// `default_test_command` from the project file at `commit`; an unreadable or ill-typed file is
 /// an error, never a silently skipped check.
-fn project_test_command(repo: &Repository, commit: Oid) -> Result<Option<String>, Problem> {
-    let Some(text) = read_project_file(repo, commit)? else {
+fn project_test_command(store: &Store, commit: Oid) -> Result<Option<String>, Problem> {
+    let Some(text) = read_project_file(store, commit)? else {
         return Ok(None);
     };
     let invalid = |why: String| {
@@ -296,25 +232,17 @@ fn project_test_command(repo: &Repository, commit: Oid) -> Result<Option<String>
     Ok(file.default_test_command.filter(|c| !c.trim().is_empty()))
 }
 
-fn read_project_file(repo: &Repository, commit: Oid) -> Result<Option<Vec<u8>>, Problem> {
-    let git = |e: git2::Error| {
-        Problem::new(
-            Code::Git,
-            format!("reading {PROJECT_FILE}: {}", e.message()),
-        )
-    };
-    let tree = repo
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(git)?;
-    let Ok(entry) = tree.get_path(std::path::Path::new(PROJECT_FILE)) else {
-        return Ok(None);
-    };
-    match entry.to_object(repo).map_err(git)?.into_blob() {
-        Ok(blob) => Ok(Some(blob.content().to_vec())),
-        Err(_) => Err(Problem::new(
+fn read_project_file(store: &Store, commit: Oid) -> Result<Option<Vec<u8>>, Problem> {
+    match store.file_at(commit, PROJECT_FILE) {
+        Ok(FileAt::File(bytes)) => Ok(Some(bytes)),
+        Ok(FileAt::Missing) => Ok(None),
+        Ok(FileAt::NotAFile) => Err(Problem::new(
             Code::ProjectConfigInvalid,
             format!("{PROJECT_FILE} is not a file; make it one, or choose the check with --check"),
+        )),
+        Err(e) => Err(Problem::new(
+            Code::Git,
+            format!("reading {PROJECT_FILE}: {e}"),
         )),
     }
 }
@@ -549,13 +477,5 @@ mod tests {
         }
         assert!(t.bytes.len() <= 2 * Tail::KEEP);
         assert!(t.bytes.len() >= Tail::KEEP);
-    }
-
-    #[test]
-    fn plan_trailers() {
-        assert!(has_plan_trailer(
-            b"fix\n\nPapayu-Plan: abc\nPapayu-Trace: x\n"
-        ));
-        assert!(!has_plan_trailer(b"fix the papayu plan\n"));
     }
 }

@@ -2,7 +2,7 @@
 //! newest plan on `HEAD` (its own or one a rewrite carried over), or the plan `HEAD` carries
 //! out after a merge.
 
-use git2::Oid;
+use crate::store::Oid;
 
 use crate::codes::{Code, Problem};
 use crate::store::records::{Ledger, PlanRecord, Status, spec_prefix};
@@ -78,25 +78,24 @@ fn no_plan_on_head() -> Problem {
 /// The plans `HEAD` carries out: the `Papayu-Plan:` trailer of `HEAD`, or of the merged side
 /// of a merge commit.
 fn carried_out(store: &Store, head: Oid) -> Result<Vec<String>, Problem> {
-    let commit = store
-        .repo
-        .find_commit(head)
-        .map_err(|e| Problem::new(Code::Git, e.message().to_string()))?;
-    let carriers = std::iter::once(commit.clone()).chain(commit.parent(1).ok());
-    Ok(carriers
-        .filter_map(|carrier| {
-            let message = String::from_utf8_lossy(carrier.message_bytes()).into_owned();
+    let mut carriers = vec![head];
+    carriers.extend(store.commit_parents(head)?.get(1).copied());
+    let mut ids = Vec::new();
+    for carrier in carriers {
+        let message = store.commit_message(carrier)?;
+        ids.extend(
             message
                 .lines()
                 .rev()
                 .find_map(|l| l.strip_prefix("Papayu-Plan:"))
-                .map(|id| id.trim().to_string())
-        })
-        .collect())
+                .map(|id| id.trim().to_string()),
+        );
+    }
+    Ok(ids)
 }
 
-/// Finds the plan a command is about in a ledger of every note: the one named; else the newest plan based on `HEAD`;
-/// else the plan `HEAD` itself carries out (a merged proposal's `Papayu-Plan:` trailer, on
+/// Finds the plan a command is about in a ledger of every note: the one named; else the newest
+/// plan based on `HEAD`; else the plan `HEAD` itself carries out (a merged proposal's `Papayu-Plan:` trailer, on
 /// `HEAD` or on the merged side of a merge commit).
 pub fn find_plan(
     store: &Store,

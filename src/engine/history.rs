@@ -15,13 +15,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use git2::Oid;
+use crate::store::Oid;
 
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, Entry, LoggedLine, OpKind, Operation, Pending};
 use crate::store::records::{Event, EventKind, line_hash, line_plan};
 use crate::store::refs::RefChange;
-use crate::store::{NOTES_REF, OPLOG_REF, Store, StoreError, notes};
+use crate::store::{NOTES_REF, OPLOG_REF, Store, StoreError};
 
 /// What undo or redo did.
 pub struct Reverted {
@@ -73,7 +73,7 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
     // Branches checked out in a worktree (this one or another) move with `git reset --keep`
     // there, which keeps local changes or refuses; the others move by compare-and-swap.
     let head = store.head_branch();
-    let here = store.repo.workdir().map(Path::to_path_buf);
+    let here = store.workdir().map(Path::to_path_buf);
     let mut moved_in_place: Vec<(RefChange, PathBuf)> = Vec::new();
     let mut others = Vec::new();
     for change in changes.iter().cloned() {
@@ -143,16 +143,12 @@ fn cancel_lines(
         match index.carriers(&line.plan) {
             Some(carriers) => objects.extend(carriers),
             // A damaged index entry: look at every note.
-            None => objects.extend(
-                notes::all(&store.repo, notes_ref)?
-                    .into_iter()
-                    .map(|(on, _)| on),
-            ),
+            None => objects.extend(store.all_notes(notes_ref)?.into_iter().map(|(on, _)| on)),
         }
     }
     let mut copies: BTreeMap<String, BTreeSet<Oid>> = BTreeMap::new();
     for annotated in objects {
-        let Some(text) = notes::read(&store.repo, notes_ref, annotated)? else {
+        let Some(text) = store.note(notes_ref, annotated)? else {
             continue;
         };
         for line in text.lines() {
@@ -194,9 +190,9 @@ fn legacy_lines(store: &Store, op: &Operation) -> Result<Vec<LoggedLine>, StoreE
     let Some(change) = op.refs.iter().find(|c| c.name == NOTES_REF) else {
         return Ok(Vec::new());
     };
-    let before: BTreeMap<Oid, String> = notes::all(&store.repo, change.old)?.into_iter().collect();
+    let before: BTreeMap<Oid, String> = store.all_notes(change.old)?.into_iter().collect();
     let mut out = Vec::new();
-    for (on, text) in notes::all(&store.repo, change.new)? {
+    for (on, text) in store.all_notes(change.new)? {
         let old: BTreeSet<&str> = before
             .get(&on)
             .map_or_else(BTreeSet::new, |t| t.lines().collect());

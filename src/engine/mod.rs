@@ -5,7 +5,6 @@
 
 pub mod apply;
 pub mod check;
-pub mod eol;
 pub mod find;
 pub mod gc;
 pub mod history;
@@ -15,4 +14,3 @@ pub mod review;
 pub mod sandbox;
 mod seen;
 pub mod setup;
-pub mod tree;

@@ -10,11 +10,11 @@
 //! that `apply` uses. The preview commit is kept reachable by the operation log; `diff` shows it
 //! and `apply` reuses it once it has checked the plan again.
 
-use super::tree::{self, BuildOptions, Built, FileChange};
 use crate::codes::{Code, Problem};
 use crate::protocol::{self, Allowlist, Mode, ParseOptions, Parsed, Plan, ProtocolVersion};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Fingerprint, PlanRecord, PlanStats};
+use crate::store::tree::{self, BuildOptions, Built, FileChange};
 use crate::store::{Oid, Store, StoreError};
 
 /// What the model was shown, which decides what it may change.
@@ -93,19 +93,15 @@ pub fn check_answer(
     answer: &[u8],
     how: &CheckOptions<'_>,
 ) -> Result<Candidate, Vec<Problem>> {
-    let base_tree = store
-        .repo
-        .find_commit(base)
-        .and_then(|c| c.tree())
-        .map_err(|e| vec![StoreError::git("reading the base tree", e).to_problem()])?;
+    let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
     let (parsed, built) = match how.protocol {
-        Some(version) => attempt(store, &base_tree, answer, how, version).map_err(|e| {
+        Some(version) => attempt(store, base_tree, answer, how, version).map_err(|e| {
             let mut problems = Vec::from(e);
             let other = match version {
                 ProtocolVersion::V1 => ProtocolVersion::V2,
                 ProtocolVersion::V2 => ProtocolVersion::V1,
             };
-            if attempt(store, &base_tree, answer, how, other).is_ok() {
+            if attempt(store, base_tree, answer, how, other).is_ok() {
                 hint(
                     &mut problems,
                     format!(
@@ -124,7 +120,7 @@ pub fn check_answer(
             }
             problems
         })?,
-        None => detect(store, &base_tree, answer, how)?,
+        None => detect(store, base_tree, answer, how)?,
     };
     let mut plan = parsed.plan;
     if plan.mode.is_none() {
@@ -222,17 +218,13 @@ pub fn prepare(
         protocol::sha256_hex(format!("{trace_id}\n{base}\n{created_at}\n{canonical}").as_bytes())
             [..40]
             .to_string();
-    let base_tree = store
-        .repo
-        .find_commit(base)
-        .and_then(|c| c.tree())
-        .map_err(|e| vec![StoreError::git("reading the base tree", e).to_problem()])?;
+    let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
     // The dry run's changes are the same as this build's: let them go first, so a large file
     // is not held twice over.
     drop(changes);
     let written = tree::build(
-        &store.repo,
-        &base_tree,
+        store,
+        base_tree,
         &plan,
         &BuildOptions {
             write: true,
@@ -286,7 +278,7 @@ fn describe(stored: &[Planned]) -> String {
 /// Parses `answer` as `version` and dry-runs it on the base tree, writing nothing.
 fn attempt(
     store: &Store,
-    base_tree: &git2::Tree<'_>,
+    base_tree: Oid,
     answer: &[u8],
     how: &CheckOptions<'_>,
     version: ProtocolVersion,
@@ -299,7 +291,7 @@ fn attempt(
     };
     let parsed = protocol::parse_answer(answer, &options).map_err(Attempt::Parse)?;
     let built = tree::build(
-        &store.repo,
+        store,
         base_tree,
         &parsed.plan,
         &BuildOptions {
@@ -332,7 +324,7 @@ impl From<Attempt> for Vec<Problem> {
 /// one `validate` reads it as), followed by a hint naming `--protocol` for the other.
 fn detect(
     store: &Store,
-    base_tree: &git2::Tree<'_>,
+    base_tree: Oid,
     answer: &[u8],
     how: &CheckOptions<'_>,
 ) -> Result<(Parsed, Built), Vec<Problem>> {

@@ -11,15 +11,15 @@
 
 use std::process::Command;
 
-use git2::Oid;
+use crate::store::Oid;
 
 use super::find::find;
-use super::tree::{self, BuildOptions};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
+use crate::store::tree::{self, BuildOptions};
 use crate::store::{Store, worktree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,7 @@ fn live_branch(ledger: &Ledger, record: &PlanRecord) -> Option<(String, Oid)> {
 
 /// A git command in the user's working tree.
 pub(crate) fn git_here(store: &Store) -> Result<Command, Problem> {
-    let workdir = store.repo.workdir().ok_or_else(|| {
+    let workdir = store.workdir().ok_or_else(|| {
         Problem::new(
             Code::PlanState,
             "this repository has no working tree; merge needs one",
@@ -268,7 +268,7 @@ fn git_refused(out: &std::process::Output, what: &str) -> Problem {
 
 /// Puts the working tree back after a merge that did not complete.
 fn abort_merge(store: &Store) {
-    let merging = store.repo.path().join("MERGE_HEAD").exists();
+    let merging = store.git_dir().join("MERGE_HEAD").exists();
     let args: &[&str] = if merging {
         &["merge", "--abort"]
     } else {
@@ -336,8 +336,7 @@ pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discard
 /// The refusal for a proposal branch holding commits papayu did not make.
 fn foreign_commits(store: &Store, branch: &LocalBranch) -> Problem {
     let newest = branch.foreign.first().and_then(|id| {
-        let commit = store.repo.find_commit(*id).ok()?;
-        let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+        let message = store.commit_message(*id).ok()?;
         let subject = message.lines().next().unwrap_or("").to_string();
         Some(format!("{} {subject}", &id.to_string()[..10]))
     });
@@ -374,10 +373,16 @@ pub fn diff_range(
                 .find_map(|e| e.commit.as_deref().and_then(|c| Oid::from_str(c).ok()))
                 .unwrap_or(tip);
             let parent = store
-                .repo
-                .find_commit(first)
-                .and_then(|c| c.parent_id(0))
-                .map_err(|e| vec![Problem::new(Code::Git, e.message().to_string())])?;
+                .commit_parents(first)
+                .map_err(|e| vec![e.to_problem()])?
+                .first()
+                .copied()
+                .ok_or_else(|| {
+                    vec![Problem::new(
+                        Code::Git,
+                        format!("the applied commit {first} has no parent"),
+                    )]
+                })?;
             (parent, tip)
         }
         None => {
@@ -386,19 +391,15 @@ pub fn diff_range(
                 .preview
                 .as_deref()
                 .and_then(|p| Oid::from_str(p).ok());
-            match preview.filter(|p| store.repo.find_commit(*p).is_ok()) {
+            match preview.filter(|p| store.has_commit(*p)) {
                 Some(preview) => (base, preview),
                 None => {
-                    let base_tree = store
-                        .repo
-                        .find_commit(base)
-                        .and_then(|c| c.tree())
-                        .map_err(|e| vec![Problem::new(Code::Git, e.message().to_string())])?;
+                    let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
                     let options = BuildOptions {
                         write: true,
                         read: None,
                     };
-                    let built = tree::build(&store.repo, &base_tree, &record.plan, &options)?;
+                    let built = tree::build(store, base_tree, &record.plan, &options)?;
                     let tree = built.tree.ok_or_else(|| {
                         vec![Problem::new(
                             Code::Git,

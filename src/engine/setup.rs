@@ -1,7 +1,5 @@
 //! One-time repository setup: notes that follow rewrites, note merging, sharing, hooks.
 
-use std::path::PathBuf;
-
 use crate::codes::{Code, Problem};
 use crate::store::{NOTES_REF, Store};
 
@@ -21,31 +19,28 @@ pub struct InitRequest {
 }
 
 pub fn init(store: &Store, request: &InitRequest) -> Result<Vec<Step>, Problem> {
-    let mut config = store
-        .repo
-        .config()
-        .and_then(|c| c.open_level(git2::ConfigLevel::Local))
-        .map_err(config_problem)?;
     let mut steps = Vec::new();
-    steps.push(ensure_multivar(&mut config, "notes.rewriteRef", NOTES_REF)?);
-    steps.push(ensure_value(
-        &mut config,
-        "notes.papayu.mergeStrategy",
-        "cat_sort_uniq",
-    )?);
+    steps.push(Step {
+        what: format!("notes.rewriteRef += {NOTES_REF}"),
+        changed: store.ensure_local_multivar("notes.rewriteRef", NOTES_REF)?,
+    });
+    steps.push(Step {
+        what: "notes.papayu.mergeStrategy = cat_sort_uniq".to_string(),
+        changed: store.ensure_local_value("notes.papayu.mergeStrategy", "cat_sort_uniq")?,
+    });
     if let Some(remote) = &request.share {
-        if store.repo.find_remote(remote).is_err() {
+        if !store.has_remote(remote) {
             return Err(Problem::new(
                 Code::NoSuchRemote,
                 format!("no remote named '{remote}'; see git remote -v"),
             ));
         }
+        let key = format!("remote.{remote}.fetch");
         let refspec = format!("+{NOTES_REF}:refs/notes/remotes/{remote}/papayu");
-        steps.push(ensure_multivar(
-            &mut config,
-            &format!("remote.{remote}.fetch"),
-            &refspec,
-        )?);
+        steps.push(Step {
+            what: format!("{key} += {refspec}"),
+            changed: store.ensure_local_multivar(&key, &refspec)?,
+        });
     }
     if request.hooks {
         steps.extend(install_hooks(store)?);
@@ -53,70 +48,8 @@ pub fn init(store: &Store, request: &InitRequest) -> Result<Vec<Step>, Problem> 
     Ok(steps)
 }
 
-fn config_problem(e: git2::Error) -> Problem {
-    Problem::new(Code::Git, format!("writing git config: {}", e.message()))
-}
-
-fn ensure_value(config: &mut git2::Config, key: &str, value: &str) -> Result<Step, Problem> {
-    let what = format!("{key} = {value}");
-    if config.get_string(key).ok().as_deref() == Some(value) {
-        return Ok(Step {
-            what,
-            changed: false,
-        });
-    }
-    config.set_str(key, value).map_err(config_problem)?;
-    Ok(Step {
-        what,
-        changed: true,
-    })
-}
-
-fn ensure_multivar(config: &mut git2::Config, key: &str, value: &str) -> Result<Step, Problem> {
-    let what = format!("{key} += {value}");
-    let mut present = false;
-    if let Ok(entries) = config.multivar(key, None) {
-        let _ = entries.for_each(|e| {
-            if e.value().ok() == Some(value) {
-                present = true;
-            }
-        });
-    }
-    if present {
-        return Ok(Step {
-            what,
-            changed: false,
-        });
-    }
-    let anchored = format!("^{}$", regex::escape(value));
-    config
-        .set_multivar(key, &anchored, value)
-        .map_err(config_problem)?;
-    Ok(Step {
-        what,
-        changed: true,
-    })
-}
-
-fn hooks_dir(store: &Store) -> PathBuf {
-    let configured = store
-        .repo
-        .config()
-        .ok()
-        .and_then(|c| c.get_path("core.hooksPath").ok());
-    match configured {
-        Some(p) if p.is_absolute() => p,
-        Some(p) => store
-            .repo
-            .workdir()
-            .unwrap_or_else(|| store.repo.path())
-            .join(p),
-        None => store.repo.commondir().join("hooks"),
-    }
-}
-
 fn install_hooks(store: &Store) -> Result<Vec<Step>, Problem> {
-    let dir = hooks_dir(store);
+    let dir = store.hooks_dir();
     std::fs::create_dir_all(&dir)
         .map_err(|e| Problem::new(Code::Io, format!("creating {}: {e}", dir.display())))?;
     let mut steps = Vec::new();

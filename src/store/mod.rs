@@ -6,6 +6,8 @@
 //! current branch unless the operation is explicitly about them (merge, and undoing a merge).
 
 mod cache;
+pub mod config;
+mod eol;
 mod error;
 pub mod index;
 pub mod notes;
@@ -15,6 +17,8 @@ pub mod records;
 pub mod refs;
 mod sig;
 mod snapshot;
+pub mod tree;
+mod trust;
 pub mod worktree;
 
 use std::path::PathBuf;
@@ -54,9 +58,18 @@ pub fn command(program: &str) -> std::process::Command {
     cmd
 }
 
+/// What a commit's tree holds at a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileAt {
+    File(Vec<u8>),
+    /// A directory, symlink or submodule.
+    NotAFile,
+    Missing,
+}
+
 /// An open repository plus the paths papayu keeps its private state in.
 pub struct Store {
-    pub repo: Repository,
+    repo: Repository,
 }
 
 /// Reads and writes objects the way git itself does: no re-hashing of every object read (git
@@ -183,6 +196,75 @@ impl Store {
     /// on that commit).
     pub fn ledger_of(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
         records::Ledger::load_from(&self.repo, self.ref_value(NOTES_REF)?, objects)
+    }
+
+    /// A commit's message (lossily UTF-8).
+    pub fn commit_message(&self, commit: Oid) -> Result<String, StoreError> {
+        let commit = self
+            .repo
+            .find_commit(commit)
+            .map_err(|e| StoreError::git("reading a commit", e))?;
+        Ok(String::from_utf8_lossy(commit.message_bytes()).into_owned())
+    }
+
+    /// A commit's parents, first parent first.
+    pub fn commit_parents(&self, commit: Oid) -> Result<Vec<Oid>, StoreError> {
+        let commit = self
+            .repo
+            .find_commit(commit)
+            .map_err(|e| StoreError::git("reading a commit", e))?;
+        Ok(commit.parent_ids().collect())
+    }
+
+    /// `true` when `id` names a commit in the object database.
+    pub fn has_commit(&self, id: Oid) -> bool {
+        self.repo.find_commit(id).is_ok()
+    }
+
+    /// The working tree, `None` in a bare repository.
+    pub fn workdir(&self) -> Option<&std::path::Path> {
+        self.repo.workdir()
+    }
+
+    /// This worktree's git directory (`.git`, or `.git/worktrees/<name>` in a linked one).
+    pub fn git_dir(&self) -> &std::path::Path {
+        self.repo.path()
+    }
+
+    /// The note text on `object` in the notes commit `notes`.
+    pub fn note(&self, notes: Option<Oid>, object: Oid) -> Result<Option<String>, StoreError> {
+        notes::read(&self.repo, notes, object)
+    }
+
+    /// Every note of the notes commit `notes`: (annotated object, text).
+    pub fn all_notes(&self, notes: Option<Oid>) -> Result<Vec<(Oid, String)>, StoreError> {
+        notes::all(&self.repo, notes)
+    }
+
+    /// What the tree of `commit` holds at `path`.
+    pub fn file_at(&self, commit: Oid, path: &str) -> Result<FileAt, StoreError> {
+        let tree = self
+            .repo
+            .find_commit(commit)
+            .and_then(|c| c.tree())
+            .map_err(|e| StoreError::git("reading a commit's tree", e))?;
+        let Ok(entry) = tree.get_path(std::path::Path::new(path)) else {
+            return Ok(FileAt::Missing);
+        };
+        let object = entry
+            .to_object(&self.repo)
+            .map_err(|e| StoreError::git(format!("reading {path}"), e))?;
+        Ok(match object.into_blob() {
+            Ok(blob) => FileAt::File(blob.content().to_vec()),
+            Err(_) => FileAt::NotAFile,
+        })
+    }
+
+    /// The tree of the commit `preview` when it is a child of `parent` (a plan's preview made
+    /// on that commit), else `None`.
+    pub fn preview_tree(&self, preview: Oid, parent: Oid) -> Option<Oid> {
+        let commit = self.repo.find_commit(preview).ok()?;
+        (commit.parent_id(0).ok()? == parent).then(|| commit.tree_id())
     }
 
     /// Empties the derived-data cache (`<gitdir>/papayu/cache/`): entries and bytes.

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use git2::{FileMode, ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder};
 
+use super::Store;
 use super::eol::{self, AutoCrlf, Conversion};
 use crate::codes::{Code, Problem};
 use crate::patch::{self, HunkReport};
@@ -105,14 +106,14 @@ struct Builder<'r> {
 /// Applies `plan`'s actions to `base`. All problems are reported together; on any problem
 /// nothing is written.
 pub fn build(
-    repo: &Repository,
-    base: &Tree<'_>,
+    store: &Store,
+    base: Oid,
     plan: &Plan,
     opts: &BuildOptions<'_>,
 ) -> Result<Built, Vec<Problem>> {
-    // The builder borrows `base` for its whole life; re-find it to get a tree tied to `repo`.
+    let repo = &store.repo;
     let base = repo
-        .find_tree(base.id())
+        .find_tree(base)
         .map_err(|e| vec![git_problem("reading the base tree", &e)])?;
     let mut b = Builder {
         repo,
@@ -853,12 +854,12 @@ impl Builder<'_> {
 /// `true` when `candidate` (a tree written earlier, e.g. by the dry run of `plan`) is exactly
 /// `base` with `changes` applied: every changed path holds the expected blob, and nothing else
 /// differs. This lets apply reuse a stored tree without trusting it.
-pub fn tree_matches(
-    repo: &Repository,
-    base: &Tree<'_>,
-    candidate: Oid,
-    changes: &[FileChange],
-) -> bool {
+pub fn tree_matches(store: &Store, base: Oid, candidate: Oid, changes: &[FileChange]) -> bool {
+    let repo = &store.repo;
+    let Ok(base) = repo.find_tree(base) else {
+        return false;
+    };
+    let base = &base;
     let Ok(candidate) = repo.find_tree(candidate) else {
         return false;
     };
