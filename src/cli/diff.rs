@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use clap::Args;
 use git_papayu::engine::find::find;
 use git_papayu::engine::review;
-use git_papayu::store::{Store, worktree};
+use git_papayu::store::{Store, UserGit};
 use git_papayu::{Code, Problem};
 
 use super::{CliResult, ui};
@@ -30,15 +30,16 @@ pub fn run(args: DiffArgs) -> CliResult {
     let (ledger, record) = find(&store, plan.as_deref())?;
     let (from, to) = review::diff_range(&store, &ledger, &record)?;
     let (from, to) = (from.to_string(), to.to_string());
-    let mut cmd = worktree::git(&store);
-    if let Some(workdir) = store.workdir() {
-        cmd.current_dir(workdir);
-    }
-    cmd.args(ui::git_display_args()).arg("diff");
+    let mut git: Vec<OsString> = ui::git_display_args()
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    git.push("diff".into());
     if ui::json_mode() {
-        cmd.args(["--no-color", "--no-ext-diff"]);
+        git.extend(["--no-color".into(), "--no-ext-diff".into()]);
     }
-    cmd.args(&git_args).arg(&from).arg(&to);
+    git.extend(git_args);
+    git.extend([OsString::from(&from), OsString::from(&to)]);
     let failed = |status: std::process::ExitStatus, stderr: &[u8]| {
         let why = String::from_utf8_lossy(stderr);
         let why = why.trim();
@@ -50,26 +51,22 @@ pub fn run(args: DiffArgs) -> CliResult {
             },
         )
     };
-    if ui::json_mode() {
-        let output = cmd
-            .output()
-            .map_err(|e| Problem::new(Code::Io, format!("running git diff: {e}")))?;
-        ui::data(&serde_json::json!({
-            "plan": record.id,
-            "from": from,
-            "to": to,
-            "diff": String::from_utf8_lossy(&output.stdout),
-        }));
-        return match output.status.success() {
+    match store.git_for_user(&git, ui::json_mode())? {
+        UserGit::Captured(output) => {
+            ui::data(&serde_json::json!({
+                "plan": record.id,
+                "from": from,
+                "to": to,
+                "diff": String::from_utf8_lossy(&output.stdout),
+            }));
+            match output.status.success() {
+                true => Ok(()),
+                false => Err(failed(output.status, &output.stderr).into()),
+            }
+        }
+        UserGit::Shown(status) => match status.success() {
             true => Ok(()),
-            false => Err(failed(output.status, &output.stderr).into()),
-        };
-    }
-    let status = cmd
-        .status()
-        .map_err(|e| Problem::new(Code::Io, format!("running git diff: {e}")))?;
-    match status.success() {
-        true => Ok(()),
-        false => Err(failed(status, b"").into()),
+            false => Err(failed(status, b"").into()),
+        },
     }
 }

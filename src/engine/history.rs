@@ -102,8 +102,8 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
     }
     let mut done: Vec<&(RefChange, PathBuf)> = Vec::new();
     for moved in &moved_in_place {
-        if let Err(e) = move_checked_out(&moved.1, &moved.0) {
-            put_back(&done);
+        if let Err(e) = move_checked_out(store, &moved.1, &moved.0) {
+            put_back(store, &done);
             return Err(e);
         }
         done.push(moved);
@@ -111,7 +111,7 @@ fn revert(store: &Store, target: Entry, kind: OpKind) -> Result<Reverted, Proble
     }
     if let Err(e) = oplog::commit(store, &pending) {
         // Put the checked-out branches back so the failure leaves everything as it was.
-        put_back(&done);
+        put_back(store, &done);
         return Err(e.into());
     }
     Ok(Reverted { target, changes })
@@ -210,15 +210,15 @@ fn legacy_lines(store: &Store, op: &Operation) -> Result<Vec<LoggedLine>, StoreE
 }
 
 /// Moves branches already moved in their worktrees back where they were.
-fn put_back(done: &[&(RefChange, PathBuf)]) {
+fn put_back(store: &Store, done: &[&(RefChange, PathBuf)]) {
     for (change, dir) in done.iter().rev() {
-        let _ = move_checked_out(dir, &change.inverse());
+        let _ = move_checked_out(store, dir, &change.inverse());
     }
 }
 
 /// Moves a branch checked out in the worktree at `dir`, and that working tree, with `git reset
 /// --keep` run there: git's own safety checks for that worktree apply.
-fn move_checked_out(dir: &Path, change: &RefChange) -> Result<(), Problem> {
+fn move_checked_out(store: &Store, dir: &Path, change: &RefChange) -> Result<(), Problem> {
     let short = change.name.trim_start_matches("refs/heads/");
     let Some(new) = change.new else {
         return Err(Problem::new(
@@ -229,13 +229,7 @@ fn move_checked_out(dir: &Path, change: &RefChange) -> Result<(), Problem> {
             ),
         ));
     };
-    let out = crate::store::command("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["reset", "--keep", "--quiet"])
-        .arg(new.to_string())
-        .output()
-        .map_err(|e| Problem::new(Code::Io, format!("running git reset: {e}")))?;
+    let out = store.git_in(dir, &["reset", "--keep", "--quiet", &new.to_string()])?;
     if !out.status.success() {
         return Err(Problem::new(
             Code::DirtyWorktree,

@@ -9,8 +9,6 @@
 //! [`crate::store::proposals`]). Discard deletes such a branch only when its tip is the plan's
 //! own commit; when the user added commits on top it asks for `--force`.
 
-use std::process::Command;
-
 use crate::store::Oid;
 
 use super::find::find;
@@ -56,24 +54,14 @@ fn live_branch(ledger: &Ledger, record: &PlanRecord) -> Option<(String, Oid)> {
     ledger.proposal(&record.id).map(|b| (b.name.clone(), b.tip))
 }
 
-/// A git command in the user's working tree.
-pub(crate) fn git_here(store: &Store) -> Result<Command, Problem> {
-    let workdir = store.workdir().ok_or_else(|| {
+/// Runs `git ARGS` in the user's working tree.
+fn git_output(store: &Store, args: &[&str]) -> Result<std::process::Output, Problem> {
+    store.git_in_worktree(args)?.ok_or_else(|| {
         Problem::new(
             Code::PlanState,
             "this repository has no working tree; merge needs one",
         )
-    })?;
-    let mut cmd = crate::store::command("git");
-    cmd.current_dir(workdir).env("GIT_MERGE_AUTOEDIT", "no");
-    Ok(cmd)
-}
-
-fn git_output(store: &Store, args: &[&str]) -> Result<std::process::Output, Problem> {
-    git_here(store)?
-        .args(args)
-        .output()
-        .map_err(|e| Problem::new(Code::Io, format!("running git {}: {e}", args.join(" "))))
+    })
 }
 
 /// Refuses when tracked files have uncommitted changes (untracked files are fine: git itself
@@ -207,12 +195,7 @@ pub fn merge(
 /// Puts the current branch and the working tree back to `old` after a merge whose bookkeeping
 /// failed (the merge just made them match, so `--keep` loses nothing).
 fn roll_back(store: &Store, old: Oid) {
-    if let Ok(mut cmd) = git_here(store) {
-        let _ = cmd
-            .args(["reset", "--keep", "--quiet"])
-            .arg(old.to_string())
-            .output();
-    }
+    let _ = store.git_in_worktree(&["reset", "--keep", "--quiet", &old.to_string()]);
 }
 
 fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result<(), Problem> {

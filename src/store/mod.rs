@@ -19,6 +19,8 @@ mod sig;
 mod snapshot;
 pub mod tree;
 mod trust;
+mod work;
+pub use work::UserGit;
 pub mod worktree;
 
 use std::path::PathBuf;
