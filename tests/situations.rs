@@ -690,3 +690,41 @@ fn the_plan_index_carried_forward_equals_one_built_from_the_notes() {
         serde_json::from_str(&repo.papayu(["--json", "show", &second]).ok().stdout).unwrap();
     assert_eq!(show["status"], "merged", "{show}");
 }
+
+#[test]
+fn list_shows_the_newest_plans_unless_asked_for_all() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let ids: Vec<String> = (0..4)
+        .map(|i| {
+            plan(
+                &repo,
+                &answer(serde_json::json!([
+                    {"kind": "CREATE_FILE", "path": format!("f{i}.txt"), "content": "x\n"}
+                ])),
+            )
+        })
+        .collect();
+    // The newest plan undone: it is not listed, and the limit still fills up.
+    repo.papayu(["undo"]).ok();
+    let listed = |args: &[&str]| -> Value {
+        let mut all = vec!["--json", "list"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&repo.papayu(all).ok().stdout).unwrap()
+    };
+    let two = listed(&["-n", "2"]);
+    let shown: Vec<&str> = two["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, vec![ids[2].as_str(), ids[1].as_str()], "{two}");
+    assert_eq!(two["complete"], false);
+    let all = listed(&["--all"]);
+    assert_eq!(all["plans"].as_array().unwrap().len(), 3, "{all}");
+    assert_eq!(all["complete"], true);
+    assert_eq!(listed(&[])["complete"], true);
+    let run = repo.papayu(["list", "-n", "1"]).ok();
+    assert!(run.stderr.contains("--all"), "{}", run.stderr);
+    assert_eq!(run.stdout.lines().count(), 1, "{}", run.stdout);
+}

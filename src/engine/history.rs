@@ -151,7 +151,9 @@ fn cancel_lines(
         let Some(text) = store.note(notes_ref, annotated)? else {
             continue;
         };
-        for line in text.lines() {
+        // A line about a plan names it: only those can be the lines wanted.
+        let about = |line: &str| logged.iter().any(|l| line.contains(l.plan.as_str()));
+        for line in text.lines().filter(|l| about(l)) {
             let hash = line_hash(line);
             if wanted.contains(hash.as_str()) {
                 copies.entry(hash).or_default().insert(annotated);

@@ -2,28 +2,37 @@
 //! plan read only the notes that concern it, whatever the number of plans stored.
 //!
 //! Every line about a plan — its record, its events, the events that cancel them, teammates'
-//! lines merged in — is written on the note of the plan's base or of a commit a rewrite copied
-//! that note to. So the notes that hold any line about plan X hold *every* line about X, and a
-//! ledger read from just those notes knows X's record, status, events and copies exactly as a
-//! ledger of every note would.
+//! lines merged in — names the plan and is written on the note of the plan's base, or of a
+//! commit a rewrite copied that note to. The index lists, for each plan, every object whose note
+//! holds a line about it, so a ledger read from just those notes knows the plan's record,
+//! status, events and copies exactly as a ledger of every note would. It also keeps when each
+//! plan was made, so the newest plans are found without reading any note.
 //!
 //! The index is derived data, cached under `<gitdir>/papayu/cache/` keyed by the notes commit:
 //! built once by reading every note (after a fetch, a notes merge, an amend that copied notes),
 //! and carried forward by papayu's own appends, which know the lines they add. A missing or
-//! unreadable entry is rebuilt; it never decides anything the notes do not say.
+//! damaged entry is rebuilt or not used; it never decides anything the notes do not say.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use git2::{Oid, Repository};
 
-use super::records::plan_of_line;
+use super::records::line_summary;
 use super::{StoreError, cache, notes};
 
 const KIND: &str = "plans";
 
-/// Plan id → the annotated objects whose notes hold a line about it, kept as its cached text:
-/// one line per plan, `id on on …`, sorted by id. A lookup is a binary search over the lines,
-/// so reading the index costs one file read however many plans it lists.
+/// What the index knows of one plan while it is built.
+#[derive(Debug, Default, Clone)]
+struct Entry {
+    /// When the plan was made (from its record), if a record was seen.
+    created: Option<i64>,
+    carriers: BTreeSet<Oid>,
+}
+
+/// The index as its cached text: one line per plan, `id created object object …` (`created`
+/// is `-` for a plan only events mention), sorted by id. A lookup is a binary search over the
+/// lines, so reading the index costs one file read however many plans it lists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlanIndex {
     text: String,
@@ -73,21 +82,22 @@ impl PlanIndex {
         let mut pending = added.into_iter().peekable();
         for i in 0..index.starts.len() {
             let line = index.line(i);
-            let id = line.split(' ').next().unwrap_or_default();
+            let id = index.id(i);
             while let Some((next, _)) = pending.peek()
                 && next.as_str() < id
             {
-                let (next, ons) = pending.next().expect("peeked");
-                push_line(&mut merged, &next, &ons);
+                let (next, entry) = pending.next().expect("peeked");
+                push_line(&mut merged, &next, &entry);
             }
             match pending.peek() {
                 Some((next, _)) if next == id => {
-                    let (_, mut ons) = pending.next().expect("peeked");
-                    let Some(old) = index.carriers_of_line(line) else {
+                    let (_, mut entry) = pending.next().expect("peeked");
+                    let Some(old) = parse_line(line) else {
                         return; // A damaged entry: the next reader rebuilds.
                     };
-                    ons.extend(old);
-                    push_line(&mut merged, id, &ons);
+                    entry.created = entry.created.or(old.created);
+                    entry.carriers.extend(old.carriers);
+                    push_line(&mut merged, id, &entry);
                 }
                 _ => {
                     merged.push_str(line);
@@ -95,16 +105,16 @@ impl PlanIndex {
                 }
             }
         }
-        for (next, ons) in pending {
-            push_line(&mut merged, &next, &ons);
+        for (next, entry) in pending {
+            push_line(&mut merged, &next, &entry);
         }
         cache::write(repo, KIND, new, merged.as_bytes());
     }
 
-    fn from_map(map: &BTreeMap<String, BTreeSet<Oid>>) -> PlanIndex {
+    fn from_map(map: &BTreeMap<String, Entry>) -> PlanIndex {
         let mut text = String::new();
-        for (id, ons) in map {
-            push_line(&mut text, id, ons);
+        for (id, entry) in map {
+            push_line(&mut text, id, entry);
         }
         PlanIndex::from_text(text)
     }
@@ -112,11 +122,13 @@ impl PlanIndex {
     fn from_bytes(bytes: Vec<u8>) -> Option<PlanIndex> {
         let text = String::from_utf8(bytes).ok()?;
         let index = PlanIndex::from_text(text);
-        // Sorted, with 40-digit ids and carriers, or not used at all (a carrier that does not
-        // parse is caught when it is read).
+        // Sorted, with 40-digit ids, or not used at all (the rest of a line is checked when it
+        // is read).
         let ok = (0..index.starts.len()).all(|i| {
-            let line = index.line(i);
-            line.len() % 41 == 40 && line.is_ascii() && (i == 0 || index.id(i - 1) < index.id(i))
+            let id = index.id(i);
+            id.len() == 40
+                && id.bytes().all(|b| b.is_ascii_hexdigit())
+                && (i == 0 || index.id(i - 1) < id)
         });
         ok.then_some(index)
     }
@@ -142,14 +154,6 @@ impl PlanIndex {
         self.line(i).split(' ').next().unwrap_or_default()
     }
 
-    /// The carriers a line lists; `None` when one does not parse (the entry is then not used).
-    fn carriers_of_line(&self, line: &str) -> Option<BTreeSet<Oid>> {
-        line.split(' ')
-            .skip(1)
-            .map(|w| Oid::from_str(w).ok())
-            .collect()
-    }
-
     /// Full ids starting with `prefix` (lowercase hex).
     pub fn ids_with_prefix(&self, prefix: &str) -> Vec<&str> {
         let from = self.starts_at(prefix);
@@ -163,11 +167,25 @@ impl PlanIndex {
     pub fn carriers(&self, id: &str) -> Option<Vec<Oid>> {
         let i = self.starts_at(id);
         match i < self.starts.len() && self.id(i) == id {
-            true => self
-                .carriers_of_line(self.line(i))
-                .map(|s| s.into_iter().collect()),
+            true => parse_line(self.line(i)).map(|e| e.carriers.into_iter().collect()),
             false => Some(Vec::new()),
         }
+    }
+
+    /// Up to `n` plan ids with a record, newest first (ties by id).
+    pub fn newest(&self, n: usize) -> Vec<&str> {
+        let mut made: Vec<(i64, &str)> = (0..self.starts.len())
+            .filter_map(|i| {
+                let line = self.line(i);
+                let mut words = line.split(' ');
+                let id = words.next()?;
+                let created = words.next()?.parse::<i64>().ok()?;
+                Some((created, id))
+            })
+            .collect();
+        made.sort_unstable_by(|a, b| b.cmp(a));
+        made.truncate(n);
+        made.into_iter().map(|(_, id)| id).collect()
     }
 
     /// The first line whose id is not less than `key`.
@@ -194,21 +212,40 @@ impl PlanIndex {
     }
 }
 
-fn add_text(map: &mut BTreeMap<String, BTreeSet<Oid>>, on: Oid, text: &str) {
+fn add_text(map: &mut BTreeMap<String, Entry>, on: Oid, text: &str) {
     for line in text.lines().filter(|l| l.starts_with('{')) {
-        if let Some(plan) = plan_of_line(line, on) {
-            map.entry(plan).or_default().insert(on);
+        if let Some((plan, created)) = line_summary(line, on) {
+            let entry = map.entry(plan).or_default();
+            entry.created = entry.created.or(created);
+            entry.carriers.insert(on);
         }
     }
 }
 
-fn push_line(out: &mut String, id: &str, ons: &BTreeSet<Oid>) {
+fn push_line(out: &mut String, id: &str, entry: &Entry) {
     out.push_str(id);
-    for on in ons {
+    match entry.created {
+        Some(t) => out.push_str(&format!(" {t}")),
+        None => out.push_str(" -"),
+    }
+    for on in &entry.carriers {
         out.push(' ');
         out.push_str(&on.to_string());
     }
     out.push('\n');
+}
+
+/// One line of the index read back; `None` when it does not read.
+fn parse_line(line: &str) -> Option<Entry> {
+    let mut words = line.split(' ').skip(1);
+    let created = match words.next()? {
+        "-" => None,
+        t => Some(t.parse().ok()?),
+    };
+    let carriers = words
+        .map(|w| Oid::from_str(w).ok())
+        .collect::<Option<BTreeSet<Oid>>>()?;
+    Some(Entry { created, carriers })
 }
 
 #[cfg(test)]
@@ -226,20 +263,28 @@ mod tests {
             on,
             &format!("{{\"plan\":\"{a}\",\"event\":\"merged\",\"at\":1}}\nnot json\n"),
         );
-        map.entry(b.clone()).or_default().insert(other);
+        map.insert(
+            b.clone(),
+            Entry {
+                created: Some(7),
+                carriers: [other].into(),
+            },
+        );
         let index = PlanIndex::from_map(&map);
         assert_eq!(index.carriers(&a), Some(vec![on]));
         assert_eq!(index.carriers(&b), Some(vec![other]));
         assert_eq!(index.carriers(&"c".repeat(40)), Some(Vec::new()));
-        let damaged = PlanIndex::from_bytes(format!("{a} {}\n", "z".repeat(40)).into_bytes());
-        assert_eq!(damaged.and_then(|d| d.carriers(&a)), None);
         assert_eq!(index.ids_with_prefix("aaaa"), vec![a.as_str()]);
         assert_eq!(index.ids_with_prefix("a").len(), 2);
         assert!(index.ids_with_prefix("b").is_empty());
+        // Only plans with a record have an age.
+        assert_eq!(index.newest(5), vec![b.as_str()]);
         let again = PlanIndex::from_bytes(index.text.clone().into_bytes());
         assert_eq!(again, Some(index));
         assert_eq!(PlanIndex::from_bytes(b"zz nothex\n".to_vec()), None);
-        let unsorted = format!("{b} {on}\n{a} {on}\n");
+        let unsorted = format!("{b} - {on}\n{a} - {on}\n");
         assert_eq!(PlanIndex::from_bytes(unsorted.into_bytes()), None);
+        let damaged = PlanIndex::from_bytes(format!("{a} - {}\n", "z".repeat(40)).into_bytes());
+        assert_eq!(damaged.and_then(|d| d.carriers(&a)), None);
     }
 }

@@ -188,7 +188,12 @@ impl Store {
         id: &str,
     ) -> Result<records::Ledger, StoreError> {
         match index.carriers(id) {
-            Some(objects) => self.ledger_of(&objects),
+            Some(objects) => records::Ledger::load_from(
+                &self.repo,
+                self.ref_value(NOTES_REF)?,
+                &objects,
+                Some(id),
+            ),
             None => self.ledger(),
         }
     }
@@ -197,7 +202,7 @@ impl Store {
     /// there (a plan's carriers from [`Store::plan_index`], or a commit's own note for the plans
     /// on that commit).
     pub fn ledger_of(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
-        records::Ledger::load_from(&self.repo, self.ref_value(NOTES_REF)?, objects)
+        records::Ledger::load_from(&self.repo, self.ref_value(NOTES_REF)?, objects, None)
     }
 
     /// A commit's message (lossily UTF-8).

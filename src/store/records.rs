@@ -291,14 +291,26 @@ impl Ledger {
 
     /// Reads the records and events on the notes of `objects` only, and the local proposal
     /// branches: exact for every plan all of whose lines are on those notes.
+    ///
+    /// With `only`, lines that do not mention that plan id are skipped unread: every line about
+    /// a plan names it (a record's `id`, an event's `plan`).
     pub fn load_from(
         repo: &Repository,
         notes: Option<Oid>,
         objects: &[Oid],
+        only: Option<&str>,
     ) -> Result<Ledger, StoreError> {
         let mut texts = Vec::with_capacity(objects.len());
         for &on in objects {
             if let Some(text) = notes::read(repo, notes, on)? {
+                let text = match only {
+                    Some(id) => text
+                        .lines()
+                        .filter(|l| l.contains(id))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    None => text,
+                };
                 texts.push((on, text));
             }
         }
@@ -485,7 +497,15 @@ impl Ledger {
 /// The plan a well-formed note line is about (a record's id, an event's plan), as the ledger
 /// reads it; `None` for anything the ledger ignores.
 pub(crate) fn plan_of_line(raw: &str, annotated: Oid) -> Option<String> {
-    parse_line(raw, annotated).map(|line| line.plan().to_string())
+    line_summary(raw, annotated).map(|(plan, _)| plan)
+}
+
+/// The plan a well-formed note line is about and, for a record, when the plan was made.
+pub(crate) fn line_summary(raw: &str, annotated: Oid) -> Option<(String, Option<i64>)> {
+    parse_line(raw, annotated).map(|line| match &line {
+        Line::Record(r, _) => (r.id.clone(), Some(r.created_at)),
+        Line::Event(e) => (e.plan.clone(), None),
+    })
 }
 
 /// The id prefix a user's plan argument names: a hex id prefix (at least 4 digits) or a
