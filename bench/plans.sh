@@ -108,4 +108,4 @@ for n in "${COUNTS[@]}"; do
 		"$s" "$(r "$s" "$s0")" "$l" "$(r "$l" "$l0")" "$a" "$(r "$a" "$a0")" \
 		"$u" "$(r "$u" "$u0")" "$p" "$(r "$p" "$p0")" "$g" "$(r "$g" "$g0")"
 done
-echo "(in parentheses: the ratio to the same command with 5 plans; the target is 1.5× for all but list)"
+echo "(in parentheses: the ratio to the same command with 5 plans; the target is 1.5×)"
