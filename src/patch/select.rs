@@ -115,7 +115,7 @@ fn merged(files: Vec<FilePatch>) -> Vec<FilePatch> {
 fn check_name(file: &FilePatch, path: &str) -> Result<(), Problem> {
     let want = normal(path);
     if let (Some(old), Some(new)) = (&file.old_path, &file.new_path)
-        && normal(old) != normal(new)
+        && bare(old) != bare(new)
     {
         return Err(Problem::new(
             Code::PatchPathMismatch,
@@ -146,9 +146,15 @@ fn normal(path: &str) -> &str {
         .unwrap_or(p)
 }
 
+/// A path as a diff names it, without `./`, `a/`, `b/` or a note after it (`x.rs (original)`).
+fn bare(path: &str) -> &str {
+    let p = normal(path);
+    p.split_once(" (").map_or(p, |(name, _)| name.trim_end())
+}
+
 /// The same file: equal, or one a tail of the other at a `/` (a diff made in a subdirectory).
 fn same_file(named: &str, want: &str) -> bool {
-    let named = normal(named);
+    let named = bare(named);
     named == want || named.ends_with(&format!("/{want}")) || want.ends_with(&format!("/{named}"))
 }
 
@@ -172,6 +178,12 @@ mod tests {
 
     #[test]
     fn the_file_named_or_unnamed_or_a_tail_applies() {
+        let noted = ONE.replace("a/src/x.rs", "a/src/x.rs (original)");
+        let options = Options {
+            path: Some("src/x.rs".into()),
+            ..Options::default()
+        };
+        assert_eq!(apply_with("a\n", &noted, &options).unwrap().content, "b\n");
         for path in ["src/x.rs", "./src/x.rs", "x.rs", "repo/src/x.rs"] {
             let options = Options {
                 path: Some(path.into()),
