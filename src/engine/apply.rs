@@ -5,15 +5,13 @@
 //! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
-use crate::store::Oid;
-
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
 use crate::store::tree::{self, BuildOptions, FileChange};
-use crate::store::{Store, StoreError, worktree};
+use crate::store::{Oid, Store, StoreError, worktree};
 
 pub struct ApplyRequest {
     /// Plan id prefix or proposal branch; `None` = the newest plan on `HEAD`.

@@ -2,11 +2,9 @@
 //! newest plan on `HEAD` (its own or one a rewrite carried over), or the plan `HEAD` carries
 //! out after a merge.
 
-use crate::store::Oid;
-
 use crate::codes::{Code, Problem};
 use crate::store::records::{Ledger, PlanRecord, Status, spec_prefix};
-use crate::store::{Store, StoreError};
+use crate::store::{Oid, Store, StoreError};
 
 /// Finds the plan a command is about, as [`find_plan`] does, reading only the notes that
 /// concern it (found through the plan index), so the cost does not grow with the number of
@@ -95,8 +93,8 @@ fn carried_out(store: &Store, head: Oid) -> Result<Vec<String>, Problem> {
 }
 
 /// Finds the plan a command is about in a ledger of every note: the one named; else the newest
-/// plan based on `HEAD`; else the plan `HEAD` itself carries out (a merged proposal's `Papayu-Plan:` trailer, on
-/// `HEAD` or on the merged side of a merge commit).
+/// plan based on `HEAD`; else the plan `HEAD` itself carries out (a merged proposal's
+/// `Papayu-Plan:` trailer, on `HEAD` or on the merged side of a merge commit).
 pub fn find_plan(
     store: &Store,
     ledger: &Ledger,

@@ -15,13 +15,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::store::Oid;
-
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, Entry, LoggedLine, OpKind, Operation, Pending};
 use crate::store::records::{Event, EventKind, line_hash, line_plan};
 use crate::store::refs::RefChange;
-use crate::store::{NOTES_REF, OPLOG_REF, Store, StoreError};
+use crate::store::{NOTES_REF, OPLOG_REF, Oid, Store, StoreError};
 
 /// What undo or redo did.
 pub struct Reverted {

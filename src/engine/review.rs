@@ -9,8 +9,6 @@
 //! [`crate::store::proposals`]). Discard deletes such a branch only when its tip is the plan's
 //! own commit; when the user added commits on top it asks for `--force`.
 
-use crate::store::Oid;
-
 use super::find::find;
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
@@ -18,7 +16,7 @@ use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
 use crate::store::tree::{self, BuildOptions};
-use crate::store::{Store, worktree};
+use crate::store::{Oid, Store, worktree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MergeStyle {

@@ -10,8 +10,9 @@
 //! every problem is collected first and the tree is only built when there are none. It must
 //! never remove, replace or rewrite a protected file — named directly, or inside a directory the
 //! plan deletes — where protected means the built-in list ([`is_protected`]) or the
-//! `papayu-private` attribute ([`crate::protocol::attributes`]) in the base tree's `.gitattributes` files or
-//! the repository's `info/attributes`. It never writes a `.gitmodules` that `git fsck` rejects.
+//! `papayu-private` attribute ([`crate::protocol::attributes`]) in the base tree's
+//! `.gitattributes` files or the repository's `info/attributes`. It never writes a `.gitmodules`
+//! that `git fsck` rejects, and it writes blobs as `git add` would ([`super::eol`]).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
