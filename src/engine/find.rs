@@ -6,10 +6,13 @@ use crate::codes::{Code, Problem};
 use crate::store::records::{Ledger, PlanRecord, Status, spec_prefix};
 use crate::store::{Oid, Store, StoreError};
 
-/// Finds the plan a command is about, as [`find_plan`] does, reading only the notes that
-/// concern it (found through the plan index), so the cost does not grow with the number of
-/// plans stored. The ledger returned is exact for that plan: its record, events, status and
-/// copies, and every local proposal branch.
+/// Finds the plan a command is about: the one named (an id prefix or a proposal branch); else
+/// the newest plan on `HEAD`; else the plan `HEAD` itself carries out (a merged proposal's
+/// `Papayu-Plan:` trailer, on `HEAD` or on the merged side of a merge commit).
+///
+/// Only the notes that concern it are read (found through the plan index), so the cost does not
+/// grow with the number of plans stored. The ledger returned is exact for that plan — its
+/// record, events, status and copies — and holds every local proposal branch.
 pub fn find(store: &Store, spec: Option<&str>) -> Result<(Ledger, PlanRecord), Problem> {
     let index = store.plan_index()?;
     let about = |id: &str| -> Result<Option<(Ledger, PlanRecord)>, Problem> {
@@ -90,29 +93,6 @@ fn carried_out(store: &Store, head: Oid) -> Result<Vec<String>, Problem> {
         );
     }
     Ok(ids)
-}
-
-/// Finds the plan a command is about in a ledger of every note: the one named; else the newest
-/// plan based on `HEAD`; else the plan `HEAD` itself carries out (a merged proposal's
-/// `Papayu-Plan:` trailer, on `HEAD` or on the merged side of a merge commit).
-pub fn find_plan(
-    store: &Store,
-    ledger: &Ledger,
-    spec: Option<&str>,
-) -> Result<PlanRecord, Problem> {
-    if let Some(spec) = spec {
-        return ledger.resolve(spec).cloned();
-    }
-    let head = head_commit(store)?;
-    if let Some(record) = ledger.newest_on(head) {
-        return Ok(record.clone());
-    }
-    for id in carried_out(store, head)? {
-        if let Some(record) = ledger.records.iter().find(|r| r.id == id) {
-            return Ok(record.clone());
-        }
-    }
-    Err(no_plan_on_head())
 }
 
 /// Ids of the plans based on `HEAD` that are still proposed, oldest first.

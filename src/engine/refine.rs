@@ -45,16 +45,18 @@ pub enum Refined {
 /// move its branch: the branch's tip must be papayu's own commit for the plan that owns it (a
 /// refined branch belongs to its newest refinement), with no commit of anyone else on top.
 pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
-    let ledger = store.ledger()?;
-    let mut record = super::find::find_plan(store, &ledger, spec)?;
+    let (mut ledger, mut record) = super::find::find(store, spec)?;
+    // A branch named by a plan that no longer owns it: its newest refinement does.
     if ledger.proposal(&record.id).is_none()
         && let Some(name) = spec.map(|s| s.trim().trim_start_matches("refs/heads/"))
         && let Some(owner) = ledger
-            .records
+            .local
             .iter()
-            .find(|r| ledger.proposals(&r.id).iter().any(|b| b.name == name))
+            .find(|(_, branches)| branches.iter().any(|b| b.name == name))
+            .map(|(id, _)| id.clone())
+        && let Ok(found) = super::find::find(store, Some(&owner))
     {
-        record = owner.clone();
+        (ledger, record) = found;
     }
     let Some(branch) = ledger.proposal(&record.id).cloned() else {
         return Err(Problem::new(
