@@ -358,4 +358,19 @@ fn prune_deletes_old_traces_only() {
     );
     repo.git(["config", "papayu.traceExpire", "soon"]).ok();
     repo.papayu(["trace", "prune"]).err("ERR_CONFIG_INVALID");
+    // --expire reads like gc's: relative ages, and a typo is a usage error.
+    std::fs::write(
+        dir.join("week.json"),
+        serde_json::json!({"version": 1, "trace_id": "week", "kind": "plan",
+            "created_at": now - 8 * day, "ok": true})
+        .to_string(),
+    )
+    .unwrap();
+    repo.papayu(["trace", "prune", "--expire", "10.days.ago"])
+        .ok();
+    assert!(dir.join("week.json").exists());
+    repo.papayu(["trace", "prune", "--expire", "7.days.ago"])
+        .ok();
+    assert!(!dir.join("week.json").exists());
+    repo.papayu(["trace", "prune", "--expire", "sooon"]).code(2);
 }

@@ -32,7 +32,7 @@ pub enum TraceCommand {
     },
     /// Delete traces older than papayu.traceExpire (default 30 days) or --expire.
     Prune {
-        /// Delete traces created before this date (YYYY-MM-DD, UTC), or `now` for all.
+        /// Delete traces created before this (YYYY-MM-DD in UTC, 7.days.ago, …), or `now` for all.
         #[arg(long, value_name = "DATE")]
         expire: Option<String>,
         /// Only say what would be deleted.
@@ -131,8 +131,7 @@ pub fn run(args: TraceArgs) -> CliResult {
             let config = store.config_values("papayu.traceexpire");
             let now = git_papayu::store::records::now_millis();
             let before = match expire.as_deref() {
-                Some("now") => i64::MAX,
-                Some(date) => trace::parse_date(date)
+                Some(text) => git_papayu::engine::gc::cutoff_now(text)
                     .map_err(|why| CliError::Usage(Problem::new(Code::Usage, why)))?,
                 None => {
                     let days = match config.get("papayu.traceexpire") {
