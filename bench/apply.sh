@@ -9,21 +9,9 @@
 # Needs only bash, awk and git. Builds the release binary first. Prints times and ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-BIN="$PWD/target/release"
-export PATH="$BIN:$PATH"
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+. bench/common.sh
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000 10000 100000)
-RUNS=${RUNS:-5}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/papayu-bench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-now() { date +%s%N; }
-ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1e6 }'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # A repository of $1 files in a two-level directory tree, made with fast-import.
 make_repo() {

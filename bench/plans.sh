@@ -10,21 +10,10 @@
 # Needs only bash, awk, sed and git. Builds the release binary first. Prints medians and ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-BIN="$PWD/target/release"
-export PATH="$BIN:$PATH"
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+. bench/common.sh
 COUNTS=("$@")
 [ ${#COUNTS[@]} -gt 0 ] || COUNTS=(400 2000 10000)
 PER_COMMIT=${PER_COMMIT:-50}
-RUNS=${RUNS:-5}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/papayu-bench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-now() { date +%s%N; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # The median wall time of "$@" in milliseconds; $SETUP (if set) runs untimed before each run.
 timed() {
@@ -34,7 +23,7 @@ timed() {
 		s=$(now)
 		"$@" >/dev/null 2>&1
 		e=$(now)
-		times+=("$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')")
+		times+=("$(ms "$s" "$e")")
 	done
 	printf '%s\n' "${times[@]}" | median
 }

@@ -4,28 +4,8 @@
 
 mod common;
 
-use common::TestRepo;
+use common::{Rng, TestRepo};
 use serde_json::{Value, json};
-
-/// A tiny deterministic generator (xorshift), so a failure is reproducible from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 fn weird_values() -> Vec<Value> {
     vec![

@@ -21,17 +21,7 @@ fn answer(actions: Value) -> String {
 
 /// Stores `answer` as a plan and returns its full id.
 fn plan(repo: &TestRepo, answer: &str) -> String {
-    let run = repo
-        .papayu_stdin(
-            ["--json", "plan", "goal", "--response", "-"],
-            answer.as_bytes(),
-        )
-        .ok();
-    let out: Value = serde_json::from_str(&run.stdout).expect("plan --json prints JSON");
-    out["plans"][0]["plan"]["id"]
-        .as_str()
-        .expect("plan id")
-        .to_string()
+    repo.plan_id("goal", answer)
 }
 
 /// Applies a stored plan without a check and returns the new commit.
@@ -127,10 +117,12 @@ fn hunks_out_of_order_apply_and_an_applied_patch_is_refused() {
         "kind": "PATCH_FILE", "path": "src/lib.rs", "patch": diff,
         "base_sha256": sha256(want.as_bytes())
     }]));
+    let before = repo.snapshot();
     let run = repo
         .papayu_stdin(["plan", "goal", "--response", "-"], again.as_bytes())
         .err("ERR_PATCH_APPLY_FAILED");
     assert!(run.stderr.contains("already applied"), "{}", run.stderr);
+    assert_eq!(repo.snapshot(), before, "a refused plan changes nothing");
 }
 
 #[test]
@@ -470,6 +462,7 @@ fn a_merge_whose_log_cannot_be_written_is_rolled_back() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let (id, branch) = applied(&repo, "b.txt");
     let head = repo.rev("HEAD");
+    let before = repo.logical_snapshot();
     // Hold the operation log's ref lock, as a crashed process would.
     let lock = repo.path().join(".git/refs/papayu/oplog.lock");
     std::fs::write(&lock, "").unwrap();
@@ -477,6 +470,11 @@ fn a_merge_whose_log_cannot_be_written_is_rolled_back() {
     assert_ne!(run.status, Some(0), "{}", run.stderr);
     std::fs::remove_file(&lock).unwrap();
     assert_eq!(repo.rev("HEAD"), head, "the merge was rolled back");
+    assert_eq!(
+        repo.logical_snapshot(),
+        before,
+        "refs, index and files as they were"
+    );
     assert_eq!(repo.git(["status", "--porcelain"]).ok().stdout, "");
     assert!(!repo.path().join("b.txt").exists());
     assert!(branch_exists(&repo, &branch));
@@ -592,7 +590,10 @@ fn gc_forgets_old_operations_and_prunes_what_papayu_keeps() {
     assert!(slots.join("check-1").exists());
     let kept = dry["gc"]["operations_kept"].as_u64().unwrap();
     assert!(kept >= 4, "{dry}");
+    let before = repo.snapshot();
     repo.papayu(["gc", "--expire=bogus"]).code(2);
+    assert_eq!(repo.snapshot(), before, "a refused gc changes nothing");
+    assert!(slots.join("check-1").exists());
 
     let run = repo.papayu(["gc"]).ok();
     assert!(

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Run, TestRepo};
+use common::{Rng, Run, TestRepo};
 use serde_json::Value;
 
 const PARSER: &str = "def parse(value):\n    return value.strip()\n";
@@ -26,17 +26,7 @@ fn answer() -> String {
 
 /// Stores a plan on HEAD and returns its full id.
 fn plan(repo: &TestRepo, goal: &str) -> String {
-    let run = repo
-        .papayu_stdin(
-            ["plan", goal, "--response", "-", "--json"],
-            answer().as_bytes(),
-        )
-        .ok();
-    let out: Value = serde_json::from_str(&run.stdout).expect("plan --json prints JSON");
-    out["plans"][0]["plan"]["id"]
-        .as_str()
-        .expect("plan id")
-        .to_string()
+    repo.plan_id(goal, &answer())
 }
 
 /// Applies a plan without a check and returns its branch.
@@ -312,22 +302,6 @@ fn discard_asks_for_force_when_the_branch_holds_commits_papayu_did_not_make() {
     repo.papayu(["undo"]).ok();
     assert_eq!(repo.rev(&branch), mine, "undo brings the commit back");
     repo.fsck();
-}
-
-/// A tiny deterministic generator, so a failing case can be replayed from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// A malformed or hostile note line built from valid pieces.

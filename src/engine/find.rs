@@ -3,7 +3,7 @@
 //! out after a merge.
 
 use crate::codes::{Code, Problem};
-use crate::store::records::{Ledger, PlanRecord, Status, spec_prefix};
+use crate::store::records::{Ledger, PlanRecord, Status, one_of, spec_prefix};
 use crate::store::{Oid, Store, StoreError};
 
 /// Finds the plan a command is about: the one named (an id prefix or a proposal branch); else
@@ -26,28 +26,13 @@ pub fn find(store: &Store, spec: Option<&str>) -> Result<(Ledger, PlanRecord), P
         for id in index.ids_with_prefix(&prefix) {
             found.extend(about(id)?);
         }
-        return match found.len() {
-            1 => Ok(found.remove(0)),
-            0 => Err(Problem::new(
-                Code::PlanNotFound,
-                format!("no plan with id {prefix}; see git papayu list"),
-            )),
-            _ => Err(Problem::new(
-                Code::PlanAmbiguous,
-                format!(
-                    "plan id {prefix} is ambiguous ({}); give more digits",
-                    found
-                        .iter()
-                        .map(|(_, r)| r.short_id())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )),
-        };
+        let records: Vec<&PlanRecord> = found.iter().map(|(_, r)| r).collect();
+        let i = one_of(&prefix, &records)?;
+        return Ok(found.swap_remove(i));
     }
     let head = head_commit(store)?;
     // The plans on HEAD are on HEAD's own note, copies included.
-    if let Some(record) = store.ledger_of(&[head])?.newest_on(head)
+    if let Some(record) = store.plans_on(&[head])?.newest_on(head)
         && let Some(found) = about(&record.id)?
     {
         return Ok(found);
@@ -102,7 +87,7 @@ pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
     };
     // The plans on HEAD have their records on HEAD's own note; each one's status comes from
     // every note that holds a line about it.
-    let on_head = store.ledger_of(&[head])?;
+    let on_head = store.plans_on(&[head])?;
     let index = store.plan_index()?;
     let mut out = Vec::new();
     for record in on_head.records.iter().filter(|r| on_head.is_on(r, head)) {

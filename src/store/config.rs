@@ -17,23 +17,23 @@ impl Store {
 
     /// A boolean setting (git's spellings): `None` when unset.
     pub fn config_bool(&self, key: &str) -> Result<Result<Option<bool>, WrongType>, StoreError> {
-        let config = self.config()?;
-        Ok(match config.get_entry(key) {
-            Err(_) => Ok(None),
-            Ok(entry) => config
-                .get_bool(key)
-                .map(Some)
-                .map_err(|_| WrongType(entry.value().unwrap_or_default().to_string())),
-        })
+        self.typed(key, git2::Config::get_bool)
     }
 
     /// A whole-number setting (git's `k`/`m`/`g` suffixes): `None` when unset.
     pub fn config_i64(&self, key: &str) -> Result<Result<Option<i64>, WrongType>, StoreError> {
+        self.typed(key, git2::Config::get_i64)
+    }
+
+    fn typed<T>(
+        &self,
+        key: &str,
+        get: fn(&git2::Config, &str) -> Result<T, git2::Error>,
+    ) -> Result<Result<Option<T>, WrongType>, StoreError> {
         let config = self.config()?;
         Ok(match config.get_entry(key) {
             Err(_) => Ok(None),
-            Ok(entry) => config
-                .get_i64(key)
+            Ok(entry) => get(&config, key)
                 .map(Some)
                 .map_err(|_| WrongType(entry.value().unwrap_or_default().to_string())),
         })

@@ -187,21 +187,27 @@ impl Store {
         index: &index::PlanIndex,
         id: &str,
     ) -> Result<records::Ledger, StoreError> {
-        match index.carriers(id) {
-            Some(objects) => records::Ledger::load_from(
-                &self.repo,
-                self.ref_value(NOTES_REF)?,
-                &objects,
-                Some(id),
-            ),
-            None => self.ledger(),
-        }
+        let Some(objects) = index.carriers(id) else {
+            return self.ledger();
+        };
+        let notes = self.ref_value(NOTES_REF)?;
+        let mut ledger = records::Ledger::load_from(&self.repo, notes, &objects, Some(id))?;
+        ledger.local = proposals::scan(&self.repo)?;
+        Ok(ledger)
     }
 
     /// The ledger of the notes of `objects` only: exact for every plan whose lines all live
     /// there (a plan's carriers from [`Store::plan_index`], or a commit's own note for the plans
     /// on that commit).
     pub fn ledger_of(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
+        let mut ledger = self.plans_on(objects)?;
+        ledger.local = proposals::scan(&self.repo)?;
+        Ok(ledger)
+    }
+
+    /// The records and events on the notes of `objects`, without the local branches: enough to
+    /// know which plans sit on a commit, not their status.
+    pub fn plans_on(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
         records::Ledger::load_from(&self.repo, self.ref_value(NOTES_REF)?, objects, None)
     }
 

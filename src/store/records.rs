@@ -289,8 +289,8 @@ impl Ledger {
         Ok(ledger)
     }
 
-    /// Reads the records and events on the notes of `objects` only, and the local proposal
-    /// branches: exact for every plan all of whose lines are on those notes.
+    /// Reads the records and events on the notes of `objects` only (no local branches): exact
+    /// for every plan all of whose lines are on those notes.
     ///
     /// With `only`, lines that do not mention that plan id are skipped unread: every line about
     /// a plan names it (a record's `id`, an event's `plan`).
@@ -314,9 +314,7 @@ impl Ledger {
                 texts.push((on, text));
             }
         }
-        let mut ledger = Ledger::from_notes(texts);
-        ledger.local = proposals::scan(repo)?;
-        Ok(ledger)
+        Ok(Ledger::from_notes(texts))
     }
 
     /// Builds the ledger from (annotated object, note text) pairs. Pure: never panics, whatever
@@ -459,23 +457,8 @@ impl Ledger {
             .iter()
             .filter(|r| r.id.starts_with(&prefix))
             .collect();
-        match found.as_slice() {
-            [one] => Ok(one),
-            [] => Err(Problem::new(
-                Code::PlanNotFound,
-                format!("no plan with id {prefix}; see git papayu list"),
-            )),
-            many => Err(Problem::new(
-                Code::PlanAmbiguous,
-                format!(
-                    "plan id {prefix} is ambiguous ({}); give more digits",
-                    many.iter()
-                        .map(|r| r.short_id())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )),
-        }
+        let i = one_of(&prefix, &found)?;
+        Ok(found[i])
     }
 
     /// The newest plan on `commit`: based on it, or carried over to it by a rewrite.
@@ -506,6 +489,28 @@ pub(crate) fn line_summary(raw: &str, annotated: Oid) -> Option<(String, Option<
         Line::Record(r, _) => (r.id.clone(), Some(r.created_at)),
         Line::Event(e) => (e.plan.clone(), None),
     })
+}
+
+/// Which of the plans whose id starts with `prefix` the user meant: the only one, or
+/// `ERR_PLAN_NOT_FOUND` / `ERR_PLAN_AMBIGUOUS` (listing them).
+pub fn one_of(prefix: &str, found: &[&PlanRecord]) -> Result<usize, Problem> {
+    match found {
+        [_] => Ok(0),
+        [] => Err(Problem::new(
+            Code::PlanNotFound,
+            format!("no plan with id {prefix}; see git papayu list"),
+        )),
+        many => Err(Problem::new(
+            Code::PlanAmbiguous,
+            format!(
+                "plan id {prefix} is ambiguous ({}); give more digits",
+                many.iter()
+                    .map(|r| r.short_id())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
 }
 
 /// The id prefix a user's plan argument names: a hex id prefix (at least 4 digits) or a

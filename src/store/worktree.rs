@@ -252,26 +252,29 @@ impl Slot {
     }
 }
 
+/// The slots no process is using, each locked for the caller.
+fn idle_slots(store: &Store) -> Vec<Slot> {
+    let dir = slots_dir(store);
+    (1..=MAX_SLOTS)
+        .filter_map(|n| {
+            let lock = File::options()
+                .write(true)
+                .open(dir.join(format!("check-{n}.flock")))
+                .ok()?;
+            lock.try_lock().ok()?;
+            Some(Slot {
+                path: dir.join(format!("check-{n}")),
+                _lock: lock,
+            })
+        })
+        .collect()
+}
+
 /// Removes every idle slot that holds `commit` (used when its plan is discarded). Slots in use
 /// by another process are left alone.
 pub fn remove_holding(store: &Store, commit: Oid) -> Result<usize, StoreError> {
-    let dir = slots_dir(store);
-    if !dir.exists() {
-        return Ok(0);
-    }
     let mut removed = 0;
-    for n in 1..=MAX_SLOTS {
-        let lock_path = dir.join(format!("check-{n}.flock"));
-        let Ok(lock) = File::options().write(true).open(&lock_path) else {
-            continue;
-        };
-        if lock.try_lock().is_err() {
-            continue;
-        }
-        let slot = Slot {
-            path: dir.join(format!("check-{n}")),
-            _lock: lock,
-        };
+    for slot in idle_slots(store) {
         if slot.head(store) == Some(commit) {
             slot.remove(store)?;
             removed += 1;
@@ -284,30 +287,13 @@ pub fn remove_holding(store: &Store, commit: Oid) -> Result<usize, StoreError> {
 /// worktrees whose directory is gone (`git worktree prune`). Slots in use are left alone.
 /// Returns how many were (or, with `dry_run`, would be) removed and their size in bytes.
 pub fn prune_idle(store: &Store, dry_run: bool) -> Result<(usize, u64), StoreError> {
-    let dir = slots_dir(store);
     let mut removed = 0;
     let mut bytes = 0;
-    if dir.exists() {
-        for n in 1..=MAX_SLOTS {
-            let lock_path = dir.join(format!("check-{n}.flock"));
-            let Ok(lock) = File::options().write(true).open(&lock_path) else {
-                continue;
-            };
-            if lock.try_lock().is_err() {
-                continue;
-            }
-            let slot = Slot {
-                path: dir.join(format!("check-{n}")),
-                _lock: lock,
-            };
-            if !slot.path.exists() {
-                continue;
-            }
-            bytes += super::disk_usage(&slot.path);
-            removed += 1;
-            if !dry_run {
-                slot.remove(store)?;
-            }
+    for slot in idle_slots(store).into_iter().filter(|s| s.path.exists()) {
+        bytes += super::disk_usage(&slot.path);
+        removed += 1;
+        if !dry_run {
+            slot.remove(store)?;
         }
     }
     if !dry_run {

@@ -269,6 +269,22 @@ impl TestRepo {
         run_in(self.path(), "git", all, Some(stdin))
     }
 
+    /// Stores `answer` as a plan for `goal` (`plan GOAL --response -`) and returns its full id.
+    pub fn plan_id(&self, goal: &str, answer: &str) -> String {
+        let run = self
+            .papayu_stdin(
+                ["--json", "plan", goal, "--response", "-"],
+                answer.as_bytes(),
+            )
+            .ok();
+        let out: serde_json::Value =
+            serde_json::from_str(&run.stdout).expect("plan --json prints JSON");
+        out["plans"][0]["plan"]["id"]
+            .as_str()
+            .expect("plan id")
+            .to_string()
+    }
+
     /// The full object id `rev` resolves to.
     pub fn rev(&self, rev: &str) -> String {
         self.git(["rev-parse", "--verify", "-q", rev])
@@ -325,5 +341,25 @@ impl TestRepo {
             .ok()
             .stdout;
         format!("{refs}\nHEAD={head}\nindex={index:x}\nstatus={status}")
+    }
+}
+
+/// A tiny deterministic generator (xorshift), so a failing case can be replayed from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
     }
 }

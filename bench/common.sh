@@ -1,0 +1,17 @@
+# Shared by the shell benchmarks: builds the release binary, puts it on PATH, gives git a
+# clean identity and configuration, makes a scratch directory $WORK (removed on exit), and
+# defines now (ns), ms A B (milliseconds between two nows) and median (of stdin's lines).
+# Source it from the repository root: `. bench/common.sh`.
+cargo build --release --quiet
+BIN="$PWD/target/release"
+export PATH="$BIN:$PATH"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+RUNS=${RUNS:-5}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/papayu-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+now() { date +%s%N; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) / 1e6 }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
