@@ -399,12 +399,10 @@ fn an_update_of_a_file_never_shown_is_sent_back() {
         fake_llm::openai_chat(&v1_answer()),
         fake_llm::openai_chat(&v1_answer()),
     ]);
-    let out = run(
-        &repo,
-        &["plan", "Fix mean", "--protocol", "1"],
-        &compat_env(&fake),
-    )
-    .code(1);
+    // No room for files: the model is shown the map only.
+    let mut env = compat_env(&fake);
+    env.push(("PAPAYU_CONTEXT_MAX_FILES".into(), "0".into()));
+    let out = run(&repo, &["plan", "Fix mean", "--protocol", "1"], &env).code(1);
     assert!(
         out.stderr.contains("ERR_UPDATE_WITHOUT_BASE"),
         "{}",

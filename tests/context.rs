@@ -6,6 +6,11 @@ mod common;
 use common::TestRepo;
 use serde_json::Value;
 
+fn context_env(repo: &TestRepo, goal: &str, env: &[(&str, &str)]) -> Value {
+    let out = repo.papayu_env(["context", goal, "--json"], env).ok();
+    serde_json::from_str(&out.stdout).expect("context --json is JSON")
+}
+
 fn context(repo: &TestRepo, goal: &str, log: Option<&str>) -> Value {
     let mut args = vec!["context", goal, "--json"];
     if let Some(log) = log {
@@ -109,7 +114,11 @@ fn a_pytest_failure_brings_the_test_file_and_the_module_under_test() {
         titles.contains(&("pkg/stats.py".to_string(), "module under test".to_string())),
         "{titles:?}"
     );
-    assert!(!titles.iter().any(|t| t.0 == "pkg/other.py"));
+    let other = titles.iter().position(|t| t.0 == "pkg/other.py");
+    assert!(
+        other.is_some_and(|i| i == titles.len() - 1 && titles[i].1 == "the whole tree fits"),
+        "an unrelated file comes only because the whole tree fits, last: {titles:?}"
+    );
 }
 
 #[test]
@@ -159,7 +168,14 @@ fn the_map_lists_definitions_of_the_files_the_goal_names_and_hides_protected_one
         ),
         ("README.md", "# shop\n"),
     ]);
-    let ctx = context(&repo, "Invoices need a discount line", None);
+    // No room for files: the map alone says what the tree offers.
+    let out = repo
+        .papayu_env(
+            ["context", "Invoices need a discount line", "--json"],
+            &[("PAPAYU_CONTEXT_MAX_FILES", "0")],
+        )
+        .ok();
+    let ctx: Value = serde_json::from_str(&out.stdout).unwrap();
     let map = map(&ctx);
     assert!(map.starts_with("Definitions:\n"), "{map}");
     for expected in [
@@ -268,5 +284,232 @@ fn a_private_mark_added_after_a_search_applies_to_the_next_one() {
         paths(&snap),
         ["b.txt"],
         "the cached corpus is filtered at search time"
+    );
+}
+
+/// A tree too large to send whole: `n` filler modules of about 3 KB each.
+fn filler(n: usize) -> Vec<(String, String)> {
+    (0..n)
+        .map(|i| {
+            let body: String = (0..60)
+                .map(|j| format!("def helper_{i}_{j}(value):\n    return value + {j}\n\n"))
+                .collect();
+            (format!("pkg/util{i:02}.py"), body)
+        })
+        .collect()
+}
+
+fn repo_with(extra: &[(&str, &str)], fill: usize) -> TestRepo {
+    let filler = filler(fill);
+    let mut files: Vec<(&str, &str)> = filler
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    files.extend_from_slice(extra);
+    TestRepo::with_files(&files)
+}
+
+#[test]
+fn a_goal_naming_only_a_function_sends_the_file_that_defines_it() {
+    let repo = TestRepo::with_files(&[
+        ("src/calc.py", "def add(a, b):\n    return a - b\n"),
+        ("src/io.py", "def show(x):\n    print(x)\n"),
+        ("README.md", "# calc\n"),
+    ]);
+    let ctx = context(&repo, "fix the add function", None);
+    let titles: Vec<String> = files(&ctx).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        titles.first().map(String::as_str),
+        Some("src/calc.py"),
+        "{titles:?}"
+    );
+    assert_eq!(
+        titles.len(),
+        3,
+        "a tree that fits is sent whole: {titles:?}"
+    );
+    // With room for one file only, the one defining `add` is it.
+    let ctx = context_env(
+        &repo,
+        "fix the add function",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "1")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].0, "src/calc.py");
+    assert!(sent[0].1.contains("defines add"), "{:?}", sent[0].1);
+    let block = &ctx["blocks"][0];
+    assert!(block["score"].as_f64().is_some_and(|s| s > 0.0), "{block}");
+}
+
+#[test]
+fn a_goal_naming_a_class_method_sends_the_window_of_the_class() {
+    let mut long = String::from("import os\n\n");
+    for i in 0..400 {
+        long.push_str(&format!("def unrelated_{i}(x):\n    return x * {i}\n\n"));
+    }
+    long.push_str("class Request:\n    def __init__(self, url, headers=None):\n        self.url = url\n        self.headers = headers\n");
+    for i in 0..400 {
+        long.push_str(&format!("def tail_{i}(x):\n    return x - {i}\n\n"));
+    }
+    let repo = repo_with(&[("web/models.py", long.as_str())], 40);
+    let ctx = context(
+        &repo,
+        "`Request.__init__` drops the headers it is given",
+        None,
+    );
+    let sent = files(&ctx);
+    let (_, source, ranges) = sent
+        .iter()
+        .find(|f| f.0 == "web/models.py")
+        .unwrap_or_else(|| panic!("the class's file is sent: {sent:?}"));
+    assert!(source.contains("defines request"), "{source}");
+    let class_line = long
+        .lines()
+        .position(|l| l.starts_with("class Request"))
+        .unwrap() as u64
+        + 1;
+    assert!(
+        ranges
+            .iter()
+            .any(|&(a, b)| a <= class_line && class_line + 3 <= b),
+        "the window holds the class and its __init__: {ranges:?} (line {class_line})"
+    );
+    let body = ctx["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["title"] == "web/models.py")
+        .unwrap()["body"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(body.contains("self.headers = headers"), "{body}");
+    assert!(body.chars().count() <= 20_000);
+}
+
+#[test]
+fn a_quoted_error_message_finds_the_file_that_raises_it() {
+    let repo = repo_with(
+        &[
+            (
+                "net/parse.py",
+                "def split_host(url):\n    if '[' in url:\n        raise ValueError(\"Invalid IPv6 URL\")\n    return url\n",
+            ),
+            (
+                "net/url.py",
+                "class URL:\n    def host(self):\n        return self.url  # url url url\n",
+            ),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "Parsing an URL fails with \"Invalid IPv6 URL\" for a valid url",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "1")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "net/parse.py", "{sent:?}");
+    assert!(
+        sent[0].1.contains("contains \"Invalid IPv6 URL\""),
+        "{:?}",
+        sent[0].1
+    );
+}
+
+#[test]
+fn a_vendored_directory_never_outranks_the_package_the_goal_names() {
+    let vendored =
+        "def extract_cookies(jar):\n    # cookies cookies cookies cookies\n    return jar\n"
+            .repeat(5);
+    let repo = repo_with(
+        &[
+            ("requests/_vendor/cookielib/cookies.py", vendored.as_str()),
+            ("vendor/cookies.py", vendored.as_str()),
+            (
+                "requests/cookies.py",
+                "def extract_cookies_to_jar(jar, request, response):\n    return jar\n",
+            ),
+        ],
+        40,
+    );
+    let ctx = context(
+        &repo,
+        "requests: cookies from a redirect are not extracted",
+        None,
+    );
+    let titles: Vec<String> = files(&ctx).into_iter().map(|f| f.0).collect();
+    let ours = titles.iter().position(|t| t == "requests/cookies.py");
+    assert!(ours.is_some(), "{titles:?}");
+    for vendored in ["requests/_vendor/cookielib/cookies.py", "vendor/cookies.py"] {
+        if let Some(v) = titles.iter().position(|t| t == vendored) {
+            assert!(v > ours.unwrap(), "{titles:?}");
+        }
+    }
+}
+
+#[test]
+fn the_map_lists_the_directory_of_every_top_ranked_file() {
+    // Many directories of many files: the map must collapse some, never those that matter.
+    let mut owned: Vec<(String, String)> = Vec::new();
+    for d in 0..30 {
+        for f in 0..20 {
+            owned.push((
+                format!("area{d:02}/mod{f:02}.py"),
+                format!("def f{d}_{f}():\n    return {f}\n"),
+            ));
+        }
+    }
+    for f in 0..20 {
+        owned.push((
+            format!("billing/part{f:02}.py"),
+            format!("def part{f}():\n    return {f}\n"),
+        ));
+    }
+    owned.push((
+        "billing/discount.py".into(),
+        "def apply_discount(invoice, rate):\n    return invoice\n".into(),
+    ));
+    let files_: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&files_);
+    let ctx = context_env(
+        &repo,
+        "apply_discount ignores the rate",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "0")],
+    );
+    let map = map(&ctx);
+    assert!(
+        map.contains("billing/discount.py\n  def apply_discount(invoice, rate)"),
+        "{map}"
+    );
+    let line = map
+        .lines()
+        .find(|l| l.starts_with("billing/ "))
+        .unwrap_or_else(|| panic!("{map}"));
+    assert!(
+        line.contains("discount.py") && line.contains("part00.py"),
+        "listed with its names: {line}"
+    );
+    assert!(map.contains("(20 files)"), "others collapse: {map}");
+}
+
+#[test]
+fn context_shows_each_ranked_blocks_reason_and_score() {
+    let repo = TestRepo::with_files(&[
+        ("src/calc.py", "def add(a, b):\n    return a - b\n"),
+        ("src/io.py", "def show(x):\n    print(x)\n"),
+    ]);
+    let out = repo.papayu(["context", "fix the add function"]).ok();
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("src/calc.py"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(
+        line.contains("defines add") && line.contains("score "),
+        "{line}"
     );
 }

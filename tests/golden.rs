@@ -200,6 +200,18 @@ fn files() -> BTreeMap<String, String> {
     .collect()
 }
 
+/// The base files of a scenario. The model must never have been shown the file it updates in
+/// `update-without-base`, so that tree is too large to be sent whole.
+fn files_for(name: &str) -> BTreeMap<String, String> {
+    let mut files = files();
+    if name == "update-without-base" {
+        for i in 0..8 {
+            files.insert(format!("pkg/m{i}.py"), format!("VALUE = {i}\n"));
+        }
+    }
+    files
+}
+
 fn patch(context: &str) -> String {
     json!({"summary": "mean([]) returns 0", "actions": [{"kind": "PATCH_FILE", "path": "src/stats.py",
         "base_sha256": sha(STATS),
@@ -263,7 +275,7 @@ fn regenerate() {
             request: git_papayu::trace::golden::CaseRequest {
                 goal: goal.to_string(),
                 fallback_to_v1: true,
-                files: files(),
+                files: files_for(name),
             },
             answers,
             ..Case::default()

@@ -1,7 +1,7 @@
 //! Context-engine benchmark on generated repositories (default 100,000 files): a `search`
-//! request over the base commit against `git grep -n PATTERN HEAD`, and the repository map
-//! against `git ls-tree -r HEAD`, each cold (no cache for the tree yet) and warm (cached per
-//! tree id), in the same run on the same data. Run it with `bench/context.sh`.
+//! request over the base commit against `git grep -n PATTERN HEAD`, and a plan's whole context
+//! (ranking the tree, filling the diet, the map) against `git ls-tree -r HEAD`, each cold (no
+//! cache for the tree yet) and warm (cached per tree id), in the same run on the same data. Run it with `bench/context.sh`.
 
 #[path = "../common/bench_repo.rs"]
 mod bench_repo;
@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use bench_repo::{make_repo, time};
-use git_papayu::context::{repo_map, search};
+use git_papayu::context::{Budget, Input, diet, gather, search};
+use git_papayu::protocol::ProtocolVersion;
 use git_papayu::store::Store;
 
 fn git_time(dir: &Path, runs: usize, args: &[&str]) -> f64 {
@@ -73,19 +74,21 @@ fn main() {
                     drop_cache(dir);
                 }
                 let snap = store.snapshot(head).expect("snapshot");
-                let map = repo_map(
-                    &snap,
-                    "Make mean of an empty list 0 in src/stats.py",
-                    &[],
-                    6000,
-                );
-                assert!(map.contains("src/stats.py"));
+                let input = Input {
+                    goal: "Make mean of an empty list 0 in src/stats.py; `helper_parse` fails with \"invalid token\"".to_string(),
+                    logs: Vec::new(),
+                    protocol: ProtocolVersion::V2,
+                };
+                let budget = Budget::default();
+                let (blocks, report) = diet(gather(&snap, &input, &budget).blocks, &budget);
+                assert!(blocks.iter().any(|b| b.title == "src/stats.py"));
+                assert!(report.total_chars <= budget.max_total_chars);
             })
         };
         let (cold, warm) = (mapped(true), mapped(false));
         let ls = git_time(dir, runs, &["ls-tree", "-r", "HEAD"]);
         println!(
-            "| {n} | repository map | {cold:.0} ms | {warm:.0} ms | {ls:.0} ms (git ls-tree -r) | {:.2}× | {:.2}× |",
+            "| {n} | a plan's context (rank, fill, map) | {cold:.0} ms | {warm:.0} ms | {ls:.0} ms (git ls-tree -r) | {:.2}× | {:.2}× |",
             warm / ls,
             cold / ls
         );

@@ -85,6 +85,9 @@ pub fn run(args: ContextArgs) -> CliResult {
             b.body.chars().count(),
             b.source
         );
+        if let Some(score) = b.score {
+            line.push_str(&format!("  score {score:.2}"));
+        }
         if b.truncated {
             line.push_str(&format!("  truncated from {}", b.full_chars));
         }

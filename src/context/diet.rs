@@ -161,6 +161,7 @@ mod tests {
             ranges: Vec::new(),
             blob: None,
             sha256: None,
+            score: None,
         }
     }
 

@@ -1,6 +1,7 @@
-//! The repository map: the top-level definitions of the files most related to the goal, then
-//! the base tree's paths with large directories collapsed, ranked so the directories of the
-//! goal's and logs' files come first, all within a character budget. The tree's file list is
+//! The repository map: the top-level definitions of the files most related to the goal (the
+//! best-ranked files that were not sent whole first), then the base tree's paths, the
+//! directories of every sent and top-ranked file first and listed with their file names, large
+//! directories of low rank collapsed, all within a character budget. The tree's file list is
 //! cached per tree id, so on a large tree only the first map walks it.
 
 use std::collections::BTreeMap;
@@ -9,7 +10,16 @@ use super::{Private, defs};
 use crate::store::{Oid, Snapshot};
 
 /// Most files whose definitions are listed.
-const MAX_DEF_FILES: usize = 12;
+const MAX_DEF_FILES: usize = 24;
+/// Most names listed for a directory of a top-ranked file.
+const MAX_LISTED: usize = 40;
+
+/// What the map is about: the files sent (whole or in part) and the tree's best-ranked files.
+pub struct Focus<'a> {
+    pub sent: &'a [String],
+    pub sent_whole: &'a [String],
+    pub ranked: &'a [String],
+}
 /// Files larger than this are not read for definitions.
 const MAX_DEF_FILE: usize = 512 * 1024;
 
@@ -17,12 +27,13 @@ const MAX_DEF_FILE: usize = 512 * 1024;
 const COLLAPSE_OVER: usize = 12;
 
 /// The map text, at most `chars` characters.
-pub fn repo_map(snap: &Snapshot<'_>, goal: &str, hints: &[String], chars: usize) -> String {
+pub fn repo_map(snap: &Snapshot<'_>, goal: &str, focus: &Focus<'_>, chars: usize) -> String {
     if chars == 0 {
         return String::new();
     }
     let files = snap.files();
-    let mut out = definitions(snap, files, goal, hints, chars / 2);
+    let mut out = definitions(snap, files, goal, focus, chars * 3 / 5);
+    let hints: Vec<&String> = focus.sent.iter().chain(focus.ranked).collect();
     let mut dirs: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (path, _) in files {
         let (dir, name) = match path.rsplit_once('/') {
@@ -57,6 +68,23 @@ pub fn repo_map(snap: &Snapshot<'_>, goal: &str, hints: &[String], chars: usize)
         let shown = if dir.is_empty() { "." } else { dir.as_str() };
         let line = if names.len() > COLLAPSE_OVER && relevance(dir) > 0 {
             format!("{shown}/ ({} files)", names.len())
+        } else if names.len() > MAX_LISTED {
+            // The focused files of a large directory first, then others up to the cap.
+            let in_focus =
+                |n: &String| hints.iter().any(|h| **h == format!("{dir}/{n}") || *h == n);
+            let mut listed: Vec<&String> = names.iter().filter(|n| in_focus(n)).collect();
+            listed.extend(
+                names
+                    .iter()
+                    .filter(|n| !in_focus(n))
+                    .take(MAX_LISTED.saturating_sub(listed.len())),
+            );
+            let listed: Vec<&str> = listed.iter().map(|n| n.as_str()).collect();
+            format!(
+                "{shown}/ {} (+{} more)",
+                listed.join(" "),
+                names.len() - listed.len()
+            )
         } else {
             format!("{shown}/ {}", names.join(" "))
         };
@@ -104,10 +132,11 @@ fn definitions(
     snap: &Snapshot<'_>,
     files: &[(String, Oid)],
     goal: &str,
-    hints: &[String],
+    focus: &Focus<'_>,
     chars: usize,
 ) -> String {
     let words = goal_words(goal);
+    let hints = focus.sent;
     let hint_dirs: Vec<&str> = hints
         .iter()
         .map(|h| h.rsplit_once('/').map_or("", |(d, _)| d))
@@ -139,17 +168,25 @@ fn definitions(
             None
         }
     };
-    let mut ranked: Vec<(u8, usize, &str, Oid)> = files
+    let top = |path: &str| focus.ranked.iter().position(|r| r == path);
+    let mut ranked: Vec<(u8, usize, usize, &str, Oid)> = files
         .iter()
-        .filter_map(|(path, id)| Some((rank(path)?, path.matches('/').count(), path.as_str(), *id)))
+        .filter(|(path, _)| defs::is_source(path) && !focus.sent_whole.iter().any(|w| w == path))
+        .filter_map(|(path, id)| {
+            let key = match top(path) {
+                Some(i) => (0, i),
+                None => (rank(path)? + 1, path.matches('/').count()),
+            };
+            Some((key.0, key.1, 0, path.as_str(), *id))
+        })
         .collect();
     ranked.sort();
     let private = Private::of(snap);
     let chosen: Vec<(&str, Oid)> = ranked
         .into_iter()
-        .filter(|r| private.allows(r.2))
+        .filter(|r| private.allows(r.3))
         .take(MAX_DEF_FILES)
-        .map(|(_, _, path, id)| (path, id))
+        .map(|(_, _, _, path, id)| (path, id))
         .collect();
     let ids: Vec<Oid> = chosen.iter().map(|(_, id)| *id).collect();
     let texts = snap.map_blobs(&ids, |_, bytes| {
@@ -157,23 +194,54 @@ fn definitions(
             .then(|| std::str::from_utf8(bytes).ok().map(str::to_string))
             .flatten()
     });
-    let mut out = String::new();
-    for (index, text) in texts {
-        let path = chosen[index].0;
-        let found = defs::definitions(path, &text);
-        if found.is_empty() {
-            continue;
+    let found: Vec<(&str, Vec<String>)> = texts
+        .into_iter()
+        .map(|(index, text)| (chosen[index].0, defs::definitions(chosen[index].0, &text)))
+        .filter(|(_, d)| !d.is_empty())
+        .collect();
+    // As many files as fit, with as many of their definitions as leave room for the others.
+    let mut best = String::new();
+    for per_file in [defs::MAX_DEFS, 12, 8, 5, 3, 2, 1] {
+        let (text, all) = render_definitions(&found, per_file, &words, chars);
+        best = text;
+        if all {
+            break;
         }
+    }
+    best
+}
+
+/// The definitions section with at most `per_file` definitions a file (those naming a goal word
+/// first), and whether every file fitted.
+fn render_definitions(
+    found: &[(&str, Vec<String>)],
+    per_file: usize,
+    words: &[String],
+    chars: usize,
+) -> (String, bool) {
+    let mut out = String::new();
+    for (path, defs) in found {
+        let relevant = |d: &String| {
+            let d = d.to_lowercase();
+            words.iter().any(|w| d.contains(w.as_str()))
+        };
+        let mut keep: Vec<usize> = (0..defs.len()).filter(|&i| relevant(&defs[i])).collect();
+        keep.extend((0..defs.len()).filter(|&i| !relevant(&defs[i])));
+        keep.truncate(per_file);
+        keep.sort_unstable();
         let mut section = format!("{path}\n");
-        for def in found {
-            section.push_str(&format!("  {}\n", super::mask_secrets(&def)));
+        for &i in &keep {
+            section.push_str(&format!("  {}\n", super::mask_secrets(&defs[i])));
+        }
+        if keep.len() < defs.len() {
+            section.push_str(&format!("  … {} more\n", defs.len() - keep.len()));
         }
         let header = if out.is_empty() { "Definitions:\n" } else { "" };
         if out.len() + header.len() + section.len() > chars {
-            break;
+            return (out, false);
         }
         out.push_str(header);
         out.push_str(&section);
     }
-    out
+    (out, true)
 }

@@ -7,10 +7,14 @@
 //! passed through [`mask_secrets`] before it is kept; binary and non-UTF-8 files are described,
 //! not dumped. Nothing here prints or touches the network.
 
+mod corpus;
 mod defs;
 mod diet;
+mod fill;
 mod locate;
 mod map;
+mod query;
+mod rank;
 mod search;
 mod secrets;
 
@@ -18,9 +22,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use diet::{DietReport, diet};
+pub use corpus::Corpus;
+pub use diet::{DietReport, diet, truncate};
 pub use locate::{Mention, map_path, mentions};
 pub use map::repo_map;
+pub use query::Query;
+pub use rank::{Ranked, Ranking, is_test_path, rank};
 pub use search::{Hit, MAX_SEARCH_HITS, search};
 pub use secrets::mask_secrets;
 
@@ -81,7 +88,7 @@ pub enum BlockKind {
 }
 
 /// One piece of context.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Block {
     pub kind: BlockKind,
     /// The file a FILE block shows, the query of a SEARCH block, the name of a LOG.
@@ -101,6 +108,8 @@ pub struct Block {
     /// SHA-256 of the file's full content (FILE blocks), even when truncated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// The file's score when it was chosen by ranking the tree against the goal (else null).
+    pub score: Option<f64>,
 }
 
 impl Block {
@@ -123,6 +132,7 @@ impl Block {
             ranges: Vec::new(),
             blob: None,
             sha256: None,
+            score: None,
         }
     }
 }
@@ -202,6 +212,7 @@ fn file_block(
         ranges: Vec::new(),
         blob: Some(file.blob.to_string()),
         sha256: Some(sha),
+        score: None,
     };
     let Ok(text) = std::str::from_utf8(&file.bytes) else {
         block.body = format!(
@@ -390,13 +401,31 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
             text.clone(),
         ));
     }
-    let hints: Vec<String> = out
+    let ranking = add_ranked(snap, input, budget, &mut out);
+    let sent_whole: Vec<String> = out
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::File && b.ranges.is_empty() && !b.truncated)
+        .map(|b| b.title.clone())
+        .collect();
+    let sent: Vec<String> = out
         .blocks
         .iter()
         .filter(|b| b.kind == BlockKind::File)
         .map(|b| b.title.clone())
         .collect();
-    let map = map::repo_map(snap, &input.goal, &hints, budget.map_chars);
+    let ranked: Vec<String> = ranking
+        .files
+        .iter()
+        .take(MAP_RANKED)
+        .map(|r| r.path.clone())
+        .collect();
+    let focus = map::Focus {
+        sent: &sent,
+        sent_whole: &sent_whole,
+        ranked: &ranked,
+    };
+    let map = map::repo_map(snap, &input.goal, &focus, budget.map_chars);
     if !map.is_empty() {
         out.blocks.push(Block::text(
             BlockKind::Map,
@@ -407,6 +436,94 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
         ));
     }
     out
+}
+
+/// Top-ranked files the map covers (their directories listed, their definitions shown).
+const MAP_RANKED: usize = 40;
+/// Less room than this is not worth a ranked block.
+const MIN_RANKED_CHARS: usize = 800;
+/// Characters kept back from a ranked block's allowance (masking may lengthen a line).
+const SLACK: usize = 200;
+
+/// Ranks the tree against the goal and fills the room the other blocks leave, within the
+/// diet: the whole tree when it fits, else the best files, whole when they fit, else as
+/// windows around what matched. Returns the ranking (for the map).
+fn add_ranked(snap: &Snapshot<'_>, input: &Input, budget: &Budget, out: &mut Gathered) -> Ranking {
+    let corpus = Corpus::of(snap);
+    let query = Query::of(&input.goal, &input.logs);
+    let private = Private::of(snap);
+    let ranking = rank(&corpus, &query, &|p| private.allows(p));
+    let counted = out
+        .blocks
+        .iter()
+        .filter(|b| matches!(b.kind, BlockKind::File | BlockKind::Search | BlockKind::Log))
+        .count();
+    let log_chars: usize = out
+        .blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Log)
+        .map(|b| b.body.chars().count())
+        .sum();
+    let other_chars: usize = out
+        .blocks
+        .iter()
+        .filter(|b| b.kind != BlockKind::Log)
+        .map(|b| b.body.chars().count().min(budget.max_file_chars))
+        .sum();
+    let mut slots = budget.max_files.saturating_sub(counted);
+    let mut room = budget
+        .max_total_chars
+        .saturating_sub(other_chars + log_chars.min(budget.max_log_chars) + budget.map_chars);
+    let present = |blocks: &[Block], path: &str| {
+        blocks
+            .iter()
+            .any(|b| b.kind == BlockKind::File && b.title == path)
+    };
+    let mut order: Vec<(usize, f64, String)> = ranking
+        .files
+        .iter()
+        .map(|r| (r.file, r.score, r.reasons.join("; ")))
+        .collect();
+    // A tree whose readable text fits whole is sent whole.
+    let readable: Vec<usize> = (0..corpus.len())
+        .filter(|&f| private.allows(&corpus.paths[f]) && !present(&out.blocks, &corpus.paths[f]))
+        .collect();
+    let whole_size: usize = readable.iter().map(|&f| corpus.text(f).len()).sum();
+    if readable.len() <= slots && whole_size + SLACK * readable.len() <= room {
+        for f in readable {
+            if !order.iter().any(|o| o.0 == f) {
+                order.push((f, 0.0, "the whole tree fits".to_string()));
+            }
+        }
+    }
+    let matcher = rank::Matcher::new(&query);
+    let mut idf: Option<Vec<f64>> = None;
+    for (f, score, reason) in order {
+        if slots == 0 || room < MIN_RANKED_CHARS {
+            break;
+        }
+        let path = &corpus.paths[f];
+        if present(&out.blocks, path) {
+            continue;
+        }
+        let allowance = budget.max_file_chars.min(room).saturating_sub(SLACK);
+        let text = String::from_utf8_lossy(corpus.text(f));
+        let windows = if text.chars().count() <= allowance {
+            Vec::new()
+        } else {
+            let idf = idf.get_or_insert_with(|| rank::idf(&corpus, &matcher));
+            let anchors = matcher.anchors(&corpus, f, idf);
+            fill::windows(&text, &anchors, allowance)
+        };
+        let Some(mut block) = file_block(snap, path, &windows, &reason, 3) else {
+            continue;
+        };
+        block.score = Some((score * 1000.0).round() / 1000.0);
+        slots -= 1;
+        room = room.saturating_sub(block.body.chars().count());
+        out.blocks.push(block);
+    }
+    ranking
 }
 
 /// The environment: OS, the toolchains on PATH with their versions, and the package manager the

@@ -24,6 +24,23 @@ pub(crate) fn read(repo: &Repository, kind: &str, tree: Oid) -> Option<Vec<u8>> 
     std::fs::read(entry(repo, kind, tree)).ok()
 }
 
+/// The newest cached `kind` of any tree other than `tree`: what a tree close to it (the
+/// previous commit's, most often) derived, for reusing what did not change.
+pub(crate) fn newest_other(repo: &Repository, kind: &str, tree: Oid) -> Option<Vec<u8>> {
+    let prefix = format!("{kind}-");
+    let own = format!("{kind}-{tree}");
+    let newest = std::fs::read_dir(dir(repo))
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with(&prefix) && name != own
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max_by_key(|e| e.0)?;
+    std::fs::read(newest.1).ok()
+}
+
 /// Stores `bytes` as `kind` for `tree`, atomically (a reader sees the old entry or the whole
 /// new one), then prunes the kind to its newest entries.
 pub(crate) fn write(repo: &Repository, kind: &str, tree: Oid, bytes: &[u8]) {

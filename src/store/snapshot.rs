@@ -161,6 +161,11 @@ impl Snapshot<'_> {
         cache::read(self.repo, kind, self.tree.id())
     }
 
+    /// The newest cached `kind` of another tree, if any (for reusing what did not change).
+    pub fn cached_nearby(&self, kind: &str) -> Option<Vec<u8>> {
+        cache::newest_other(self.repo, kind, self.tree.id())
+    }
+
     /// Caches `bytes` as this tree's `kind` (best effort).
     pub fn cache(&self, kind: &str, bytes: &[u8]) {
         cache::write(self.repo, kind, self.tree.id(), bytes);

@@ -1,0 +1,537 @@
+//! What a goal (and its logs) asks about, read as a search query: the words to rank files by,
+//! the identifiers it names (in any convention: `register_hook`, `Request.__init__`,
+//! `URLField`, `to_csv`), dotted module paths (`sympy.polys.polyoptions`) and quoted strings
+//! or error messages (`"Invalid IPv6 URL"`).
+//!
+//! Terms are lowercase and lightly stemmed (`cookies` → `cookie`), and an identifier is also
+//! split into its parts (`registerHook` → `register`, `hook`), so the ranker can match code
+//! written in any convention against prose.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Log text read for query terms: its last characters, where errors are.
+const LOG_TAIL: usize = 8_000;
+/// Most phrases looked up literally.
+const MAX_PHRASES: usize = 8;
+/// Most terms one query carries.
+const MAX_TERMS: usize = 64;
+
+/// One term of the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Term {
+    /// Lowercase, stemmed.
+    pub text: String,
+    /// How much it counts (repeats and identifier-ness raise it).
+    pub weight: f64,
+    /// Named as code (an identifier, not a plain word): its definition is sought.
+    pub code: bool,
+    /// The word as a whole identifier, when the goal wrote it whole (not only as a part of a
+    /// split identifier): a file defining it is worth a look even when the word was plain prose
+    /// (`the add function`).
+    pub name: Option<String>,
+}
+
+/// The query a goal makes.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub terms: Vec<Term>,
+    /// Dotted names with at least two parts, as path candidates (`sympy/polys/polyoptions`).
+    pub dotted: Vec<String>,
+    /// Quoted strings and error messages, exactly as written.
+    pub phrases: Vec<String>,
+    /// Every lowercase word of the goal, for matching directory names (`vendor`).
+    pub words: Vec<String>,
+}
+
+/// Words too common in goals and code to rank by.
+const STOP: &[&str] = &[
+    "a",
+    "about",
+    "after",
+    "all",
+    "also",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "but",
+    "by",
+    "can",
+    "could",
+    "do",
+    "does",
+    "doesn",
+    "don",
+    "each",
+    "else",
+    "etc",
+    "for",
+    "from",
+    "get",
+    "got",
+    "had",
+    "has",
+    "have",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "isn",
+    "it",
+    "its",
+    "just",
+    "like",
+    "make",
+    "may",
+    "me",
+    "might",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "need",
+    "new",
+    "no",
+    "not",
+    "now",
+    "of",
+    "on",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "out",
+    "please",
+    "same",
+    "see",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "to",
+    "too",
+    "try",
+    "up",
+    "us",
+    "use",
+    "used",
+    "using",
+    "very",
+    "via",
+    "was",
+    "way",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "why",
+    "will",
+    "with",
+    "without",
+    "would",
+    "you",
+    "your",
+    "fix",
+    "fixed",
+    "fixes",
+    "bug",
+    "issue",
+    "problem",
+    "work",
+    "works",
+    "working",
+    "expected",
+    "actual",
+    "instead",
+    "currently",
+    "seems",
+    "thing",
+    "something",
+    "want",
+    "wrong",
+    "example",
+    "self",
+    "none",
+    "true",
+    "false",
+    "null",
+    "return",
+    "def",
+    "fn",
+    "func",
+    "function",
+    "class",
+    "import",
+    "let",
+    "var",
+    "const",
+    "pub",
+    "str",
+    "int",
+    "string",
+    "value",
+    "true",
+    "error",
+    "file",
+    "line",
+    "code",
+    "call",
+    "case",
+    "test",
+    "tests",
+    "type",
+    "http",
+    "https",
+    "www",
+    "com",
+    "org",
+    "github",
+    "version",
+    "python",
+    "rust",
+    "go",
+    "js",
+    "py",
+    "rs",
+    "gh",
+];
+
+/// Whether a lowercase word is too common to rank by.
+pub fn is_stop(word: &str) -> bool {
+    STOP.contains(&word)
+}
+
+/// Endings a stem may take: the ranker accepts a stem followed by any of these.
+pub const ENDINGS: &[&str] = &[
+    "", "s", "es", "e", "ed", "er", "ers", "ing", "ings", "y", "ies", "ie",
+];
+
+/// A lowercase word without a common inflection, so that every form starts with it:
+/// `cookies`, `cookie` → `cook`; `parsed`, `parser`, `parse` → `pars`; `classes` → `class`.
+pub fn stem(word: &str) -> &str {
+    if word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return word;
+    }
+    ENDINGS
+        .iter()
+        .filter(|e| !e.is_empty())
+        .filter_map(|e| word.strip_suffix(e))
+        .filter(|s| s.len() >= 4)
+        .min_by_key(|s| s.len())
+        .unwrap_or(word)
+}
+
+/// The parts of an identifier: `registerHook` → `register`, `hook`; `HTTPAdapter` → `http`,
+/// `adapter`; `to_csv` → `to`, `csv`; `utf8` stays one part. Lowercase.
+pub fn split_identifier(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                parts.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1);
+        let boundary = c.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+            });
+        if boundary && !current.is_empty() {
+            parts.push(std::mem::take(&mut current));
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+    parts
+}
+
+/// Whether a word of the goal is written as code: with `_` or an inner capital, or all
+/// capitals with digits or underscores.
+fn looks_like_code(word: &str) -> bool {
+    let inner_capital = word
+        .char_indices()
+        .skip(1)
+        .any(|(i, c)| c.is_uppercase() && word[..i].chars().any(char::is_lowercase));
+    let leading_capital_then_capital = {
+        let mut cs = word.chars();
+        matches!((cs.next(), cs.next()), (Some(a), Some(b)) if a.is_uppercase() && b.is_uppercase())
+            && word.chars().any(char::is_lowercase)
+    };
+    word.contains('_') && word.chars().any(char::is_alphabetic)
+        || inner_capital
+        || leading_capital_then_capital
+}
+
+static WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("static regex"));
+static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+").expect("static regex")
+});
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#""([^"\n]{6,200})"|'([^'\n]{6,200})'|`([^`\n]{6,200})`|“([^”\n]{6,200})”"#)
+        .expect("static regex")
+});
+static MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)(?:\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)|\berror(?:\[E\d+\])?|panicked at [^:]+:\d+:\d+|\bpanic): +(.{8,200})$")
+        .expect("static regex")
+});
+/// Words that, before or after a name, say it is code: `the add function`, `class Foo`.
+const CODE_NOUNS: &[&str] = &[
+    "function",
+    "method",
+    "class",
+    "def",
+    "fn",
+    "func",
+    "field",
+    "attribute",
+    "parameter",
+    "argument",
+    "option",
+    "module",
+    "variable",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+    "property",
+    "flag",
+    "hook",
+    "decorator",
+    "macro",
+    "command",
+    "subcommand",
+    "setting",
+    "kwarg",
+    "constant",
+];
+
+impl Query {
+    /// The query of a goal and its logs (logs count for less, read from their tail).
+    pub fn of(goal: &str, logs: &[(String, String)]) -> Query {
+        let mut q = Query::default();
+        let mut terms: BTreeMap<String, Term> = BTreeMap::new();
+        q.read(goal, 1.0, &mut terms);
+        for (_, text) in logs {
+            let start = text.len().saturating_sub(LOG_TAIL);
+            let start = (start..=text.len())
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(text.len());
+            q.read(&text[start..], 0.4, &mut terms);
+        }
+        let mut terms: Vec<Term> = terms.into_values().collect();
+        terms.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.text.cmp(&b.text)));
+        terms.truncate(MAX_TERMS);
+        q.terms = terms;
+        q.phrases.truncate(MAX_PHRASES);
+        q
+    }
+
+    fn read(&mut self, text: &str, scale: f64, terms: &mut BTreeMap<String, Term>) {
+        let mut code_spans: Vec<(usize, usize)> = Vec::new();
+        for caps in QUOTED.captures_iter(text) {
+            let Some(inner) = (1..=4).find_map(|i| caps.get(i)) else {
+                continue;
+            };
+            code_spans.push((inner.start(), inner.end()));
+            let s = inner.as_str().trim();
+            // A phrase is prose-like text (a message), not a single identifier.
+            if s.contains(' ') && s.chars().filter(|c| c.is_alphabetic()).count() >= 6 {
+                self.push_phrase(s);
+            }
+        }
+        for caps in MESSAGE.captures_iter(text) {
+            if let Some(m) = caps.get(1) {
+                self.push_phrase(m.as_str().trim());
+            }
+        }
+        for m in DOTTED.find_iter(text) {
+            let s = m.as_str();
+            let parts: Vec<&str> = s.split('.').collect();
+            // `e.g`, `i.e` and file names with an extension are not module paths.
+            if parts.iter().all(|p| p.len() >= 2)
+                && !super::defs::is_source(s)
+                && !s.ends_with(".md")
+                && !s.ends_with(".txt")
+            {
+                let path = parts.join("/");
+                if !self.dotted.contains(&path) {
+                    self.dotted.push(path);
+                }
+            }
+        }
+        let words: Vec<regex::Match<'_>> = WORD.find_iter(text).collect();
+        for (i, m) in words.iter().enumerate() {
+            let word = m.as_str();
+            let lower = word.to_lowercase();
+            if !self.words.contains(&lower) && self.words.len() < 400 {
+                self.words.push(lower.clone());
+            }
+            let in_code_span = code_spans
+                .iter()
+                .any(|&(a, b)| m.start() >= a && m.end() <= b);
+            let called = text[m.end()..].starts_with('(');
+            let near_noun = |j: Option<usize>| {
+                j.and_then(|j| words.get(j))
+                    .is_some_and(|w| CODE_NOUNS.contains(&w.as_str().to_lowercase().as_str()))
+            };
+            let dotted = text[..m.start()].ends_with('.') || text[m.end()..].starts_with('.');
+            let code = looks_like_code(word)
+                || in_code_span
+                || called
+                || (dotted && word.len() >= 3)
+                || (lower.len() >= 3
+                    && !is_stop(&lower)
+                    && (near_noun(i.checked_sub(1)) || near_noun(Some(i + 1))));
+            let parts = split_identifier(word);
+            let whole = lower.trim_matches('_').to_string();
+            if whole.len() >= 2 && (code || !is_stop(&whole)) {
+                let weight = if code { 2.0 } else { 1.0 };
+                add_term(terms, &whole, weight * scale, code, true);
+            }
+            if parts.len() > 1 {
+                for part in &parts {
+                    if part.len() >= 2 && !is_stop(part) && *part != whole {
+                        add_term(terms, part, 0.6 * scale, false, false);
+                    }
+                }
+            }
+        }
+    }
+
+    fn push_phrase(&mut self, s: &str) {
+        let s = s.trim_end_matches(['.', ',', ';']).trim();
+        if s.len() >= 6 && !self.phrases.iter().any(|p| p == s) {
+            self.phrases.push(s.to_string());
+        }
+    }
+}
+
+fn add_term(terms: &mut BTreeMap<String, Term>, word: &str, weight: f64, code: bool, whole: bool) {
+    // Identifiers are kept as written (lowercased); prose words are stemmed.
+    let text = if code || word.contains('_') {
+        word.to_string()
+    } else {
+        stem(word).to_string()
+    };
+    let entry = terms.entry(text.clone()).or_insert(Term {
+        text,
+        weight: 0.0,
+        code: false,
+        name: None,
+    });
+    // Repeats count, with diminishing returns.
+    entry.weight = if entry.weight == 0.0 {
+        weight
+    } else {
+        entry.weight.max(weight) + 0.3 * weight.min(entry.weight)
+    };
+    entry.code |= code;
+    if whole && entry.name.is_none() {
+        entry.name = Some(word.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term<'q>(q: &'q Query, text: &str) -> Option<&'q Term> {
+        q.terms.iter().find(|t| t.text == text)
+    }
+
+    #[test]
+    fn identifiers_split_in_every_convention() {
+        assert_eq!(split_identifier("registerHook"), ["register", "hook"]);
+        assert_eq!(split_identifier("HTTPAdapter"), ["http", "adapter"]);
+        assert_eq!(split_identifier("to_csv"), ["to", "csv"]);
+        assert_eq!(split_identifier("URLField"), ["url", "field"]);
+        assert_eq!(split_identifier("utf8"), ["utf8"]);
+        assert_eq!(split_identifier("parse2Date"), ["parse2", "date"]);
+    }
+
+    #[test]
+    fn stems_meet() {
+        assert_eq!(stem("cookies"), "cook");
+        assert_eq!(stem("cookie"), "cook");
+        assert_eq!(stem("parsed"), "pars");
+        assert_eq!(stem("parser"), "pars");
+        assert_eq!(stem("headers"), "head");
+        assert_eq!(stem("classes"), "class");
+        assert_eq!(stem("class"), "class");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("users"), "user");
+    }
+
+    #[test]
+    fn a_goal_names_code_phrases_and_modules() {
+        let q = Query::of(
+            "`Request.__init__` raises \"Invalid IPv6 URL\" in sympy.polys.polyoptions when register_hook gets a URLField; fix the add function",
+            &[],
+        );
+        assert!(term(&q, "register_hook").is_some_and(|t| t.code));
+        assert!(term(&q, "urlfield").is_some_and(|t| t.code));
+        assert!(term(&q, "request").is_some_and(|t| t.code));
+        assert!(term(&q, "__init__").is_none(), "kept without underscores");
+        assert!(term(&q, "init").is_some());
+        assert!(term(&q, "add").is_some_and(|t| t.code), "the add function");
+        assert!(term(&q, "hook").is_some(), "a part of register_hook");
+        assert!(term(&q, "the").is_none());
+        assert_eq!(q.phrases, ["Invalid IPv6 URL"]);
+        assert!(q.dotted.contains(&"sympy/polys/polyoptions".to_string()));
+        assert!(q.dotted.contains(&"Request/__init__".to_string()));
+    }
+
+    #[test]
+    fn log_messages_become_phrases() {
+        let q = Query::of(
+            "tests fail",
+            &[(
+                "log".into(),
+                "Traceback:\n  File \"x.py\", line 3\nValueError: Unknown format code for object\n"
+                    .into(),
+            )],
+        );
+        assert!(
+            q.phrases
+                .contains(&"Unknown format code for object".to_string())
+        );
+        assert!(term(&q, "unknown").is_some_and(|t| t.weight < 1.0));
+    }
+}
