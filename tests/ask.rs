@@ -911,7 +911,8 @@ fn a_model_that_refuses_temperature_is_asked_again_with_its_defaults() {
 fn an_answer_without_json_is_quoted_for_the_user_with_its_trace() {
     let repo = repo();
     let before = repo.snapshot();
-    let prose = "I would change stats.py so that mean handles empty lists.\n\x07Let me know\nif you agree.";
+    let prose =
+        "I would change stats.py so that mean handles empty lists.\n\x07Let me know\nif you agree.";
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(prose)]);
     let out = run(&repo, &["plan", "Fix mean"], &compat_env(&fake)).err("ERR_NO_JSON");
     assert!(out.stderr.contains("it said:"), "{}", out.stderr);

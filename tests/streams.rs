@@ -263,3 +263,27 @@ fn an_empty_stream_after_a_small_prompt_is_a_dropped_connection() {
     assert_eq!(fake.requests().len(), 2);
     assert_eq!(planned_paths(&repo, &out), ["NOTES.md"]);
 }
+
+#[test]
+fn a_retry_says_what_it_waits_for() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1"),
+        fake_llm::status(503, r#"{"error":{"message":"overloaded"}}"#).header("retry-after", "0"),
+        fake_llm::openai_chat(&answer("NOTES.md")),
+    ]);
+    configure(&repo, &fake, Wire::Chat);
+    let out = plan(&repo, &["Add notes"], &[]).ok();
+    assert!(
+        out.stderr
+            .contains("fake: rate limited (429), retry 2/3 in 1 s"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("fake: server error (503), retry 3/3 in 0 ms"),
+        "{}",
+        out.stderr
+    );
+}

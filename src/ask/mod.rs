@@ -71,6 +71,15 @@ pub struct Question {
 pub enum Progress {
     /// One stable event line (`LLM_REQUEST_SENT provider=… …`), for `-v` and traces.
     Event(String),
+    /// A try failed and another follows after `wait`: `status` 0 is a dropped connection or a
+    /// timeout; `next` is the try about to be made, of `of`.
+    Retrying {
+        provider: String,
+        status: u16,
+        next: u32,
+        of: u32,
+        wait: std::time::Duration,
+    },
     /// Text is arriving from a provider.
     Received {
         provider: String,
@@ -478,10 +487,19 @@ impl<'a> Conversation<'a> {
                     status,
                     wait,
                     attempt,
-                } => format!(
-                    "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
-                    wait.as_millis()
-                ),
+                } => {
+                    sink(Progress::Retrying {
+                        provider: provider.clone(),
+                        status,
+                        next: attempt + 1,
+                        of: llm::MAX_TRIES,
+                        wait,
+                    });
+                    format!(
+                        "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
+                        wait.as_millis()
+                    )
+                }
                 llm::Event::Sent { .. } => return,
             };
             lines.push(line.clone());
