@@ -354,8 +354,8 @@ impl<'a> Conversation<'a> {
         }
     }
 
-    /// The final problems as the user reads them: the first cause first, with the path the
-    /// conversation took when it took several steps; an answer without JSON quoted; no hint to
+    /// The final problems as the user reads them: after a fallback over what the dry run found,
+    /// the first cause first; the path the conversation took when it took several steps; an answer without JSON quoted; no hint to
     /// try a protocol version the loop already tried.
     fn for_the_user(&self, problems: Vec<Problem>) -> Vec<Problem> {
         let tried: Vec<String> = self
@@ -375,7 +375,15 @@ impl<'a> Conversation<'a> {
         if self.path.len() < 2 {
             return problems.collect();
         }
-        let mut out: Vec<Problem> = self.first_cause.iter().cloned().map(shown).collect();
+        // After a fallback for what the dry run found (a stale base, a patch that does not
+        // apply), the later failures follow from that one: the model keeps answering the change
+        // it could not make. A repair alone, or a fallback over the protocol's form, just
+        // replaces the answer.
+        let root = self.transcript.protocol_fallback_stage.as_deref() == Some("preview");
+        let mut out: Vec<Problem> = match root {
+            true => self.first_cause.iter().cloned().map(shown).collect(),
+            false => Vec::new(),
+        };
         for p in problems {
             if !out.contains(&p) {
                 out.push(p);
