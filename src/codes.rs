@@ -138,6 +138,9 @@ codes! {
     LlmBadResponse => "ERR_LLM_BAD_RESPONSE",
     LlmContextTruncated => "ERR_LLM_CONTEXT_TRUNCATED",
     LlmModelMissing => "ERR_LLM_MODEL_MISSING",
+    LlmStreamCut => "ERR_LLM_STREAM_CUT",
+    LlmAnswerTooLarge => "ERR_LLM_ANSWER_TOO_LARGE",
+    LlmContextTooLong => "ERR_LLM_CONTEXT_TOO_LONG",
     // Shared notes, identity and signing.
     ForeignCommits => "ERR_FOREIGN_COMMITS",
     IdentityUnknown => "ERR_IDENTITY_UNKNOWN",

@@ -904,3 +904,70 @@ fn a_model_that_refuses_temperature_is_asked_again_with_its_defaults() {
     assert!(requests[1].json.get("top_p").is_none());
     assert_eq!(notes(&repo).len(), 1);
 }
+
+#[test]
+fn an_answer_without_json_is_quoted_for_the_user_with_its_trace() {
+    let repo = repo();
+    let before = repo.snapshot();
+    let prose =
+        "I would change stats.py so that mean handles empty lists.\n\x07Let me know\nif you agree.";
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(prose)]);
+    let out = run(&repo, &["plan", "Fix mean"], &compat_env(&fake)).err("ERR_NO_JSON");
+    assert!(out.stderr.contains("it said:"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("| I would change stats.py so that mean handles empty lists."),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("| ^GLet me know") && !out.stderr.contains('\x07'),
+        "terminal-safe: {}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("reply with the plan as JSON only"),
+        "the reason speaks to the user, not the model: {}",
+        out.stderr
+    );
+    let id = out
+        .stderr
+        .split("git papayu trace show ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("a trace id on stderr: {}", out.stderr))
+        .to_string();
+    assert_eq!(repo.snapshot(), before, "nothing stored");
+    let trace = repo.papayu(["trace", "show", &id]).ok();
+    assert!(trace.stdout.contains("ERR_NO_JSON"), "{}", trace.stdout);
+}
+
+#[test]
+fn a_failure_after_a_fallback_leads_with_the_root_cause_and_the_path() {
+    let repo = repo();
+    let before = repo.snapshot();
+    let stale =
+        patch_answer("    return total(items) / len(items)").replace(&sha(LIB), &sha("old"));
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&stale)]);
+    let out = run(&repo, &["plan", "Fix mean"], &compat_env(&fake)).code(1);
+    let first = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("ERR_"))
+        .unwrap_or_else(|| panic!("an error line: {}", out.stderr));
+    assert!(first.starts_with("ERR_BASE_MISMATCH"), "{}", out.stderr);
+    assert!(
+        first.contains(
+            "path: v2: ERR_BASE_MISMATCH, repaired: ERR_BASE_MISMATCH, v1: ERR_V1_KIND_NOT_ALLOWED"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("ERR_V1_KIND_NOT_ALLOWED"));
+    assert!(
+        !out.stderr.contains("--protocol 2"),
+        "no hint to try what already failed: {}",
+        out.stderr
+    );
+    assert_eq!(repo.snapshot(), before);
+}

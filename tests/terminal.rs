@@ -238,3 +238,18 @@ fn long_work_shows_a_spinner_on_a_terminal_only() {
     let piped = repo.papayu(["apply", "--check", "sleep 1"]);
     assert!(!piped.stderr.contains("newest plan"), "{}", piped.stderr);
 }
+
+#[test]
+fn a_patched_file_on_a_terminal_keeps_its_line_endings_and_shows_escapes() {
+    let repo = repo();
+    repo.write("w.txt", "one\r\n\x1b[2Jtwo\r\nthree\r\n");
+    repo.write(
+        "p.diff",
+        "--- a/w.txt\n+++ b/w.txt\n@@ -3,1 +3,1 @@\n-three\n+THREE\n",
+    );
+    let (out, status) = on_terminal(&repo, &["patch", "w.txt", "p.diff"], &[]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(out.contains("^[[2Jtwo"), "ESC made visible: {out:?}");
+    assert!(!out.contains("^M"), "CRLF kept as a line ending: {out:?}");
+    assert!(out.contains("THREE"), "{out:?}");
+}

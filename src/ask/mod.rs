@@ -71,6 +71,15 @@ pub struct Question {
 pub enum Progress {
     /// One stable event line (`LLM_REQUEST_SENT provider=… …`), for `-v` and traces.
     Event(String),
+    /// A try failed and another follows after `wait`: `status` 0 is a dropped connection or a
+    /// timeout; `next` is the try about to be made, of `of`.
+    Retrying {
+        provider: String,
+        status: u16,
+        next: u32,
+        of: u32,
+        wait: std::time::Duration,
+    },
     /// Text is arriving from a provider.
     Received {
         provider: String,
@@ -249,6 +258,10 @@ struct Conversation<'a> {
     schema_sent: bool,
     served_model: Option<String>,
     transcript: Transcript,
+    /// Each rejected answer as `v2: ERR_…`, `repaired: ERR_…`, in order.
+    path: Vec<String>,
+    /// The problems of the first rejected answer: the root cause when later ones fail too.
+    first_cause: Vec<Problem>,
 }
 
 /// What to do with an answer.
@@ -288,6 +301,8 @@ impl<'a> Conversation<'a> {
                 events: prepared.events.clone(),
                 ..Transcript::default()
             },
+            path: Vec::new(),
+            first_cause: Vec::new(),
         };
         talk.start(&prepared.withheld, None);
         talk
@@ -331,11 +346,89 @@ impl<'a> Conversation<'a> {
     ) -> Result<(Candidate, Provenance), Vec<Problem>> {
         loop {
             let answer = self.ask(http).await?;
-            match self.judge(&answer)? {
-                Next::Done(candidate) => return Ok((*candidate, self.provenance())),
-                Next::Again => continue,
+            match self.judge(&answer) {
+                Ok(Next::Done(candidate)) => return Ok((*candidate, self.provenance())),
+                Ok(Next::Again) => continue,
+                Err(problems) => return Err(self.for_the_user(problems)),
             }
         }
+    }
+
+    /// The final problems as the user reads them: after a fallback over what the dry run found,
+    /// the first cause first; the path the conversation took when it took several steps; an answer without JSON quoted; no hint to
+    /// try a protocol version the loop already tried.
+    fn for_the_user(&self, problems: Vec<Problem>) -> Vec<Problem> {
+        let tried: Vec<String> = self
+            .transcript
+            .protocol_attempts
+            .iter()
+            .map(|v| format!("`--protocol {v}`"))
+            .collect();
+        let shown = |p: Problem| {
+            let p = without_hints_naming(p, &tried);
+            match p.code {
+                Code::NoJson => self.no_json(),
+                _ => p,
+            }
+        };
+        let problems = problems.into_iter().map(shown);
+        if self.path.len() < 2 {
+            return problems.collect();
+        }
+        // After a fallback for what the dry run found (a stale base, a patch that does not
+        // apply), the later failures follow from that one: the model keeps answering the change
+        // it could not make. A repair alone, or a fallback over the protocol's form, just
+        // replaces the answer.
+        let root = self.transcript.protocol_fallback_stage.as_deref() == Some("preview");
+        let mut out: Vec<Problem> = match root {
+            true => self.first_cause.iter().cloned().map(shown).collect(),
+            false => Vec::new(),
+        };
+        for p in problems {
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        if let Some(first) = out.first_mut() {
+            first.reason = format!("{} (path: {})", first.reason, self.path.join(", "));
+        }
+        out
+    }
+
+    /// `ERR_NO_JSON` for the user: what the model said, not what to tell the model.
+    fn no_json(&self) -> Problem {
+        let said = self
+            .transcript
+            .answers
+            .last()
+            .map(String::as_str)
+            .unwrap_or("");
+        let lines: Vec<&str> = said
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .take(6)
+            .collect();
+        let mut detail = String::from("it said:");
+        for line in &lines {
+            let short: String = line.chars().take(160).collect();
+            detail.push_str(&format!("\n  | {short}"));
+        }
+        if lines.is_empty() {
+            detail.push_str(" (nothing)");
+        }
+        let again = if self.repaired {
+            " even when asked again"
+        } else {
+            ""
+        };
+        Problem::new(
+            Code::NoJson,
+            format!(
+                "{}'s answer holds no JSON plan{again}; the model may not follow instructions for JSON output: try strict mode (PAPAYU_LLM_STRICT_JSON=1) or another model",
+                self.ep.name
+            ),
+        )
+        .with_detail(detail)
     }
 
     fn request(&self) -> Request {
@@ -402,10 +495,19 @@ impl<'a> Conversation<'a> {
                     status,
                     wait,
                     attempt,
-                } => format!(
-                    "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
-                    wait.as_millis()
-                ),
+                } => {
+                    sink(Progress::Retrying {
+                        provider: provider.clone(),
+                        status,
+                        next: attempt + 1,
+                        of: llm::MAX_TRIES,
+                        wait,
+                    });
+                    format!(
+                        "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
+                        wait.as_millis()
+                    )
+                }
                 llm::Event::Sent { .. } => return,
             };
             lines.push(line.clone());
@@ -560,6 +662,15 @@ impl<'a> Conversation<'a> {
                 one_token(&p.reason)
             ));
         }
+        let codes: Vec<&str> = problems.iter().map(|p| p.code.as_str()).collect();
+        let step = match self.repaired {
+            true => "repaired".to_string(),
+            false => format!("v{}", u8::from(self.version)),
+        };
+        self.path.push(format!("{step}: {}", codes.join("+")));
+        if self.first_cause.is_empty() {
+            self.first_cause = problems.clone();
+        }
         let has = |code: Code| problems.iter().any(|p| p.code == code);
         let can_fall_back =
             self.version == ProtocolVersion::V2 && self.settings.fallback_to_v1 && !self.fell_back;
@@ -646,6 +757,18 @@ impl<'a> Conversation<'a> {
             stats: Some(self.stats.clone()),
         }
     }
+}
+
+/// `p` without the hint lines of its detail that name one of `tried`.
+fn without_hints_naming(mut p: Problem, tried: &[String]) -> Problem {
+    if let Some(detail) = p.detail.take() {
+        let kept: Vec<&str> = detail
+            .lines()
+            .filter(|l| !(l.starts_with("hint:") && tried.iter().any(|t| l.contains(t.as_str()))))
+            .collect();
+        p = p.with_detail(kept.join("\n"));
+    }
+    p
 }
 
 /// A reason folded into one whitespace-free token for an event line.

@@ -223,7 +223,16 @@ pub fn ask_models(
             Ok((candidate, provenance)) => good.push((candidate, provenance, t)),
             Err(problems) => {
                 tracer.write_failed(store, &mut t, &problems);
+                let trace_id = tracer.is_on().then_some(t.trace_id.as_str());
                 failures.extend(problems.into_iter().map(|mut p| {
+                    if let (Code::NoJson, Some(id)) = (p.code, trace_id) {
+                        let line = format!("trace {id} (git papayu trace show {id})");
+                        let detail = p
+                            .detail
+                            .take()
+                            .map_or(line.clone(), |d| format!("{d}\n{line}"));
+                        p = p.with_detail(detail);
+                    }
                     if several {
                         p.reason = format!("{}: {}", outcome.provider, p.reason);
                     }

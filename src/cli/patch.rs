@@ -12,16 +12,18 @@ use super::{CliResult, ui};
 
 /// Apply a unified diff to one file, tolerating imperfect model output.
 ///
-/// Patches FILE with the hunks of PATCHFILE (`-` reads the diff from stdin). The diff must be
-/// about FILE: one that names another file, renames, creates or deletes it, or changes other
-/// files too is refused, as in a plan (a diff without file names is taken as meant for FILE);
-/// --path takes one file's part of a larger diff on purpose. Accepts git and plain unified diffs with wrong or missing line numbers
-/// and counts, diffs in a ``` fence, and the `*** Begin Patch` envelope. A hunk is placed only
+/// Patches FILE with the hunks of PATCHFILE (`-` reads the diff from stdin). As with `patch FILE
+/// PATCHFILE`, you named the file: a diff of one file applies to FILE whatever its ---/+++ lines
+/// call it (the difference is noted on stderr). A diff that creates or deletes the file, or
+/// changes other files too, is refused; --path takes one file's part of a larger diff. Accepts
+/// git and plain unified diffs with wrong or missing line numbers and counts, diffs in a ```
+/// fence, and the `*** Begin Patch` envelope. A hunk is placed only
 /// where it fits in exactly one place; otherwise nothing changes and the report says which
 /// hunk failed, what was tried and what the file holds instead.
 ///
-/// The patched text goes to stdout (or back into FILE with --in-place); the report goes to
-/// stderr. With --json, stdout has one JSON document with the hunks' placements (or the
+/// The patched text goes to stdout byte for byte (on a terminal, control characters other than
+/// line endings and tabs are made visible), or back into FILE with --in-place; the report goes
+/// to stderr. With --json, stdout has one JSON document with the hunks' placements (or the
 /// failure report) and, without --in-place, the patched text as `content`. Exit 0 when every hunk applied, 1 when the patch was refused. Works outside a git
 /// repository.
 #[derive(Debug, Args)]
@@ -51,9 +53,17 @@ pub fn run(args: PatchArgs) -> CliResult {
         true => read_stdin()?,
         false => read_text(&patchfile, Code::InputNotUtf8)?,
     };
+    let named = file.to_string_lossy().into_owned();
+    let pick = path.or_else(|| {
+        let other = patch::other_name(&diff, &named)?;
+        ui::status(&format!(
+            "note: the diff names {other}; applying it to {named}, the file you named"
+        ));
+        Some(other)
+    });
     let options = Options {
-        path: Some(file.to_string_lossy().into_owned()),
-        pick: path,
+        path: Some(named),
+        pick,
         line_hint: None,
     };
     let applied = match patch::apply_with(&original, &diff, &options) {
@@ -69,7 +79,7 @@ pub fn run(args: PatchArgs) -> CliResult {
     if in_place {
         write_atomically(&file, &applied.content)?;
     } else {
-        ui::out(&applied.content);
+        ui::out_data(&applied.content);
     }
     ui::data(&serde_json::json!({
         "file": file,

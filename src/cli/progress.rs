@@ -1,6 +1,7 @@
 //! Progress while waiting for models: one spinner line per provider on stderr, with the model,
-//! elapsed time and tokens received. Drawn only when progress is visible (stderr is a terminal,
-//! no `-q`); silent otherwise. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
+//! elapsed time, tokens received, and why it waits when a try is being retried. Drawn only when
+//! progress is visible (stderr is a terminal, no `-q`); otherwise only a retry is reported, as a
+//! status line. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -58,6 +59,19 @@ impl Spinners {
                     None => ui::event(&line),
                 }
             }
+            Progress::Retrying {
+                provider,
+                status,
+                next,
+                of,
+                wait,
+            } => {
+                let message = retrying(status, next, of, wait);
+                match self.bars.lock().expect("not poisoned").get(&provider) {
+                    Some(bar) => bar.set_message(message),
+                    None => ui::status(&format!("{provider}: {message}")),
+                }
+            }
             Progress::Received {
                 provider,
                 tokens,
@@ -84,5 +98,38 @@ impl Spinners {
         if let Some(multi) = &self.multi {
             let _ = multi.clear();
         }
+    }
+}
+
+/// What a retry is waiting for, as the spinner (or, without one, a status line) shows it:
+/// `rate limited (429), retry 2/3 in 2 s`.
+fn retrying(status: u16, next: u32, of: u32, wait: Duration) -> String {
+    let why = match status {
+        0 => "connection dropped or timed out".to_string(),
+        429 => "rate limited (429)".to_string(),
+        408 | 409 => format!("server busy ({status})"),
+        _ => format!("server error ({status})"),
+    };
+    let wait = match wait.as_millis() {
+        ms if ms < 1000 => format!("{ms} ms"),
+        ms => format!("{} s", (ms + 500) / 1000),
+    };
+    format!("{why}, retry {next}/{of} in {wait}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_retry_says_why_and_when() {
+        assert_eq!(
+            retrying(429, 2, 3, Duration::from_millis(2100)),
+            "rate limited (429), retry 2/3 in 2 s"
+        );
+        assert_eq!(
+            retrying(503, 3, 3, Duration::from_millis(40)),
+            "server error (503), retry 3/3 in 40 ms"
+        );
     }
 }

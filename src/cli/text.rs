@@ -65,6 +65,26 @@ pub fn block(text: &str) -> Cow<'_, str> {
     escape(text, |c| c == '\n' || c == '\t')
 }
 
+/// A file's text shown on a terminal: newlines, tabs and the CR of a CRLF kept, every other
+/// hazard (a lone CR included) made visible.
+pub fn data(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| is_hazard(c) && c != '\n' && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix("\r\n") {
+            Some(body) => (body, "\r\n"),
+            None => line
+                .strip_suffix('\n')
+                .map_or((line, ""), |body| (body, "\n")),
+        };
+        out.push_str(&block(body));
+        out.push_str(end);
+    }
+    Cow::Owned(out)
+}
+
 /// JSON text made terminal-safe without changing its meaning: JSON already escapes C0 controls,
 /// but not DEL, C1 controls or bidi and format characters, which may only occur inside strings
 /// and are written there as `\uXXXX`.
@@ -116,6 +136,13 @@ mod tests {
                 .chars()
                 .any(|c| is_hazard(c) && c != '\n' && c != '\t')
         );
+    }
+
+    #[test]
+    fn data_keeps_line_endings_and_shows_the_rest() {
+        assert_eq!(data("a\r\nb\tc\r\n"), "a\r\nb\tc\r\n");
+        assert_eq!(data("a\rb\r\n\x0c\x1b[2J\n"), "a^Mb\r\n^L^[[2J\n");
+        assert_eq!(data("end\r"), "end^M");
     }
 
     #[test]

@@ -166,7 +166,7 @@ pub fn run(args: TraceArgs) -> CliResult {
                 Some(path) => std::fs::write(&path, text).map_err(|e| {
                     Problem::new(Code::Io, format!("writing {}: {e}", path.display()))
                 })?,
-                None => ui::out(&text),
+                None => ui::out_data(&text),
             }
             Ok(())
         }

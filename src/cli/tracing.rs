@@ -63,6 +63,11 @@ impl Tracer {
         t.failed(problems);
         self.write(store, t);
     }
+
+    /// Whether traces are written (so a trace id can be shown to look at).
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
 }
 
 /// What a stored plan adds to its trace.

@@ -57,6 +57,25 @@ pub enum LlmError {
     },
     #[error("no model is configured for {provider}")]
     ModelMissing { provider: String },
+    #[error(
+        "{provider}'s answer stream ended without its end marker ({chars} characters in), {tries} times: the connection was dropped"
+    )]
+    StreamCut {
+        provider: String,
+        chars: usize,
+        tries: u32,
+    },
+    #[error("{provider}'s answer went past {limit} bytes, more than its token budget allows")]
+    AnswerTooLarge { provider: String, limit: usize },
+    #[error(
+        "{provider} cannot take a prompt this long ({chars} characters, about {tokens} tokens): {message}"
+    )]
+    ContextTooLong {
+        provider: String,
+        chars: usize,
+        tokens: u64,
+        message: String,
+    },
 }
 
 impl LlmError {
@@ -102,6 +121,18 @@ impl LlmError {
             LlmError::ContextTruncated { .. } => (
                 Code::LlmContextTruncated,
                 "use a model with a larger context window, or send less (PAPAYU_CONTEXT_MAX_TOTAL_CHARS)",
+            ),
+            LlmError::StreamCut { .. } => (
+                Code::LlmStreamCut,
+                "check the server's log and any proxy in between (one that closes long responses), then run the command again",
+            ),
+            LlmError::AnswerTooLarge { .. } => (
+                Code::LlmAnswerTooLarge,
+                "the model ignored its token budget; check the server's settings for the model, or ask for a smaller change",
+            ),
+            LlmError::ContextTooLong { .. } => (
+                Code::LlmContextTooLong,
+                "send less context (lower PAPAYU_CONTEXT_MAX_TOTAL_CHARS) or raise the server's context size (llama.cpp -c, vLLM --max-model-len), or use a model with a larger window",
             ),
             LlmError::ModelMissing { .. } => (
                 Code::LlmModelMissing,

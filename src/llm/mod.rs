@@ -13,11 +13,11 @@
 
 pub mod config;
 mod error;
+mod read;
 mod wire;
 
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use serde::Serialize;
 
 pub use error::LlmError;
@@ -201,8 +201,7 @@ pub async fn complete(
         tries += 1;
         on_event(Event::Sent {
             attempt: tries,
-            input_chars: req.system.len()
-                + req.messages.iter().map(|m| m.content.len()).sum::<usize>(),
+            input_chars: prompt_chars(req),
             schema: with_schema,
         });
         match attempt(http, ep, req, with_schema, sampling, on_event).await {
@@ -357,30 +356,16 @@ async fn attempt(
     for (name, value) in wire::headers(ep) {
         builder = builder.header(name, value);
     }
-    let timeout = |ep: &Endpoint| Try::Again {
-        status: 0,
-        wait: None,
-        error: LlmError::Timeout {
-            provider: ep.name.clone(),
-            seconds: ep.read_timeout.as_secs(),
-            tries: MAX_TRIES,
-        },
-    };
+    let caps = read::Caps::for_budget(req.max_tokens);
     let response = match tokio::time::timeout(ep.read_timeout, builder.send()).await {
         Err(_) => {
             on_event(Event::Timeout);
-            return Err(timeout(ep));
+            return Err(cut(ep, read::Cut::Timeout));
         }
         Ok(Err(e)) if ep.implicit && e.is_connect() => {
             return Err(Try::Fatal(connect_error(ep, &e)));
         }
-        Ok(Err(e)) => {
-            return Err(Try::Again {
-                status: 0,
-                wait: None,
-                error: connect_error(ep, &e),
-            });
-        }
+        Ok(Err(e)) => return Err(cut(ep, read::Cut::Broken(e))),
         Ok(Ok(r)) => r,
     };
     let status = response.status().as_u16();
@@ -390,8 +375,11 @@ async fn attempt(
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
             .and_then(parse_retry_after);
-        let text = response.text().await.unwrap_or_default();
-        return Err(classify(ep, status, &text, retry_after, with_schema));
+        let body = read::body(ep, response, caps.body, true)
+            .await
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&body);
+        return Err(classify(ep, req, status, &text, retry_after, with_schema));
     }
     let streamed = response
         .headers()
@@ -399,107 +387,84 @@ async fn attempt(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|t| t.contains("event-stream") || t.contains("ndjson"));
     if !streamed {
-        let body = read_all(ep, response)
+        let body = read::body(ep, response, caps.body, false)
             .await
-            .map_err(|e| e.unwrap_or_else(|| timeout(ep)))?;
-        let value: serde_json::Value = match serde_json::from_slice(&body) {
-            Ok(v) => v,
+            .map_err(|c| cut(ep, c))?;
+        let acc = match serde_json::from_slice::<serde_json::Value>(&body) {
+            Ok(value) => wire::whole(ep.wire, &value),
             // Ollama streams NDJSON under application/json on some versions.
-            Err(_) if ep.wire == Wire::Ollama => return read_lines(ep, &body, on_event),
-            Err(e) => return Err(Try::Fatal(bad_response(ep, format!("not JSON: {e}")))),
-        };
-        let acc = wire::whole(ep.wire, &value);
-        return finish(ep, acc);
-    }
-    let mut acc = wire::Acc::default();
-    let mut stream = response.bytes_stream();
-    let mut buffer: Vec<u8> = Vec::new();
-    loop {
-        let chunk = match tokio::time::timeout(ep.read_timeout, stream.next()).await {
-            Err(_) => {
-                on_event(Event::Timeout);
-                return Err(timeout(ep));
-            }
-            Ok(None) => break,
-            Ok(Some(Err(e))) => {
-                return Err(Try::Again {
-                    status: 0,
-                    wait: None,
-                    error: connect_error(ep, &e),
-                });
-            }
-            Ok(Some(Ok(bytes))) => bytes,
-        };
-        buffer.extend_from_slice(&chunk);
-        while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = buffer.drain(..=end).collect();
-            if feed_line(ep, &mut acc, &line) > 0 {
+            Err(_) if ep.wire == Wire::Ollama => {
+                let acc = read::lines(ep.wire, &body, caps).map_err(|c| cut(ep, c))?;
                 on_event(Event::Received {
                     chars: acc.text.len(),
                     tokens: acc.usage.output,
                 });
+                return streamed_answer(ep, req, acc);
             }
+            Err(e) => return Err(Try::Fatal(bad_response(ep, format!("not JSON: {e}")))),
+        };
+        if acc.text.len() > caps.text {
+            return Err(cut(ep, read::Cut::TooLarge { limit: caps.text }));
         }
+        return finish(ep, acc);
     }
-    feed_line(ep, &mut acc, &buffer);
-    finish(ep, acc)
+    let acc = read::stream(ep, response, caps, on_event)
+        .await
+        .map_err(|c| cut(ep, c))?;
+    streamed_answer(ep, req, acc)
 }
 
-/// Reads a whole body within the per-read timeout. `Err(None)` is a timeout.
-async fn read_all(ep: &Endpoint, response: reqwest::Response) -> Result<Vec<u8>, Option<Try>> {
-    let mut stream = response.bytes_stream();
-    let mut body = Vec::new();
-    loop {
-        match tokio::time::timeout(ep.read_timeout, stream.next()).await {
-            Err(_) => return Err(None),
-            Ok(None) => return Ok(body),
-            Ok(Some(Err(e))) => {
-                return Err(Some(Try::Again {
-                    status: 0,
-                    wait: None,
-                    error: connect_error(ep, &e),
-                }));
-            }
-            Ok(Some(Ok(bytes))) => body.extend_from_slice(&bytes),
-        }
+/// A streamed answer is one only when it ended with its end marker.
+fn streamed_answer(ep: &Endpoint, req: &Request, acc: wire::Acc) -> Result<wire::Acc, Try> {
+    if read::ended(&acc) {
+        return finish(ep, acc);
+    }
+    let prompt_tokens = wire::estimated_tokens(req);
+    if acc.text.is_empty() && prompt_tokens > read::LARGE_PROMPT_TOKENS {
+        return Err(Try::Fatal(LlmError::ContextTooLong {
+            provider: ep.name.clone(),
+            chars: prompt_chars(req),
+            tokens: prompt_tokens,
+            message: "it answered with an empty stream".to_string(),
+        }));
+    }
+    Err(Try::Again {
+        status: 0,
+        wait: None,
+        error: LlmError::StreamCut {
+            provider: ep.name.clone(),
+            chars: acc.text.len(),
+            tries: MAX_TRIES,
+        },
+    })
+}
+
+/// What a read that stopped early means: worth another try, except an oversized answer.
+fn cut(ep: &Endpoint, why: read::Cut) -> Try {
+    match why {
+        read::Cut::Timeout => Try::Again {
+            status: 0,
+            wait: None,
+            error: LlmError::Timeout {
+                provider: ep.name.clone(),
+                seconds: ep.read_timeout.as_secs(),
+                tries: MAX_TRIES,
+            },
+        },
+        read::Cut::Broken(e) => Try::Again {
+            status: 0,
+            wait: None,
+            error: connect_error(ep, &e),
+        },
+        read::Cut::TooLarge { limit } => Try::Fatal(LlmError::AnswerTooLarge {
+            provider: ep.name.clone(),
+            limit,
+        }),
     }
 }
 
-fn read_lines(
-    ep: &Endpoint,
-    body: &[u8],
-    on_event: &mut (dyn FnMut(Event) + Send),
-) -> Result<wire::Acc, Try> {
-    let mut acc = wire::Acc::default();
-    for line in body.split(|&b| b == b'\n') {
-        feed_line(ep, &mut acc, line);
-    }
-    on_event(Event::Received {
-        chars: acc.text.len(),
-        tokens: acc.usage.output,
-    });
-    finish(ep, acc)
-}
-
-/// One line of a stream: SSE (`data: {...}`) or NDJSON.
-fn feed_line(ep: &Endpoint, acc: &mut wire::Acc, line: &[u8]) -> usize {
-    let line = String::from_utf8_lossy(line);
-    let line = line.trim();
-    let payload = if ep.wire == Wire::Ollama {
-        line
-    } else {
-        match line.strip_prefix("data:") {
-            Some(data) => data.trim(),
-            None => return 0,
-        }
-    };
-    if payload.is_empty() || payload == "[DONE]" {
-        return 0;
-    }
-    match serde_json::from_str::<serde_json::Value>(payload) {
-        Ok(event) => wire::feed(ep.wire, acc, &event),
-        Err(_) => 0,
-    }
+fn prompt_chars(req: &Request) -> usize {
+    req.system.len() + req.messages.iter().map(|m| m.content.len()).sum::<usize>()
 }
 
 fn bad_response(ep: &Endpoint, reason: String) -> LlmError {
@@ -575,6 +540,7 @@ fn httpdate_secs(text: &str) -> Option<u64> {
 /// Decides what an error status means.
 fn classify(
     ep: &Endpoint,
+    req: &Request,
     status: u16,
     body: &str,
     retry_after: Option<Duration>,
@@ -583,6 +549,20 @@ fn classify(
     let message = server_message(body);
     let lower = body.to_ascii_lowercase();
     let provider = ep.name.clone();
+    if names_context_limit(&lower) {
+        return Try::Fatal(LlmError::ContextTooLong {
+            provider,
+            chars: prompt_chars(req),
+            tokens: wire::estimated_tokens(req),
+            message: without_key(ep, &message),
+        });
+    }
+    // A server that cannot take the structured-output format may say so with any error
+    // status (llama.cpp answers a schema it cannot compile with a 500): one try without it.
+    let transient = matches!(status, 408 | 409 | 429 | 529);
+    if with_schema && !transient && status >= 400 && names_format(&lower) {
+        return Try::Format(without_key(ep, &message));
+    }
     let quota = lower.contains("insufficient_quota")
         || lower.contains("exceeded your current quota")
         || lower.contains("spend_limit")
@@ -619,7 +599,6 @@ fn classify(
             },
         },
         400..=499 if names_sampling(&lower) => Try::Sampling(without_key(ep, &message)),
-        400..=499 if with_schema && names_format(&lower) => Try::Format(without_key(ep, &message)),
         _ => Try::Fatal(LlmError::BadRequest {
             provider,
             status,
@@ -646,6 +625,20 @@ fn names_sampling(lower: &str) -> bool {
         ]
         .iter()
         .any(|w| lower.contains(w))
+}
+
+/// Does an error body say the prompt is longer than the model's window?
+fn names_context_limit(lower: &str) -> bool {
+    [
+        "context_length_exceeded",
+        "maximum context length",
+        "exceed_context_size",
+        "exceeds the available context size",
+        "prompt is too long",
+        "context window",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
 }
 
 /// Does an error body name the structured-output parameter?

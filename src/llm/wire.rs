@@ -303,6 +303,7 @@ pub fn feed(wire: Wire, acc: &mut Acc, ev: &Value) -> usize {
                 }
                 if let Some(r) = choice["finish_reason"].as_str() {
                     acc.finish = Some(finish_openai(r));
+                    acc.done = true;
                 }
             }
             openai_usage(acc, &ev["usage"]);

@@ -105,6 +105,14 @@ pub fn apply(original: &str, diff: &str) -> Result<Applied, Problem> {
     apply_with(original, diff, &Options::default()).map_err(Problem::from)
 }
 
+/// The name a one-file `diff` gives its file when that is not `path` (another file, or a rename
+/// of it): a caller that names the file itself, as `patch FILE PATCHFILE` does, may apply it
+/// anyway by picking that part ([`Options::pick`]). `None` when the diff names `path`, names
+/// nothing, changes several files or does not parse.
+pub fn other_name(diff: &str, path: &str) -> Option<String> {
+    select::other_name(parse::parse(diff).ok()?, path)
+}
+
 /// Applies `diff` to `original` with `options`; on failure the error carries the full report.
 pub fn apply_with(original: &str, diff: &str, options: &Options) -> Result<Applied, PatchError> {
     let files = parse::parse(diff)?;

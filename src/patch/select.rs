@@ -34,6 +34,16 @@ pub(crate) fn one_file(files: Vec<FilePatch>, options: &Options) -> Result<FileP
     Ok(file)
 }
 
+/// The name a one-file diff gives its file when that is not `path` (another file, or a rename
+/// of it); `None` when it names `path`, names nothing, or changes several files.
+pub(crate) fn other_name(files: Vec<FilePatch>, path: &str) -> Option<String> {
+    let files = merged(files);
+    let [file] = files.as_slice() else {
+        return None;
+    };
+    check_name(file, path).err().map(|_| file.path())
+}
+
 /// Refuses a diff that deletes the file, or creates it while it has content.
 pub(crate) fn check_sides(file: &FilePatch, original: &str) -> Result<(), Problem> {
     let name = file.path();

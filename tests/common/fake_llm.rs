@@ -31,7 +31,12 @@ enum Content {
         truncated: bool,
         prompt_eval: Option<u64>,
         tool: bool,
+        /// Ends without the wire's end marker, as a dropped connection does.
+        cut: bool,
     },
+    /// A stream that keeps sending text deltas until `bytes` of text went out or the client
+    /// stops reading; it never ends with its end marker.
+    Flood { wire: Wire, bytes: usize },
 }
 
 /// One scripted reply.
@@ -55,6 +60,7 @@ impl Reply {
                 truncated: false,
                 prompt_eval: None,
                 tool: false,
+                cut: false,
             },
             delay: Duration::ZERO,
             never_stream: false,
@@ -76,6 +82,16 @@ impl Reply {
     /// Answers with one JSON body even when the request asked to stream.
     pub fn whole(mut self) -> Reply {
         self.never_stream = true;
+        self
+    }
+
+    /// Ends the stream without its end marker (no `finish_reason`/`[DONE]`, `message_stop`,
+    /// `response.completed` or `"done": true`), as when the connection drops; the text sent so
+    /// far is everything given.
+    pub fn cut(mut self) -> Reply {
+        if let Content::Answer { cut, .. } = &mut self.content {
+            *cut = true;
+        }
         self
     }
 
@@ -124,6 +140,23 @@ pub fn ollama_with_eval(text: &str, n: u64) -> Reply {
         *prompt_eval = Some(n);
     }
     r
+}
+
+/// An answer in `wire`'s format that streams `bytes` of text and never ends.
+pub fn flood(wire: Wire, bytes: usize) -> Reply {
+    Reply {
+        status: 200,
+        headers: Vec::new(),
+        content: Content::Flood { wire, bytes },
+        delay: Duration::ZERO,
+        never_stream: false,
+    }
+}
+
+/// A 200 stream in `wire`'s format with no event at all, closed at once (llama.cpp's answer
+/// to a prompt longer than its window when streaming).
+pub fn empty_stream(wire: Wire) -> Reply {
+    Reply::answer(wire, "").cut()
 }
 
 /// A status with a raw body (errors).
@@ -265,7 +298,18 @@ fn serve(stream: TcpStream, reply: Reply, seen: Arc<Mutex<Vec<Recorded>>>) -> bo
             truncated,
             prompt_eval,
             tool,
-        } => render(*wire, text, *truncated, *prompt_eval, *tool, wants_stream),
+            cut,
+        } => {
+            let (kind, body) = render(*wire, text, *truncated, *prompt_eval, *tool, wants_stream);
+            match *cut && wants_stream {
+                true => (kind, without_end(*wire, &body, text.is_empty())),
+                false => (kind, body),
+            }
+        }
+        Content::Flood { wire, bytes } => {
+            flood_out(&mut stream, *wire, *bytes);
+            return true;
+        }
     };
     write_response(
         &mut stream,
@@ -315,6 +359,80 @@ fn write_response(
     head.push_str("\r\n");
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(body);
+    let _ = stream.flush();
+}
+
+/// A rendered stream with its end marker (and everything after the text) removed; with `empty`,
+/// nothing at all.
+fn without_end(wire: Wire, body: &[u8], empty: bool) -> Vec<u8> {
+    if empty {
+        return Vec::new();
+    }
+    let text = String::from_utf8_lossy(body);
+    let separator = if wire == Wire::Ollama { "\n" } else { "\n\n" };
+    let is_end = |event: &str| match wire {
+        Wire::Chat => {
+            event.contains("[DONE]")
+                || event.contains("\"finish_reason\":\"")
+                || event.contains("\"usage\"")
+        }
+        Wire::Responses => {
+            event.contains("response.output_text.done")
+                || event.contains("response.completed")
+                || event.contains("response.incomplete")
+        }
+        Wire::Anthropic => {
+            event.contains("content_block_stop")
+                || event.contains("message_delta")
+                || event.contains("message_stop")
+        }
+        Wire::Ollama => event.contains("\"done\":true"),
+    };
+    let kept: Vec<&str> = text
+        .split_inclusive(separator)
+        .filter(|event| !is_end(event))
+        .collect();
+    kept.concat().into_bytes()
+}
+
+/// Streams text deltas in `wire`'s format, without a length, until `bytes` of text went out or
+/// the client hung up; then closes without an end marker.
+fn flood_out(stream: &mut TcpStream, wire: Wire, bytes: usize) {
+    let kind = if wire == Wire::Ollama {
+        "application/x-ndjson"
+    } else {
+        "text/event-stream"
+    };
+    let head = format!("HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\nconnection: close\r\n\r\n");
+    if stream.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    let piece = "x".repeat(4096);
+    let event = match wire {
+        Wire::Chat => format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]})
+        ),
+        Wire::Responses => format!(
+            "event: response.output_text.delta\ndata: {}\n\n",
+            json!({"type": "response.output_text.delta", "delta": piece})
+        ),
+        Wire::Anthropic => format!(
+            "event: content_block_delta\ndata: {}\n\n",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+        ),
+        Wire::Ollama => format!(
+            "{}\n",
+            json!({"model": "fake-model", "message": {"role": "assistant", "content": piece}, "done": false})
+        ),
+    };
+    let mut sent = 0;
+    while sent < bytes {
+        if stream.write_all(event.as_bytes()).is_err() {
+            return;
+        }
+        sent += piece.len();
+    }
     let _ = stream.flush();
 }
 

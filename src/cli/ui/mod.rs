@@ -48,6 +48,8 @@ pub struct Ui {
     json: bool,
     verbose: bool,
     quiet: bool,
+    /// Whether stdout ends on a terminal (directly or through a pager papayu runs under).
+    stdout_term: bool,
     stderr_tty: bool,
     color_err: bool,
     palette: Option<Palette>,
@@ -106,6 +108,7 @@ impl Ui {
                 || std::env::var("PAPAYU_TRACE")
                     .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
             quiet: settings.quiet,
+            stdout_term: stdout_tty || pager_env.in_use,
             stderr_tty,
             color_err,
             palette,
@@ -161,6 +164,17 @@ impl Ui {
 /// tabs kept). Nothing is written under `--json`.
 pub fn out(text: &str) {
     out_painted(&text::block(text));
+}
+
+/// Writes data the user asked for (a patched file, a golden case): byte for byte when stdout is
+/// not a terminal, so `> out` and pipes get exactly the data; on a terminal, hazards made
+/// visible with line endings (CRLF included) and tabs kept. Nothing is written under `--json`.
+pub fn out_data(text: &str) {
+    let ui = ui();
+    match ui.stdout_term {
+        true => out_painted(&text::data(text)),
+        false => out_painted(text),
+    }
 }
 
 /// Writes human output whose every untrusted part is already safe, and which may carry
