@@ -40,8 +40,9 @@ pub struct Query {
     pub terms: Vec<Term>,
     /// Dotted names with at least two parts, as path candidates (`sympy/polys/polyoptions`).
     pub dotted: Vec<String>,
-    /// Quoted strings and error messages, exactly as written.
-    pub phrases: Vec<String>,
+    /// Quoted strings, error messages and hyphenated names (`unspecified-encoding`), exactly
+    /// as written, with how much each counts.
+    pub phrases: Vec<(String, f64)>,
     /// Every lowercase word of the goal, for matching directory names (`vendor`).
     pub words: Vec<String>,
 }
@@ -307,6 +308,9 @@ static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#""([^"\n]{6,200})"|'([^'\n]{6,200})'|`([^`\n]{6,200})`|“([^”\n]{6,200})”"#)
         .expect("static regex")
 });
+static HYPHENATED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+\b").expect("static regex")
+});
 static MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)(?:\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)|\berror(?:\[E\d+\])?|panicked at [^:]+:\d+:\d+|\bpanic): +(.{8,200})$")
         .expect("static regex")
@@ -371,14 +375,23 @@ impl Query {
             };
             code_spans.push((inner.start(), inner.end()));
             let s = inner.as_str().trim();
-            // A phrase is prose-like text (a message), not a single identifier.
-            if s.contains(' ') && s.chars().filter(|c| c.is_alphabetic()).count() >= 6 {
-                self.push_phrase(s);
+            // A phrase is prose-like text (a message) or a name with punctuation
+            // (`invalid-name`), not a plain identifier.
+            let punctuated = s.contains(['-', ' ', ':', '/']);
+            if punctuated && s.chars().filter(|c| c.is_alphabetic()).count() >= 6 {
+                self.push_phrase(s, scale);
             }
         }
         for caps in MESSAGE.captures_iter(text) {
             if let Some(m) = caps.get(1) {
-                self.push_phrase(m.as_str().trim());
+                self.push_phrase(m.as_str().trim(), scale);
+            }
+        }
+        // A hyphenated name outside quotes (`unspecified-encoding`) counts for less: it may be
+        // plain English (`built-in`).
+        for m in HYPHENATED.find_iter(text) {
+            if m.as_str().len() >= 8 && m.as_str().chars().any(char::is_alphabetic) {
+                self.push_phrase(m.as_str(), 0.4 * scale);
             }
         }
         for m in DOTTED.find_iter(text) {
@@ -435,10 +448,10 @@ impl Query {
         }
     }
 
-    fn push_phrase(&mut self, s: &str) {
+    fn push_phrase(&mut self, s: &str, weight: f64) {
         let s = s.trim_end_matches(['.', ',', ';']).trim();
-        if s.len() >= 6 && !self.phrases.iter().any(|p| p == s) {
-            self.phrases.push(s.to_string());
+        if s.len() >= 6 && !self.phrases.iter().any(|p| p.0 == s) {
+            self.phrases.push((s.to_string(), weight));
         }
     }
 }
@@ -513,7 +526,7 @@ mod tests {
         assert!(term(&q, "add").is_some_and(|t| t.code), "the add function");
         assert!(term(&q, "hook").is_some(), "a part of register_hook");
         assert!(term(&q, "the").is_none());
-        assert_eq!(q.phrases, ["Invalid IPv6 URL"]);
+        assert_eq!(q.phrases, [("Invalid IPv6 URL".to_string(), 1.0)]);
         assert!(q.dotted.contains(&"sympy/polys/polyoptions".to_string()));
         assert!(q.dotted.contains(&"Request/__init__".to_string()));
     }
@@ -530,8 +543,17 @@ mod tests {
         );
         assert!(
             q.phrases
-                .contains(&"Unknown format code for object".to_string())
+                .iter()
+                .any(|p| p.0 == "Unknown format code for object")
         );
         assert!(term(&q, "unknown").is_some_and(|t| t.weight < 1.0));
+        let q = Query::of("Skip unspecified-encoding for `bad-open-mode`", &[]);
+        assert_eq!(
+            q.phrases,
+            [
+                ("bad-open-mode".to_string(), 1.0),
+                ("unspecified-encoding".to_string(), 0.4)
+            ]
+        );
     }
 }

@@ -170,9 +170,9 @@ impl<'q> Matcher<'q> {
             }
         });
         let text = &data[start..end];
-        for phrase in &self.query.phrases {
+        for (phrase, weight) in &self.query.phrases {
             for at in memchr::memmem::find_iter(text, phrase.as_bytes()) {
-                offsets.push((start + at, 40.0, false));
+                offsets.push((start + at, 40.0 * weight, false));
             }
         }
         offsets.sort_by_key(|o| o.0);
@@ -377,14 +377,42 @@ fn demotion(path: &str, words: &[String]) -> Option<(f64, &'static str)> {
         return Some((0.1, "generated"));
     }
     let stem = name.split('.').next().unwrap_or(name);
-    if ["changes", "changelog", "history", "news", "authors"].contains(&stem) {
+    let changelog_dir = [
+        "whatsnew",
+        "fragments",
+        "newsfragments",
+        "changelog.d",
+        "changes",
+    ];
+    if ["changes", "changelog", "history", "news", "authors"].contains(&stem)
+        || dirs.iter().any(|d| changelog_dir.contains(d))
+    {
         return Some((0.3, "changelog"));
     }
+    if dirs.first() == Some(&".github") || dirs.first() == Some(&".circleci") {
+        return Some((0.3, "ci configuration"));
+    }
+    let code = super::defs::is_source(name)
+        || [
+            "java", "rb", "c", "h", "cc", "cpp", "hpp", "cs", "kt", "swift", "php", "scala",
+        ]
+        .contains(&name.rsplit_once('.').map_or("", |(_, e)| e));
     if is_test_path(&lower) {
-        return Some((0.5, "test"));
+        return Some(if code {
+            (0.5, "test")
+        } else {
+            (0.25, "test data")
+        });
+    }
+    if stem.contains("mock") || dirs.iter().any(|d| d.contains("mock")) {
+        return Some((0.5, "mock"));
     }
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
-    if ["md", "rst", "txt", "adoc"].contains(&ext) || dirs.contains(&"docs") {
+    if ["md", "rst", "txt", "adoc"].contains(&ext)
+        || dirs
+            .iter()
+            .any(|d| ["doc", "docs", "documentation"].contains(d))
+    {
         return Some((0.5, "documentation"));
     }
     None
@@ -577,12 +605,12 @@ pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> R
         }
     }
     // Quoted strings and messages.
-    for phrase in &query.phrases {
+    for (phrase, weight) in &query.phrases {
         let found = phrase_files(corpus, phrase);
         if found.is_empty() {
             continue;
         }
-        let share = PHRASE_K / (found.len() as f64).sqrt();
+        let share = weight * PHRASE_K / (found.len() as f64).sqrt();
         let shown: String = phrase.chars().take(40).collect();
         for f in found {
             parts[f].push((share, format!("contains \"{shown}\"")));
@@ -592,6 +620,21 @@ pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> R
         .iter()
         .map(|p| p.iter().map(|(s, _)| s).sum())
         .collect();
+    // Coordination: a file that matches more of the goal's terms (in its text or its path)
+    // is worth more than one that matches a single term many times.
+    let present: f64 = (0..t)
+        .filter(|&j| df[j] > 0 || path_df[j] > 0)
+        .map(|j| query.terms[j].weight)
+        .sum();
+    if present > 0.0 {
+        for f in 0..n {
+            let matched: f64 = (0..t)
+                .filter(|&j| tf[f * t + j] > 0 || path_hits[f].iter().any(|h| h.0 == j))
+                .map(|j| query.terms[j].weight)
+                .sum();
+            score[f] *= (matched / present).sqrt().max(0.2);
+        }
+    }
     for (f, path) in corpus.paths.iter().enumerate() {
         if score[f] > 0.0
             && let Some((factor, why)) = demotion(path, &query.words)
@@ -708,9 +751,15 @@ fn structure(corpus: &Corpus, score: &mut [f64], parts: &mut [Vec<(f64, String)>
             passed.push((m, score[f] * TESTED_SHARE, format!("tested by {path}")));
         }
     }
+    // What a file receives is the most any one file passes it: a hub every top file imports
+    // (`utils`, `typing`) is not thereby the answer.
+    passed.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut received: HashSet<usize> = HashSet::new();
     for (target, share, why) in passed {
-        score[target] += share;
-        parts[target].push((share, why));
+        if received.insert(target) {
+            score[target] += share;
+            parts[target].push((share, why));
+        }
     }
 }
 
