@@ -513,3 +513,34 @@ fn context_shows_each_ranked_blocks_reason_and_score() {
         "{line}"
     );
 }
+
+#[test]
+fn ranking_never_reads_a_private_or_protected_file() {
+    let repo = repo_with(
+        &[
+            (".gitattributes", "config/keys.py papayu-private\n"),
+            (
+                "config/keys.py",
+                "def rotate_api_key():\n    return 'MARKER-PRIVATE'\n",
+            ),
+            (
+                "deploy/secrets/rotate.py",
+                "def rotate_api_key():\n    return 'MARKER-PROTECTED'\n",
+            ),
+            (
+                "app/keys.py",
+                "from config.keys import rotate_api_key\n\ndef use():\n    return rotate_api_key()\n",
+            ),
+        ],
+        40,
+    );
+    let ctx = context(&repo, "`rotate_api_key` fails after a rotation", None);
+    let text = ctx["blocks"].to_string();
+    assert!(text.contains("app/keys.py"), "{text}");
+    assert!(
+        !text.contains("MARKER-PRIVATE") && !text.contains("MARKER-PROTECTED"),
+        "{text}"
+    );
+    let map = map(&ctx);
+    assert!(!map.contains("config/keys.py\n  def"), "named only: {map}");
+}

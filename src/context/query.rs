@@ -18,6 +18,8 @@ const LOG_TAIL: usize = 8_000;
 const MAX_PHRASES: usize = 8;
 /// Most terms one query carries.
 const MAX_TERMS: usize = 64;
+/// Most dotted module paths looked up.
+const MAX_DOTTED: usize = 16;
 
 /// One term of the query.
 #[derive(Debug, Clone, PartialEq)]
@@ -404,7 +406,7 @@ impl Query {
                 && !s.ends_with(".txt")
             {
                 let path = parts.join("/");
-                if !self.dotted.contains(&path) {
+                if !self.dotted.contains(&path) && self.dotted.len() < MAX_DOTTED {
                     self.dotted.push(path);
                 }
             }
