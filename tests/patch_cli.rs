@@ -302,3 +302,52 @@ fn usage_errors_exit_2() {
     )
     .code(2);
 }
+
+/// A model wrote every hunk 4 spaces shallower than the file; one hunk also shows a blank
+/// context line the file lacks (so only the blank-line pass places it), and whitespace-only
+/// lines trail the last hunk past its counts. Every added line must land at the file's depth.
+#[test]
+fn hunks_written_shallower_than_the_file_keep_their_meaning() {
+    let file = "def classify(n):\n    if n < 0:\n        return \"negative\"\n    elif n == 0:\n        return \"zero\"\n    else:\n        return \"positive\"\n\n\ndef describe(items):\n    out = []\n    for item in items:\n        if item is None:\n            continue\n        out.append(str(item))\n    return out\n";
+    let diff = "--- a/m.py\n+++ b/m.py\n@@ -2,4 +2,6 @@\n if n < 0:\n\n     return \"negative\"\n+elif n is None:\n+    return \"none\"\n elif n == 0:\n     return \"zero\"\n@@ -12,4 +14,6 @@\n for item in items:\n     if item is None:\n         continue\n+    elif item == \"\":\n+        continue\n     out.append(str(item))\n    \n  \n";
+    let dir = scratch(&[("m.py", file), ("p.diff", diff)]);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "m.py", "p.diff"],
+        None,
+    )
+    .ok();
+    let expected = file
+        .replace(
+            "        return \"negative\"\n",
+            "        return \"negative\"\n    elif n is None:\n        return \"none\"\n",
+        )
+        .replace(
+            "            continue\n",
+            "            continue\n        elif item == \"\":\n            continue\n",
+        );
+    assert_eq!(run.stdout, expected, "{}", run.stderr);
+}
+
+/// When a hunk's lines disagree about how much shallower they are, the depth of its added
+/// lines is unknown: refused, the file untouched.
+#[test]
+fn a_hunk_indented_unevenly_against_the_file_is_refused() {
+    let file = "def f(x):\n    if x:\n        a = 1\n        b = 2\n        c = 3\n    return x\n";
+    let diff = "--- a/m.py\n+++ b/m.py\n@@ -2,4 +2,5 @@\n if x:\n\n         a = 1\n     b = 2\n+    d = 4\n c = 3\n";
+    let dir = scratch(&[("m.py", file), ("p.diff", diff)]);
+    let run = run_in(
+        dir.path(),
+        "git",
+        ["papayu", "patch", "m.py", "p.diff"],
+        None,
+    )
+    .err("ERR_PATCH_APPLY_FAILED");
+    assert!(
+        run.stderr.contains("depth of its added lines is unknown"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(dir.path(), "m.py"), file.as_bytes());
+}

@@ -185,6 +185,7 @@ pub const CATEGORIES: &[(&str, Expect)] = &[
     ("codex_envelope", Expect::Recoverable),
     ("combined", Expect::Recoverable),
     ("shuffled_hunks", Expect::Recoverable),
+    ("shallow_hunks", Expect::Recoverable),
     ("ambiguous_bare", Expect::Ambiguous),
     ("ambiguous_midway", Expect::Ambiguous),
     ("wrong_minus", Expect::ShouldFail),
@@ -291,6 +292,7 @@ pub fn cases(name: &str, old: &str, new: &str, other: Option<&str>) -> Vec<Case>
                 d.hunks.reverse();
                 push(category, o, Some(d.render(true)), ok())
             }
+            "shallow_hunks" => push(category, o, shallow(&clean), ok()),
             "already_applied" => push(category, new.to_string(), Some(clean.render(true)), None),
             "ambiguous_bare" => {
                 if let Some(dup) = duplicated(old, &clean) {
@@ -393,6 +395,54 @@ fn reindent(d: &Diff) -> Option<String> {
         }
     }
     Some(d.render(true))
+}
+
+/// Every hunk that can be written four spaces shallower is (old side, new side and all); the
+/// first of them also shows a blank context line the file lacks, so only the blank-line pass
+/// can place it, and whitespace-only lines trail the last hunk past its counts. Added lines
+/// must land at the file's depth, or the hunk must be refused.
+fn shallow(d: &Diff) -> Option<String> {
+    let mut d = d.clone();
+    let mut first = true;
+    let mut changed = false;
+    for h in &mut d.hunks {
+        let deep = h
+            .lines
+            .iter()
+            .all(|l| l.text.trim().is_empty() || l.text.starts_with("    "));
+        if !deep {
+            continue;
+        }
+        for l in &mut h.lines {
+            if let Some(rest) = l.text.strip_prefix("    ") {
+                l.text = rest.to_string();
+            }
+        }
+        changed = true;
+        if first {
+            first = false;
+            if let Some(at) = h
+                .lines
+                .iter()
+                .position(|l| l.kind == ' ' && !l.text.trim().is_empty() && !l.no_eol)
+            {
+                let blank = DLine {
+                    kind: ' ',
+                    text: String::new(),
+                    no_eol: false,
+                };
+                h.lines.insert(at + 1, blank);
+                h.old_len += 1;
+                h.new_len += 1;
+            }
+        }
+    }
+    if !changed {
+        return None;
+    }
+    let mut out = d.render(true);
+    out.push_str("    \n  \n");
+    Some(out)
 }
 
 fn dropped_context(d: &Diff) -> Option<String> {

@@ -6,7 +6,7 @@
 //! where added lines go (the ladder decides whether trivial hunks may use this rung at all): when added lines border blank lines the two sides disagree about, the
 //! place is reported as not well defined instead of picked.
 
-use super::ladder::Cand;
+use super::ladder::{Cand, Delta, shift_of};
 use super::matcher::Haystack;
 use super::normalize::is_blank;
 use super::parse::{Hunk, Kind};
@@ -121,14 +121,22 @@ fn align(
     if hunk.at_eof && stop != hay.len() {
         return None;
     }
-    Some(Cand {
-        start,
-        edit: effect(hunk, &map, start, stop),
-    })
+    // Lines were matched forgiving their indentation: added lines take the measured shift.
+    let pairs = pre
+        .iter()
+        .filter_map(|&i| Some((lines[i].text.as_str(), hay.line(map[i]?), lines[i].kind)));
+    let edit = shift_of(pairs).and_then(|delta| effect(hunk, &map, start, stop, &delta));
+    Some(Cand { start, edit })
 }
 
 /// The hunk's effect given where each old-side line landed, or why it is not well defined.
-fn effect(hunk: &Hunk, map: &[Option<usize>], start: usize, stop: usize) -> Result<Edit, String> {
+fn effect(
+    hunk: &Hunk,
+    map: &[Option<usize>],
+    start: usize,
+    stop: usize,
+    delta: &Delta,
+) -> Result<Edit, String> {
     let lines = &hunk.lines;
     for (i, l) in lines.iter().enumerate() {
         let next_to_added = |j: Option<usize>| {
@@ -170,7 +178,7 @@ fn effect(hunk: &Hunk, map: &[Option<usize>], start: usize, stop: usize) -> Resu
     let mut cursor = start;
     for (i, l) in lines.iter().enumerate() {
         match (l.kind, map[i]) {
-            (Kind::Add, _) => out.push(Out::New(l.text.clone())),
+            (Kind::Add, _) => out.push(Out::New(delta.apply(&l.text))),
             (_, None) => {}
             (kind, Some(f)) => {
                 out.extend((cursor..f).map(Out::Keep));

@@ -302,30 +302,36 @@ fn resembles(diff_line: &str, file_line: Option<&str>) -> bool {
 fn candidates(hay: &Haystack<'_>, t: &Target<'_>, strategy: Strategy) -> Vec<Cand> {
     let hunk = t.hunk;
     match strategy {
-        Strategy::Exact | Strategy::Eol => {
-            contiguous(hay, t, &hunk.lines, Norm::Text, |_, _| Some(Delta::None))
-        }
-        Strategy::TrimEnd => {
-            contiguous(hay, t, &hunk.lines, Norm::TrimEnd, |_, _| Some(Delta::None))
-        }
-        Strategy::Indent => contiguous(hay, t, &hunk.lines, Norm::Trim, |p, pre| {
-            uniform_delta(hay, p, pre).filter(|d| *d != Delta::None)
+        Strategy::Exact | Strategy::Eol => contiguous(hay, t, &hunk.lines, Norm::Text, |_, _| {
+            Some(Ok(Delta::None))
         }),
-        Strategy::Trim => contiguous(hay, t, &hunk.lines, Norm::Trim, |_, _| Some(Delta::None)),
-        Strategy::Punct => contiguous(hay, t, &hunk.lines, Norm::Punct, |_, _| Some(Delta::None)),
+        Strategy::TrimEnd => contiguous(hay, t, &hunk.lines, Norm::TrimEnd, |_, _| {
+            Some(Ok(Delta::None))
+        }),
+        Strategy::Indent => contiguous(hay, t, &hunk.lines, Norm::Trim, |p, pre| {
+            uniform_delta(hay, p, pre)
+                .filter(|d| *d != Delta::None)
+                .map(Ok)
+        }),
+        Strategy::Trim => contiguous(hay, t, &hunk.lines, Norm::Trim, |p, pre| {
+            Some(measured_delta(hay, p, pre))
+        }),
+        Strategy::Punct => contiguous(hay, t, &hunk.lines, Norm::Punct, |p, pre| {
+            Some(measured_delta(hay, p, pre))
+        }),
         Strategy::Blank => blank::candidates(hay, hunk, t.lo),
         Strategy::Context(k) => reduced(hay, t, k),
     }
 }
 
 /// Places where the old side occurs line for line at `norm`, kept when `accept` gives the
-/// indentation change to apply to added lines.
+/// indentation change to apply to added lines (or says why none can be measured there).
 fn contiguous(
     hay: &Haystack<'_>,
     t: &Target<'_>,
     lines: &[Line],
     norm: Norm,
-    accept: impl Fn(usize, &[&Line]) -> Option<Delta>,
+    accept: impl Fn(usize, &[&Line]) -> Option<Result<Delta, String>>,
 ) -> Vec<Cand> {
     let pre: Vec<&Line> = lines.iter().filter(|l| l.kind != Kind::Add).collect();
     let texts: Vec<&str> = pre.iter().map(|l| l.text.as_str()).collect();
@@ -337,7 +343,7 @@ fn contiguous(
             let delta = accept(p, &pre)?;
             Some(Cand {
                 start: p,
-                edit: Ok(edit_at(lines, p, &delta)),
+                edit: delta.map(|d| edit_at(lines, p, &d)),
             })
         })
         .collect()
@@ -386,7 +392,8 @@ pub(crate) enum Delta {
 }
 
 impl Delta {
-    fn apply(&self, line: &str) -> String {
+    /// `line` shifted by this change (blank lines stay as they are).
+    pub(crate) fn apply(&self, line: &str) -> String {
         match self {
             _ if is_blank(line) => line.to_string(),
             Delta::None => line.to_string(),
@@ -409,6 +416,23 @@ impl Delta {
     }
 }
 
+/// The indentation change from a diff line to the file line it stands for; `None` when neither
+/// indentation ends the other (tabs against spaces).
+fn line_delta(diff_line: &str, file_line: &str) -> Option<Delta> {
+    let file_ws = indent(file_line);
+    let diff_ws = indent(diff_line);
+    if let Some(extra) = file_ws.strip_suffix(diff_ws) {
+        Some(match extra.is_empty() {
+            true => Delta::None,
+            false => Delta::Add(extra.to_string()),
+        })
+    } else {
+        diff_ws
+            .strip_suffix(file_ws)
+            .map(|extra| Delta::Remove(extra.to_string()))
+    }
+}
+
 /// The one indentation change that turns every non-blank old-side line into the file's line.
 fn uniform_delta(hay: &Haystack<'_>, p: usize, pre: &[&Line]) -> Option<Delta> {
     let mut found: Option<Delta> = None;
@@ -416,25 +440,59 @@ fn uniform_delta(hay: &Haystack<'_>, p: usize, pre: &[&Line]) -> Option<Delta> {
         if is_blank(&l.text) {
             continue;
         }
-        let file_ws = indent(hay.line(p + i));
-        let diff_ws = indent(&l.text);
-        let delta = if let Some(extra) = file_ws.strip_suffix(diff_ws) {
-            if extra.is_empty() {
-                Delta::None
-            } else {
-                Delta::Add(extra.to_string())
-            }
-        } else if let Some(extra) = diff_ws.strip_suffix(file_ws) {
-            Delta::Remove(extra.to_string())
-        } else {
-            return None;
-        };
+        let delta = line_delta(&l.text, hay.line(p + i))?;
         match &found {
             Some(d) if *d != delta => return None,
             _ => found = Some(delta),
         }
     }
     found
+}
+
+/// The indentation shift a place measures for a hunk matched while leading whitespace was
+/// forgiven, from its non-blank old-side lines (as `(diff line, file line, kind)`): the shift
+/// the lines whose indentations compare agree on by a majority, `-` lines counting twice (a
+/// model copies what it removes, and writes what it adds in the same frame), which added lines
+/// then take so they land at the depth the file has there. Lines indented with other characters
+/// (tabs against spaces) do not vote. Without a majority the depth of the added lines is
+/// unknown, and the place is refused rather than guessed.
+pub(crate) fn shift_of<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, &'a str, Kind)>,
+) -> Result<Delta, String> {
+    let mut counts: Vec<(Delta, usize)> = Vec::new();
+    let mut total = 0;
+    for (diff_line, file_line, kind) in pairs {
+        if is_blank(diff_line) {
+            continue;
+        }
+        let Some(delta) = line_delta(diff_line, file_line) else {
+            continue;
+        };
+        let votes = if kind == Kind::Remove { 2 } else { 1 };
+        total += votes;
+        match counts.iter_mut().find(|c| c.0 == delta) {
+            Some(c) => c.1 += votes,
+            None => counts.push((delta, votes)),
+        }
+    }
+    match counts.into_iter().max_by_key(|c| c.1) {
+        None => Ok(Delta::None),
+        Some((delta, n)) if 2 * n > total => Ok(delta),
+        Some(_) => Err(
+            "the hunk's lines are indented unlike the file's there, by different amounts; \
+             the depth of its added lines is unknown (send the lines as the file indents them)"
+                .to_string(),
+        ),
+    }
+}
+
+/// [`shift_of`] for a hunk whose old side lies line for line from `p`.
+fn measured_delta(hay: &Haystack<'_>, p: usize, pre: &[&Line]) -> Result<Delta, String> {
+    shift_of(
+        pre.iter()
+            .enumerate()
+            .map(|(i, l)| (l.text.as_str(), hay.line(p + i), l.kind)),
+    )
 }
 
 /// Outer context dropped, `k` lines in all: every split between leading and trailing context
@@ -456,7 +514,9 @@ fn reduced(hay: &Haystack<'_>, t: &Target<'_>, k: usize) -> Vec<Cand> {
         {
             continue;
         }
-        for cand in contiguous(hay, t, sub, Norm::Punct, |_, _| Some(Delta::None)) {
+        for cand in contiguous(hay, t, sub, Norm::Punct, |p, pre| {
+            Some(measured_delta(hay, p, pre))
+        }) {
             // Dropped lines must have room above the file's first line: the start of the whole
             // hunk is what tells one place from another.
             if cand.start < lead {
@@ -495,6 +555,28 @@ mod tests {
         assert_eq!(Delta::Remove("    ".into()).apply("      x"), "  x");
         assert_eq!(Delta::Remove("    ".into()).apply("  x"), "x");
         assert_eq!(Delta::Add("  ".into()).apply(""), "");
+    }
+
+    #[test]
+    fn the_shift_is_what_most_lines_agree_on_or_refused() {
+        let c = Kind::Context;
+        let pairs = [("a", "    a", c), ("  b", "      b", c), ("c", "c", c)];
+        assert_eq!(shift_of(pairs), Ok(Delta::Add("    ".into())));
+        let split = [("a", "    a", c), ("b", "b", c)];
+        assert!(shift_of(split).is_err());
+        let removed_wins = [("a", "    a", c), ("b", "b", Kind::Remove)];
+        assert_eq!(shift_of(removed_wins), Ok(Delta::None));
+        assert_eq!(shift_of([("", "x", c), ("a", "a", c)]), Ok(Delta::None));
+        let tabs = [
+            ("\ta", "    a", c),
+            ("\tb", "    b", c),
+            ("    c", "    c", c),
+        ];
+        assert_eq!(
+            shift_of(tabs),
+            Ok(Delta::None),
+            "tabs against spaces do not vote"
+        );
     }
 
     #[test]

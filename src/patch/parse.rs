@@ -196,9 +196,10 @@ struct Unified {
     files: Vec<FilePatch>,
     file: Option<FilePatch>,
     hunk: Option<Hunk>,
-    /// Markerless empty lines at the end of the current hunk, kept aside until we know whether
-    /// the hunk continues.
-    pending_blank: usize,
+    /// Blank context lines at the end of the current hunk (markerless empty lines, and context
+    /// lines of nothing but whitespace), kept aside until we know whether the hunk continues:
+    /// past the header's counts they are the noise models leave before a closing fence.
+    pending: Vec<Line>,
     /// The previous line was a body line with content (so prose right after it is an error).
     after_body: bool,
     /// At least one `@@` was seen (to tell "no hunks" from "hunks that change nothing").
@@ -334,25 +335,20 @@ impl Unified {
         }
         self.hunk = Some(h);
         self.saw_hunk = true;
-        self.pending_blank = 0;
+        self.pending.clear();
         self.after_body = false;
     }
 
     fn push_body(&mut self, body: Line, raw: &str) {
         let h = self.hunk.as_mut().expect("in a hunk");
-        if raw.is_empty() {
-            self.pending_blank += 1;
-            self.after_body = false;
+        if raw.is_empty() || body.kind == Kind::Context && body.text.trim().is_empty() {
+            self.pending.push(body);
+            // A marked blank line is still a body line: an unmarked line after it is an added
+            // line that lost its `+`, not prose.
+            self.after_body = !raw.is_empty();
             return;
         }
-        for _ in 0..self.pending_blank {
-            h.lines.push(Line {
-                kind: Kind::Context,
-                text: String::new(),
-                cr: false,
-            });
-        }
-        self.pending_blank = 0;
+        h.lines.append(&mut self.pending);
         h.lines.push(body);
         self.after_body = true;
     }
@@ -381,8 +377,8 @@ impl Unified {
         let Some(h) = self.hunk.as_ref() else {
             return (0, 0);
         };
-        let old = h.lines.iter().filter(|l| l.kind != Kind::Add).count() + self.pending_blank;
-        let new = h.lines.iter().filter(|l| l.kind != Kind::Remove).count() + self.pending_blank;
+        let old = h.lines.iter().filter(|l| l.kind != Kind::Add).count() + self.pending.len();
+        let new = h.lines.iter().filter(|l| l.kind != Kind::Remove).count() + self.pending.len();
         (old, new)
     }
 
@@ -418,12 +414,12 @@ impl Unified {
         let h = self.hunk.as_mut().expect("in a hunk");
         let keep = match (h.old_count, h.new_count) {
             (Some(o), Some(nw)) => {
-                let base_old = old - self.pending_blank;
-                let base_new = new - self.pending_blank;
+                let base_old = old - self.pending.len();
+                let base_new = new - self.pending.len();
                 let want_old = o.saturating_sub(base_old);
                 let want_new = nw.saturating_sub(base_new);
                 if want_old == want_new {
-                    want_old.min(self.pending_blank)
+                    want_old.min(self.pending.len())
                 } else {
                     0
                 }
@@ -435,18 +431,12 @@ impl Unified {
         // that would change where it goes. Keep them rather than refuse the hunk.
         let pure_addition = h.lines.iter().all(|l| l.kind == Kind::Add);
         let keep = if pure_addition && !h.lines.is_empty() {
-            self.pending_blank
+            self.pending.len()
         } else {
             keep
         };
-        for _ in 0..keep {
-            h.lines.push(Line {
-                kind: Kind::Context,
-                text: String::new(),
-                cr: false,
-            });
-        }
-        self.pending_blank = 0;
+        h.lines.extend(self.pending.drain(..keep));
+        self.pending.clear();
     }
 
     fn finish_hunk(&mut self) -> Result<(), Problem> {
@@ -626,6 +616,22 @@ mod tests {
         assert_eq!(f.hunks[0].lines.len(), 4);
         let f = one("@@ -1,2 +1,2 @@\n a\n-b\n+c\n\n");
         assert_eq!(f.hunks[0].lines.len(), 3);
+    }
+
+    #[test]
+    fn whitespace_only_lines_past_the_counts_are_dropped() {
+        let f = one("@@ -1,2 +1,2 @@\n a\n-b\n+c\n    \n  \n");
+        assert_eq!(f.hunks[0].lines.len(), 3, "{:?}", f.hunks[0].lines);
+        let f = one("@@ -1,3 +1,3 @@\n a\n-b\n+c\n    \n");
+        assert_eq!(
+            f.hunks[0].lines[3].text, "   ",
+            "kept as written when counted"
+        );
+        let f = one("@@ -1,3 +1,3 @@\n a\n    \n-b\n+c\n");
+        assert_eq!(
+            f.hunks[0].lines[1].text, "   ",
+            "inside a hunk it is context"
+        );
     }
 
     #[test]
