@@ -287,3 +287,24 @@ fn a_retry_says_what_it_waits_for() {
         out.stderr
     );
 }
+
+#[test]
+fn an_oversized_error_body_is_cut_not_read_whole() {
+    let repo = repo();
+    let before = repo.snapshot();
+    let huge = format!("{{\"error\":{{\"message\":\"{}\"}}}}", "z".repeat(16 << 20));
+    let fake = FakeLlm::start(vec![fake_llm::status(400, &huge)]);
+    configure(&repo, &fake, Wire::Chat);
+    let out = plan(&repo, &["Add a file"], &[]).code(1);
+    assert!(
+        out.stderr.contains("ERR_LLM"),
+        "{}",
+        &out.stderr[..out.stderr.len().min(2000)]
+    );
+    assert!(
+        out.stderr.len() < 256 * 1024,
+        "the error body is cut, not echoed whole: {} bytes",
+        out.stderr.len()
+    );
+    assert_eq!(repo.snapshot(), before);
+}
