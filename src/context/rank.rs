@@ -418,6 +418,16 @@ fn demotion(path: &str, words: &[String]) -> Option<(f64, &'static str)> {
     None
 }
 
+/// Extensions of text that is code or configuration, besides the languages [`super::defs`]
+/// reads: anything else with an extension (`.sty`, `.csv`, `.svg`) counts as data.
+const TEXT_KINDS: &[&str] = &[
+    "sh", "bash", "zsh", "fish", "ps1", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hs",
+    "ml", "mli", "clj", "dart", "vue", "svelte", "sql", "toml", "yaml", "yml", "json", "cfg",
+    "ini", "conf", "html", "htm", "css", "scss", "less", "jinja", "j2", "tmpl", "tpl", "mk",
+    "cmake", "gradle", "proto", "graphql", "xml", "m", "mm", "pyx", "pxd", "zig", "nim", "v", "sv",
+    "vhd", "tf", "nix", "el", "vim",
+];
+
 /// Whether a (lowercase) path is a test file.
 pub fn is_test_path(lower: &str) -> bool {
     let (dirs, name) = lower.rsplit_once('/').unwrap_or(("", lower));
