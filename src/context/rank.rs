@@ -408,12 +408,22 @@ fn demotion(path: &str, words: &[String]) -> Option<(f64, &'static str)> {
         return Some((0.5, "mock"));
     }
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    if ["po", "pot", "mo"].contains(&ext)
+        || dirs
+            .iter()
+            .any(|d| ["locale", "locales", "translations"].contains(d))
+    {
+        return Some((0.1, "translation"));
+    }
     if ["md", "rst", "txt", "adoc"].contains(&ext)
         || dirs
             .iter()
             .any(|d| ["doc", "docs", "documentation"].contains(d))
     {
         return Some((0.5, "documentation"));
+    }
+    if !code && !ext.is_empty() && !TEXT_KINDS.contains(&ext) {
+        return Some((0.5, "data"));
     }
     None
 }
