@@ -6,9 +6,9 @@ use super::rank::Anchor;
 
 /// Lines shown before and after a definition the goal names (its body follows it).
 const DEF_BEFORE: u32 = 3;
-const DEF_AFTER: u32 = 60;
+const DEF_AFTER: u32 = 100;
 /// Lines shown around any other anchor.
-const AROUND: u32 = 12;
+const AROUND: u32 = 20;
 /// The file's first lines (imports, module docs), shown when there is room.
 const HEAD: u32 = 20;
 /// Characters a `... lines a-b of N:` header costs, at most.
@@ -75,6 +75,27 @@ pub fn windows(text: &str, anchors: &[Anchor], chars: usize) -> Vec<(u32, u32)> 
         cost += added;
         if chars.saturating_sub(cost) < HEADER * 2 {
             break;
+        }
+    }
+    // Room left once every anchor has its window: widen the windows evenly, so what surrounds
+    // each match is shown rather than nothing.
+    let mut grown = true;
+    while grown && chars.saturating_sub(cost) > HEADER {
+        grown = false;
+        let edges: Vec<u32> = (1..=total)
+            .filter(|&l| {
+                !shown[l as usize]
+                    && (shown[(l - 1) as usize] && l > 1 || (l < total && shown[(l + 1) as usize]))
+            })
+            .collect();
+        for line in edges {
+            let extra = lengths[(line - 1) as usize];
+            if cost + extra > chars {
+                continue;
+            }
+            shown[line as usize] = true;
+            cost += extra;
+            grown = true;
         }
     }
     let mut out: Vec<(u32, u32)> = Vec::new();
