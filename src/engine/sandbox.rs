@@ -314,12 +314,12 @@ fn confine(cmd: &mut Command, policy: &Policy) -> std::io::Result<Report> {
                 None => 0,
             };
             let mut flags = if netns { NETNS } else { 0 };
-            if let Some(filter) = filters.pick(netns, abi) {
-                if seccompiler::apply_filter(&filter.program).is_ok() {
-                    flags |= SECCOMP;
-                    if filter.blocks_unix {
-                        flags |= UNIX_BLOCKED;
-                    }
+            if let Some(filter) = filters.pick(netns, abi)
+                && seccompiler::apply_filter(&filter.program).is_ok()
+            {
+                flags |= SECCOMP;
+                if filter.blocks_unix {
+                    flags |= UNIX_BLOCKED;
                 }
             }
             let bytes = [abi, flags];
