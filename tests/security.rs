@@ -1169,4 +1169,40 @@ fn ctrl_c_during_a_check_ends_its_whole_group_and_applies_nothing() {
     );
     let shown: Value = serde_json::from_str(&repo.papayu(["show", "--json"]).ok().stdout).unwrap();
     assert_eq!(shown["status"], "proposed", "{shown:#}");
+
+    // As a terminal sends it: to git and papayu together, in their own process group.
+    let _ = std::fs::remove_file(slot(&repo).join("leader.pid"));
+    let _ = std::fs::remove_file(slot(&repo).join("child.pid"));
+    let mut cmd = common::hermetic("git", repo.path());
+    cmd.args(["papayu", "apply", "--check", LINGERING])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let git = cmd.spawn().unwrap();
+    let group = git.id();
+    let leader = read_pid(&slot(&repo).join("leader.pid"));
+    let child = read_pid(&slot(&repo).join("child.pid"));
+    signal_group(group, 2);
+    let out = git.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cancelled; nothing applied"), "{stderr}");
+    wait_dead(leader, "the check's shell");
+    wait_dead(child, "a process the check started");
+    assert!(
+        repo.git(["branch", "--list", "papayu/*"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+}
+
+fn signal_group(pgid: u32, sig: i32) {
+    let ok = std::process::Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg("--")
+        .arg(format!("-{pgid}"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} -- -{pgid}");
 }
