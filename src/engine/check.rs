@@ -418,14 +418,7 @@ pub fn run(
         if interrupt.hit() {
             kill_group(child.id());
             let _ = child.wait();
-            drop(reaper);
-            return Err(StoreError::Problem(Problem::new(
-                Code::Cancelled,
-                format!(
-                    "cancelled; nothing applied: the check `{}` and everything it started were stopped; run the same command again to retry",
-                    check.command
-                ),
-            )));
+            return Err(cancelled(check));
         }
         if !closed {
             match received.recv_timeout(Duration::from_millis(50)) {
@@ -459,6 +452,10 @@ pub fn run(
     // with it: nothing it started outlives the check.
     kill_group(child.id());
     drop(reaper);
+    // A Ctrl-C as the check ended still cancels: the user asked before anything was applied.
+    if interrupt.hit() {
+        return Err(cancelled(check));
+    }
     drop(interrupt);
     let drain_until = Instant::now() + Duration::from_secs(2);
     while let Ok(chunk) =
@@ -481,6 +478,17 @@ pub fn run(
         fresh_worktree: fresh,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The refusal for a check cancelled by Ctrl-C (or SIGTERM, SIGHUP).
+fn cancelled(check: &ResolvedCheck) -> StoreError {
+    StoreError::Problem(Problem::new(
+        Code::Cancelled,
+        format!(
+            "cancelled; nothing applied: the check `{}` and everything it started were stopped; run the same command again to retry",
+            check.command
+        ),
+    ))
 }
 
 fn pump(mut reader: std::io::PipeReader, chunks: mpsc::Sender<Vec<u8>>) {

@@ -654,6 +654,26 @@ mod tests {
         assert_eq!(serde_json::to_value(Enforced::Off).unwrap(), "off");
     }
 
+    #[cfg(all(
+        target_os = "linux",
+        any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            target_arch = "riscv64"
+        )
+    ))]
+    #[test]
+    fn a_filter_exists_for_every_situation() {
+        let set = filters::Set::new(false);
+        for netns in [false, true] {
+            let without = set.pick(netns, 7).expect("a filter");
+            assert!(without.blocks_unix);
+            let with = set.pick(netns, 9).expect("a filter");
+            assert!(!with.blocks_unix);
+        }
+        assert!(filters::Set::new(true).pick(false, 7).is_none());
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn the_child_is_confined_and_the_parent_is_not() {
