@@ -393,6 +393,8 @@ pub fn run(
         writable,
         network: settings.network,
     };
+    // Watched from before the check starts: a Ctrl-C at any moment after this cancels it.
+    let interrupt = interrupt::Watch::install();
     // Spawning consumes `cmd`, closing our ends of the output pipe, so the reader sees EOF
     // once the check's processes are gone.
     let (mut child, sandbox) = sandbox::spawn(cmd, settings.sandbox.then_some(&policy))
@@ -407,7 +409,6 @@ pub fn run(
         })?;
     // From here on the check's group dies with papayu, however papayu dies.
     let reaper = Reaper::start(child.id());
-    let interrupt = interrupt::Watch::install();
     let (chunks, received) = mpsc::channel::<Vec<u8>>();
     let pump = std::thread::spawn(move || pump(reader, chunks));
     let mut kept = Tail::default();
