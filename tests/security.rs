@@ -1081,9 +1081,10 @@ fn signal(pid: u32, sig: i32) {
     assert!(ok, "kill -{sig} {pid}");
 }
 
-/// A check that records its pids and keeps writing into its worktree until killed.
-const LINGERING: &str = "echo $$ > leader.pid; sleep 300 & echo $! > child.pid; \
-                         while :; do date >> writes.log; sleep 0.1; done";
+/// A check that records its pids and keeps writing into its worktree until killed; bounded
+/// (about two minutes) so that a regression does not leave it running for ever.
+const LINGERING: &str = "echo $$ > leader.pid; sleep 120 & echo $! > child.pid; \
+                         for i in $(seq 1200); do date >> writes.log; sleep 0.1; done";
 
 #[test]
 fn a_check_dies_with_a_killed_papayu_and_never_writes_into_the_next_check() {
@@ -1121,7 +1122,7 @@ fn a_slot_stays_taken_while_a_process_of_its_check_lives() {
     let repo = repo();
     plan(&repo, "one", &new_file("one.txt"), &[]);
     // A process that leaves the check's group outlives the check; its slot stays taken.
-    let escape = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' > /dev/null 2>&1 & \
+    let escape = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 120' > /dev/null 2>&1 & \
                   while ! test -s escaped.pid; do sleep 0.05; done";
     apply_json(&repo, &["--check", escape]);
     let escaped = read_pid(&slot(&repo).join("escaped.pid"));
