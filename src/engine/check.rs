@@ -349,43 +349,13 @@ pub fn run(
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer2);
-    // An allowlist, not a blocklist: `DATABASE_URL` with its password, `SSH_AUTH_SOCK` or a
-    // `PRIVATE_KEY` have no recognisable name.
-    cmd.env_clear();
-    for (name, value) in std::env::vars_os() {
-        if name
-            .to_str()
-            .is_some_and(|name| passes(name, &settings.env))
-        {
-            cmd.env(&name, value);
-        }
-    }
-    if std::env::var_os("PATH").is_none() {
-        cmd.env("PATH", DEFAULT_PATH);
-    }
-    if !settings.env.iter().any(|n| n == "HOME") {
-        cmd.env("HOME", tmp.path());
-    }
+    set_environment(&mut cmd, &settings.env, tmp.path());
     cmd.env("PAPAYU_PLAN", plan_id)
-        .env("PAPAYU_COMMIT", commit.to_string())
-        .env("TMPDIR", tmp.path())
-        .env("TMP", tmp.path())
-        .env("TEMP", tmp.path());
+        .env("PAPAYU_COMMIT", commit.to_string());
     #[cfg(unix)]
     {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-        let lock = slot.lock_fd();
-        // SAFETY: runs in the forked child before exec; fcntl is async-signal-safe. Clearing
-        // close-on-exec on the slot's lock makes every process of the check hold the lock.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::fcntl(lock, libc::F_SETFD, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        share_lock(&mut cmd, slot);
     }
     let mut writable = vec![slot.path.clone(), tmp.path().to_path_buf()];
     writable.extend(settings.writable.iter().cloned());
@@ -479,6 +449,42 @@ pub fn run(
         fresh_worktree: fresh,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The check's whole environment: an allowlist, not a blocklist, since `DATABASE_URL` with its
+/// password, `SSH_AUTH_SOCK` or a `PRIVATE_KEY` have no recognisable name. `HOME` and the
+/// temporary directory variables point at the check's private `tmp`.
+fn set_environment(cmd: &mut std::process::Command, named: &[String], tmp: &std::path::Path) {
+    cmd.env_clear();
+    for (name, value) in std::env::vars_os() {
+        if name.to_str().is_some_and(|name| passes(name, named)) {
+            cmd.env(&name, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        cmd.env("PATH", DEFAULT_PATH);
+    }
+    if !named.iter().any(|n| n == "HOME") {
+        cmd.env("HOME", tmp);
+    }
+    cmd.env("TMPDIR", tmp).env("TMP", tmp).env("TEMP", tmp);
+}
+
+/// Makes every process of the check hold the slot's lock: the child clears close-on-exec on
+/// the lock's descriptor, which its own children then inherit.
+#[cfg(unix)]
+fn share_lock(cmd: &mut std::process::Command, slot: &Slot) {
+    use std::os::unix::process::CommandExt;
+    let lock = slot.lock_fd();
+    // SAFETY: runs in the forked child before exec; fcntl is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::fcntl(lock, libc::F_SETFD, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
 }
 
 /// The refusal for a check cancelled by Ctrl-C (or SIGTERM, SIGHUP).
