@@ -980,11 +980,19 @@ fn without_user_namespaces_a_filter_keeps_the_check_off_the_network() {
         return;
     }
     let can_unshare = common::hermetic("unshare", std::path::Path::new("/"))
-        .args(["--user", "--map-root-user", "true"])
+        .args([
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_user_namespaces",
+        ])
         .output()
         .is_ok_and(|o| o.status.success());
     if !can_unshare {
-        eprintln!("skipped: unshare --user is needed to take user namespaces away from papayu");
+        eprintln!(
+            "skipped: unshare --user, and a user namespace limit it may lower, are needed to take user namespaces away from papayu"
+        );
         return;
     }
     let repo = repo();
