@@ -62,10 +62,17 @@ fn a_normal_check_passes_inside_the_sandbox() {
                  test -s status.txt; grep -q x b.txt; echo done";
     let out = apply_json(&repo, &["--check", check]);
     assert_eq!(out["check"]["passed"], true, "{out:#}");
-    assert_eq!(
-        out["check"]["sandbox"]["landlock"]["network_confined"], true,
-        "{out:#}"
-    );
+    let sandbox = &out["check"]["sandbox"];
+    assert_eq!(sandbox["writes_confined"], true, "{out:#}");
+    // Whatever the kernel allowed, the report never claims a confined network it did not get.
+    if sandbox["network_confined"] == true {
+        assert!(
+            matches!(sandbox["network"].as_str(), Some("namespace" | "filtered")),
+            "{out:#}"
+        );
+    } else {
+        assert!(!out["warnings"].as_array().unwrap().is_empty(), "{out:#}");
+    }
     assert!(
         out["check"]["output_tail"]
             .as_str()
@@ -161,40 +168,81 @@ fn extra_writable_directories_come_from_config() {
 }
 
 #[test]
-fn credentials_are_removed_from_the_checks_environment() {
+fn the_checks_environment_is_an_allowlist() {
     let repo = repo();
     plan(&repo, "add", &new_file("b.txt"), &[]);
+    // Credentials named like one, and credentials that are not.
     let secrets = [
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "PAPAYU_LLM_API_KEY",
-        "FOO_TOKEN",
-        "BAR_SECRET",
-        "X_API_KEY",
+        ("OPENAI_API_KEY", "value-of-openai"),
+        ("PAPAYU_LLM_API_KEY", "value-of-papayu"),
+        ("FOO_TOKEN", "value-of-foo"),
+        ("PRIVATE_KEY", "-----BEGIN PRIVATE KEY-----"),
+        ("DATABASE_URL", "postgres://app:hunter2@db.internal/app"),
+        ("SSH_AUTH_SOCK", "/tmp/ssh-agent.sock"),
+        ("HARMLESS_SETTING", "value-of-harmless"),
     ];
-    let mut cmd = common::hermetic("git", repo.path());
-    cmd.args(["papayu", "apply", "--json", "--check", "env; echo END"]);
-    for name in secrets {
-        cmd.env(name, format!("value-of-{name}"));
-    }
-    cmd.env("HARMLESS_SETTING", "kept");
-    let out = cmd.output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let tail = report["check"]["output_tail"].as_str().unwrap();
-    assert!(tail.contains("HARMLESS_SETTING=kept"), "{tail}");
-    for name in secrets {
-        assert!(!tail.contains(name), "{name} leaked:\n{tail}");
+    let run = |extra: &[(&str, &str)]| {
+        let mut cmd = common::hermetic("git", repo.path());
+        cmd.args(["papayu", "apply", "--json", "--check", "env; echo END"]);
+        for (name, value) in secrets.iter().chain(extra) {
+            cmd.env(name, value);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report["check"]["output_tail"].as_str().unwrap().to_string()
+    };
+    let tail = run(&[("TZ", "Europe/Paris"), ("LC_TIME", "C")]);
+    for (name, value) in secrets {
+        assert!(!tail.contains(value), "{name} leaked:\n{tail}");
         assert!(
-            !tail.contains(&format!("value-of-{name}")),
+            !tail.contains(&format!("{name}=")),
             "{name} leaked:\n{tail}"
         );
     }
+    for kept in ["LANG=C", "TZ=Europe/Paris", "LC_TIME=C", "PATH="] {
+        assert!(tail.contains(kept), "{kept} missing:\n{tail}");
+    }
+    // HOME is the check's private temporary directory, not the user's.
+    let var = |name: &str| {
+        tail.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(var("HOME"), var("TMPDIR"), "{tail}");
+    assert_ne!(std::path::Path::new(&var("HOME")), repo.path(), "{tail}");
+
+    // What the user names in papayu.checkEnv passes, by name or by prefix; a prefix never
+    // passes a credential.
+    repo.papayu(["discard"]).ok();
+    repo.git([
+        "config",
+        "papayu.checkEnv",
+        "HARMLESS_SETTING, DATABASE_URL",
+    ])
+    .ok();
+    repo.git(["config", "--add", "papayu.checkEnv", "FOO_*"])
+        .ok();
+    let tail = run(&[("FOO_LEVEL", "3")]);
+    assert!(
+        tail.contains("HARMLESS_SETTING=value-of-harmless"),
+        "{tail}"
+    );
+    assert!(tail.contains("DATABASE_URL=postgres://"), "{tail}");
+    assert!(tail.contains("FOO_LEVEL=3"), "{tail}");
+    assert!(!tail.contains("value-of-foo"), "{tail}");
+    assert!(!tail.contains("BEGIN PRIVATE KEY"), "{tail}");
+
+    repo.git(["config", "--replace-all", "papayu.checkEnv", "NOT=A NAME"])
+        .ok();
+    repo.papayu(["apply", "--check", "true"])
+        .err("ERR_CHECK_CONFIG_INVALID");
 }
 
 fn process_alive(pid: u32) -> bool {
@@ -733,4 +781,445 @@ fn errors_quoting_model_text_are_safe() {
     ]});
     let run = plan_rejected(&repo, &answer, "ERR_PATH_CONTROL_CHAR");
     assert_safe_bytes(&run.stderr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The check's network: every way out, against listeners this test holds.
+
+/// Attempts, from inside a check, each way out that Landlock's TCP rules miss: a TCP connection
+/// opened by `sendto(…, MSG_FASTOPEN, …)` without `connect`, a UDP datagram, and a Unix socket
+/// with a path. Prints what happened; the listeners are the judge.
+const PROBE: &str = r#"
+import socket, sys
+port, udp_port, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def attempt(name, f):
+    try:
+        f()
+        print(name, "sent")
+    except Exception as e:
+        print(name, "refused:", type(e).__name__, e)
+def fast_open():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.sendto(b"secret-by-fast-open", socket.MSG_FASTOPEN, ("127.0.0.1", port))
+    s.recv(16)
+def udp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(b"secret-by-udp", ("127.0.0.1", udp_port))
+def unix():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(path)
+    s.sendall(b"secret-by-unix")
+attempt("fast-open", fast_open)
+attempt("udp", udp)
+attempt("unix", unix)
+"#;
+
+/// Listeners on 127.0.0.1 (TCP and UDP) and on a Unix socket path, and what reached them.
+struct Listeners {
+    tcp: std::net::TcpListener,
+    udp: std::net::UdpSocket,
+    unix: std::os::unix::net::UnixListener,
+    dir: tempfile::TempDir,
+}
+
+#[derive(Debug, Default, PartialEq)]
+struct Reached {
+    tcp: bool,
+    udp: bool,
+    unix: bool,
+}
+
+impl Listeners {
+    fn new() -> Listeners {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("probe.py"), PROBE).unwrap();
+        let listeners = Listeners {
+            tcp: std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+            udp: std::net::UdpSocket::bind("127.0.0.1:0").unwrap(),
+            unix: std::os::unix::net::UnixListener::bind(dir.path().join("daemon.sock")).unwrap(),
+            dir,
+        };
+        listeners.tcp.set_nonblocking(true).unwrap();
+        listeners.udp.set_nonblocking(true).unwrap();
+        listeners.unix.set_nonblocking(true).unwrap();
+        listeners
+    }
+
+    /// The check command that probes these listeners.
+    fn probe(&self) -> String {
+        format!(
+            "python3 '{}' {} {} '{}'",
+            self.dir.path().join("probe.py").display(),
+            self.tcp.local_addr().unwrap().port(),
+            self.udp.local_addr().unwrap().port(),
+            self.dir.path().join("daemon.sock").display()
+        )
+    }
+
+    /// What reached a listener since the last call; a connection waits in the accept queue
+    /// even after its client is gone, a datagram in the receive queue.
+    fn reached(&self) -> Reached {
+        let mut buf = [0u8; 64];
+        let mut reached = Reached::default();
+        while self.tcp.accept().is_ok() {
+            reached.tcp = true;
+        }
+        while self.udp.recv(&mut buf).is_ok() {
+            reached.udp = true;
+        }
+        while self.unix.accept().is_ok() {
+            reached.unix = true;
+        }
+        reached
+    }
+}
+
+fn have_python() -> bool {
+    let found = std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import socket; socket.MSG_FASTOPEN")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("skipped: python3 (with socket.MSG_FASTOPEN) is needed to probe the sandbox");
+    }
+    found
+}
+
+/// `apply --json --check CHECK` run as papayu normally runs, or with user namespaces made
+/// unavailable (as on kernels and distributions that forbid them) when `no_userns`.
+fn apply_probe(repo: &TestRepo, check: &str, no_userns: bool) -> Value {
+    let mut cmd = if no_userns {
+        // Inside a user namespace of its own, a root that may create no further one.
+        let mut cmd = common::hermetic("unshare", repo.path());
+        cmd.args([
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            r#"echo 0 > /proc/sys/user/max_user_namespaces && exec git papayu apply --json --check "$0""#,
+            check,
+        ]);
+        cmd
+    } else {
+        let mut cmd = common::hermetic("git", repo.path());
+        cmd.args(["papayu", "apply", "--json", "--check", check]);
+        cmd
+    };
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout).unwrap()
+}
+
+/// The report either shows the way out closed, and the listener saw nothing, or says it was
+/// open, with a warning; it never claims what the kernel did not enforce.
+fn assert_confined_or_reported(out: &Value, reached: &Reached) {
+    let sandbox = &out["check"]["sandbox"];
+    let tail = out["check"]["output_tail"].as_str().unwrap();
+    let warnings = out["warnings"].to_string();
+    if sandbox["network_confined"] == true {
+        assert!(!reached.tcp && !reached.udp, "{reached:?}\n{tail}\n{out:#}");
+    } else {
+        assert!(
+            warnings.contains("network") || warnings.contains("UDP"),
+            "{out:#}"
+        );
+    }
+    match sandbox["unix_sockets"].as_str() {
+        Some("blocked" | "confined") => {
+            assert!(!reached.unix, "{reached:?}\n{tail}\n{out:#}")
+        }
+        _ => assert!(warnings.contains("Unix sockets"), "{out:#}"),
+    }
+}
+
+#[test]
+fn a_check_cannot_leave_by_tcp_fast_open_udp_or_a_unix_socket() {
+    if !have_python() {
+        return;
+    }
+    let repo = repo();
+    let listeners = Listeners::new();
+    let probe = listeners.probe();
+
+    // The probe works: unsandboxed, every listener hears from it.
+    repo.git(["config", "papayu.checkSandbox", "false"]).ok();
+    plan(&repo, "open", &new_file("open.txt"), &[]);
+    let out = apply_probe(&repo, &probe, false);
+    let reached = listeners.reached();
+    // Fast Open from a client needs bit 1 of net.ipv4.tcp_fastopen (the default).
+    let fast_open = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_fastopen")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .is_some_and(|v| v & 1 == 1);
+    if !fast_open {
+        eprintln!("note: TCP Fast Open is off for clients here; only UDP and Unix are probed");
+    }
+    assert_eq!(
+        reached,
+        Reached {
+            tcp: fast_open,
+            udp: true,
+            unix: true
+        },
+        "{}",
+        out["check"]["output_tail"]
+    );
+    repo.git(["config", "--unset", "papayu.checkSandbox"]).ok();
+
+    plan(&repo, "closed", &new_file("closed.txt"), &[]);
+    let out = apply_probe(&repo, &probe, false);
+    let reached = listeners.reached();
+    assert_confined_or_reported(&out, &reached);
+    eprintln!("sandbox here: {}", out["check"]["sandbox"]);
+}
+
+#[test]
+fn without_user_namespaces_a_filter_keeps_the_check_off_the_network() {
+    if !have_python() {
+        return;
+    }
+    let can_unshare = common::hermetic("unshare", std::path::Path::new("/"))
+        .args([
+            "--user",
+            "--map-root-user",
+            "sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_user_namespaces",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !can_unshare {
+        eprintln!(
+            "skipped: unshare --user, and a user namespace limit it may lower, are needed to take user namespaces away from papayu"
+        );
+        return;
+    }
+    let repo = repo();
+    let listeners = Listeners::new();
+    plan(&repo, "closed", &new_file("closed.txt"), &[]);
+    let out = apply_probe(&repo, &listeners.probe(), true);
+    let reached = listeners.reached();
+    let sandbox = &out["check"]["sandbox"];
+    assert_ne!(sandbox["network"], "namespace", "{out:#}");
+    assert_confined_or_reported(&out, &reached);
+    eprintln!("sandbox without user namespaces: {sandbox}");
+}
+
+#[test]
+fn a_check_may_still_serve_and_reach_its_own_loopback() {
+    if !have_python() {
+        return;
+    }
+    let repo = repo();
+    plan(&repo, "add", &new_file("b.txt"), &[]);
+    let check = r#"python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+c = socket.create_connection(s.getsockname(), timeout=5)
+a, _ = s.accept(); c.sendall(b"ping"); assert a.recv(4) == b"ping"
+print("loopback works")
+'"#;
+    let out = apply_json(&repo, &["--check", check]);
+    // Only a network namespace gives the check a loopback of its own; without one, Landlock
+    // refuses every TCP connect and the check fails.
+    if out["check"]["sandbox"]["network"] == "namespace" {
+        assert_eq!(out["check"]["passed"], true, "{out:#}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The check's lifetime: it dies with papayu, and its slot is free only when it is gone.
+
+/// The `git-papayu` process under a `git papayu` process (git runs it as its child).
+fn papayu_pid(git: u32) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let children =
+            std::fs::read_to_string(format!("/proc/{git}/task/{git}/children")).unwrap_or_default();
+        for pid in children.split_whitespace() {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            if comm.trim() == "git-papayu" {
+                return pid.parse().unwrap();
+            }
+        }
+        let own = std::fs::read_to_string(format!("/proc/{git}/comm")).unwrap_or_default();
+        if own.trim() == "git-papayu" {
+            return git;
+        }
+        assert!(Instant::now() < deadline, "no git-papayu under {git}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits (generously) until `path` holds a pid.
+fn read_pid(path: &std::path::Path) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn wait_dead(pid: u32, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while process_alive(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!process_alive(pid), "{what} ({pid}) survived");
+}
+
+fn signal(pid: u32, sig: i32) {
+    let ok = std::process::Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} {pid}");
+}
+
+/// A check that records its pids and keeps writing into its worktree until killed; bounded
+/// (about two minutes) so that a regression does not leave it running for ever.
+const LINGERING: &str = "echo $$ > leader.pid; sleep 120 & echo $! > child.pid; \
+                         for i in $(seq 1200); do date >> writes.log; sleep 0.1; done";
+
+#[test]
+fn a_check_dies_with_a_killed_papayu_and_never_writes_into_the_next_check() {
+    let repo = repo();
+    plan(&repo, "one", &new_file("one.txt"), &[]);
+    let mut git = common::hermetic("git", repo.path())
+        .args(["papayu", "apply", "--check", LINGERING])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let papayu = papayu_pid(git.id());
+    let leader = read_pid(&slot(&repo).join("leader.pid"));
+    let child = read_pid(&slot(&repo).join("child.pid"));
+    signal(papayu, 9);
+    let _ = git.wait();
+    wait_dead(leader, "the check's shell");
+    wait_dead(child, "a process the check started");
+
+    // The next apply takes the slot back and sees only its own files there.
+    plan(&repo, "two", &new_file("two.txt"), &[]);
+    let out = apply_json(
+        &repo,
+        &[
+            "--check",
+            "test ! -e writes.log && sleep 1 && test ! -e writes.log && test -f two.txt",
+        ],
+    );
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+    assert!(slot(&repo).join("two.txt").exists());
+}
+
+#[test]
+fn a_slot_stays_taken_while_a_process_of_its_check_lives() {
+    let repo = repo();
+    plan(&repo, "one", &new_file("one.txt"), &[]);
+    // A process that leaves the check's group outlives the check; its slot stays taken.
+    let escape = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 120' > /dev/null 2>&1 & \
+                  while ! test -s escaped.pid; do sleep 0.05; done";
+    apply_json(&repo, &["--check", escape]);
+    let escaped = read_pid(&slot(&repo).join("escaped.pid"));
+    assert!(process_alive(escaped));
+    plan(&repo, "two", &new_file("two.txt"), &[]);
+    let out = apply_json(&repo, &["--check", "pwd"]);
+    let tail = out["check"]["output_tail"].as_str().unwrap().to_string();
+    signal(escaped, 9);
+    wait_dead(escaped, "the escaped process");
+    assert!(tail.trim_end().ends_with("check-2"), "{tail}");
+
+    // Once it is gone, the first slot is free again.
+    plan(&repo, "three", &new_file("three.txt"), &[]);
+    let out = apply_json(&repo, &["--check", "pwd"]);
+    let tail = out["check"]["output_tail"].as_str().unwrap();
+    assert!(tail.trim_end().ends_with("check-1"), "{tail}");
+}
+
+#[test]
+fn ctrl_c_during_a_check_ends_its_whole_group_and_applies_nothing() {
+    let repo = repo();
+    plan(&repo, "one", &new_file("one.txt"), &[]);
+    let git = common::hermetic("git", repo.path())
+        .args(["papayu", "apply", "--check", LINGERING])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let papayu = papayu_pid(git.id());
+    let leader = read_pid(&slot(&repo).join("leader.pid"));
+    let child = read_pid(&slot(&repo).join("child.pid"));
+    signal(papayu, 2);
+    let out = git.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("ERR_CANCELLED"), "{stderr}");
+    assert!(stderr.contains("cancelled; nothing applied"), "{stderr}");
+    wait_dead(leader, "the check's shell");
+    wait_dead(child, "a process the check started");
+    assert!(
+        repo.git(["branch", "--list", "papayu/*"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+    let shown: Value = serde_json::from_str(&repo.papayu(["show", "--json"]).ok().stdout).unwrap();
+    assert_eq!(shown["status"], "proposed", "{shown:#}");
+
+    // As a terminal sends it: to git and papayu together, in their own process group.
+    let _ = std::fs::remove_file(slot(&repo).join("leader.pid"));
+    let _ = std::fs::remove_file(slot(&repo).join("child.pid"));
+    let mut cmd = common::hermetic("git", repo.path());
+    cmd.args(["papayu", "apply", "--check", LINGERING])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let git = cmd.spawn().unwrap();
+    let group = git.id();
+    let leader = read_pid(&slot(&repo).join("leader.pid"));
+    let child = read_pid(&slot(&repo).join("child.pid"));
+    signal_group(group, 2);
+    let out = git.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cancelled; nothing applied"), "{stderr}");
+    wait_dead(leader, "the check's shell");
+    wait_dead(child, "a process the check started");
+    assert!(
+        repo.git(["branch", "--list", "papayu/*"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+}
+
+fn signal_group(pgid: u32, sig: i32) {
+    let ok = std::process::Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg("--")
+        .arg(format!("-{pgid}"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{sig} -- -{pgid}");
 }

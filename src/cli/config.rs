@@ -168,6 +168,12 @@ pub const SETTINGS: &[Setting] = &[
         "let the check open network connections",
     ),
     s(
+        Some("papayu.checkEnv"),
+        None,
+        "",
+        "variables passed to the check beyond PATH, LANG, LC_*, TERM, TZ (NAME or PREFIX*)",
+    ),
+    s(
         None,
         Some("PAPAYU_NORMALIZE_EOL"),
         "",

@@ -7,9 +7,10 @@
 //! nobody merged yet.
 //!
 //! The command runs code a model wrote, so it runs in a sandbox (see [`super::sandbox`]), with
-//! credentials removed from its environment, in its own process group that a timeout kills
-//! whole, in a worktree cleaned of whatever an earlier check left behind. This module never
-//! prints: live output goes to the caller's sink.
+//! an environment reduced to an allowlist, in its own process group that a timeout, a Ctrl-C or
+//! papayu's own death kills whole, in a worktree cleaned of whatever an earlier check left
+//! behind and locked for as long as any process of the check lives. This module never prints:
+//! live output goes to the caller's sink.
 
 use std::io::Read;
 use std::process::Stdio;
@@ -49,6 +50,9 @@ pub struct CheckSettings {
     pub sandbox: bool,
     /// Extra directories the check may write (`papayu.checkWritable`, one per value).
     pub writable: Vec<std::path::PathBuf>,
+    /// Environment variables passed to the check beyond the built-in few (`papayu.checkEnv`):
+    /// names, or prefixes ending in `*`.
+    pub env: Vec<String>,
 }
 
 impl Default for CheckSettings {
@@ -58,6 +62,7 @@ impl Default for CheckSettings {
             timeout: Some(DEFAULT_TIMEOUT),
             sandbox: true,
             writable: Vec::new(),
+            env: Vec::new(),
         }
     }
 }
@@ -97,13 +102,60 @@ impl CheckSettings {
             .filter(|v| !v.trim().is_empty())
             .map(|v| expand_home(v))
             .collect();
+        let env = parse_env_names(&store.config_all("papayu.checkEnv")).ok_or_else(|| {
+            invalid_config(
+                "papayu.checkEnv",
+                "environment variable names (NAME, or PREFIX* for several)",
+            )
+        })?;
         Ok(CheckSettings {
             network,
             timeout: (secs > 0).then(|| Duration::from_secs(secs)),
             sandbox,
             writable,
+            env,
         })
     }
+}
+
+/// The names in `papayu.checkEnv` values (several per value, separated by spaces or commas);
+/// `None` when one is not a variable name or a prefix ending in `*`.
+fn parse_env_names(values: &[String]) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    for name in values
+        .iter()
+        .flat_map(|v| v.split(|c: char| c == ',' || c.is_whitespace()))
+        .filter(|n| !n.is_empty())
+    {
+        let stem = name.strip_suffix('*').unwrap_or(name);
+        let valid = stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !stem.starts_with(|c: char| c.is_ascii_digit())
+            && (!stem.is_empty() || name.is_empty());
+        if !valid {
+            return None;
+        }
+        names.push(name.to_string());
+    }
+    Some(names)
+}
+
+/// Variables every check gets from papayu's environment, besides `LC_*`; the rest only when
+/// the user names them in `papayu.checkEnv`.
+const KEPT_VARS: &[&str] = &["PATH", "LANG", "TERM", "TZ"];
+
+/// Where `sh` and the usual tools are when papayu itself has no `PATH`.
+const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// `true` when the variable `name` passes into the check: one of [`KEPT_VARS`], `LC_*`, named in
+/// `papayu.checkEnv`, or matched by a `PREFIX*` there unless it is named like a credential (a
+/// credential passes only by its full name).
+fn passes(name: &str, named: &[String]) -> bool {
+    KEPT_VARS.contains(&name)
+        || name.starts_with("LC_")
+        || named.iter().any(|n| match n.strip_suffix('*') {
+            Some(prefix) => name.starts_with(prefix) && !is_secret_var(name),
+            None => n == name,
+        })
 }
 
 fn invalid_config(key: &str, expected: &str) -> Problem {
@@ -297,24 +349,22 @@ pub fn run(
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer2);
-    for (name, _) in std::env::vars_os() {
-        if is_secret_var(&name.to_string_lossy()) {
-            cmd.env_remove(&name);
-        }
-    }
+    set_environment(&mut cmd, &settings.env, tmp.path());
     cmd.env("PAPAYU_PLAN", plan_id)
-        .env("PAPAYU_COMMIT", commit.to_string())
-        .env("TMPDIR", tmp.path())
-        .env("TMP", tmp.path())
-        .env("TEMP", tmp.path());
+        .env("PAPAYU_COMMIT", commit.to_string());
     #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    {
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        share_lock(&mut cmd, slot);
+    }
     let mut writable = vec![slot.path.clone(), tmp.path().to_path_buf()];
     writable.extend(settings.writable.iter().cloned());
     let policy = Policy {
         writable,
         network: settings.network,
     };
+    // Watched from before the check starts: a Ctrl-C at any moment after this cancels it.
+    let interrupt = interrupt::Watch::install();
     // Spawning consumes `cmd`, closing our ends of the output pipe, so the reader sees EOF
     // once the check's processes are gone.
     let (mut child, sandbox) = sandbox::spawn(cmd, settings.sandbox.then_some(&policy))
@@ -327,6 +377,8 @@ pub fn run(
                 ),
             ))
         })?;
+    // From here on the check's group dies with papayu, however papayu dies.
+    let reaper = Reaper::start(child.id());
     let (chunks, received) = mpsc::channel::<Vec<u8>>();
     let pump = std::thread::spawn(move || pump(reader, chunks));
     let mut kept = Tail::default();
@@ -334,6 +386,11 @@ pub fn run(
     let mut timed_out = false;
     let mut closed = false;
     let status = loop {
+        if interrupt.hit() {
+            kill_group(child.id());
+            let _ = child.wait();
+            return Err(cancelled(check));
+        }
         if !closed {
             match received.recv_timeout(Duration::from_millis(50)) {
                 Ok(chunk) => {
@@ -365,6 +422,12 @@ pub fn run(
     // Whatever the check left running (a server it started, a stray background job) goes
     // with it: nothing it started outlives the check.
     kill_group(child.id());
+    drop(reaper);
+    // A Ctrl-C as the check ended still cancels: the user asked before anything was applied.
+    if interrupt.hit() {
+        return Err(cancelled(check));
+    }
+    drop(interrupt);
     let drain_until = Instant::now() + Duration::from_secs(2);
     while let Ok(chunk) =
         received.recv_timeout(drain_until.saturating_duration_since(Instant::now()))
@@ -388,11 +451,175 @@ pub fn run(
     })
 }
 
+/// The check's whole environment: an allowlist, not a blocklist, since `DATABASE_URL` with its
+/// password, `SSH_AUTH_SOCK` or a `PRIVATE_KEY` have no recognisable name. `HOME` and the
+/// temporary directory variables point at the check's private `tmp`.
+fn set_environment(cmd: &mut std::process::Command, named: &[String], tmp: &std::path::Path) {
+    cmd.env_clear();
+    for (name, value) in std::env::vars_os() {
+        if name.to_str().is_some_and(|name| passes(name, named)) {
+            cmd.env(&name, value);
+        }
+    }
+    if std::env::var_os("PATH").is_none() {
+        cmd.env("PATH", DEFAULT_PATH);
+    }
+    if !named.iter().any(|n| n == "HOME") {
+        cmd.env("HOME", tmp);
+    }
+    cmd.env("TMPDIR", tmp).env("TMP", tmp).env("TEMP", tmp);
+}
+
+/// Makes every process of the check hold the slot's lock: the child clears close-on-exec on
+/// the lock's descriptor, which its own children then inherit.
+#[cfg(unix)]
+fn share_lock(cmd: &mut std::process::Command, slot: &Slot) {
+    use std::os::unix::process::CommandExt;
+    let lock = slot.lock_fd();
+    // SAFETY: runs in the forked child before exec; fcntl is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::fcntl(lock, libc::F_SETFD, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// The refusal for a check cancelled by Ctrl-C (or SIGTERM, SIGHUP).
+fn cancelled(check: &ResolvedCheck) -> StoreError {
+    StoreError::Problem(Problem::new(
+        Code::Cancelled,
+        format!(
+            "cancelled; nothing applied: the check `{}` and everything it started were stopped; run the same command again to retry",
+            check.command
+        ),
+    ))
+}
+
 fn pump(mut reader: std::io::PipeReader, chunks: mpsc::Sender<Vec<u8>>) {
     let mut buf = [0u8; 8192];
     while let Ok(n) = reader.read(&mut buf) {
         if n == 0 || chunks.send(buf[..n].to_vec()).is_err() {
             break;
+        }
+    }
+}
+
+/// Kills the check's process group when papayu dies, however it dies (SIGKILL included): a
+/// shell, outside the check's group and sandbox, blocks reading a pipe that only papayu holds
+/// open. The kernel closes it when papayu exits, the read returns, and the shell kills the
+/// group. The check's own leader also has `PR_SET_PDEATHSIG`; this reaches the processes it
+/// started.
+struct Reaper {
+    shell: Option<std::process::Child>,
+    _alive: Option<std::io::PipeWriter>,
+}
+
+impl Reaper {
+    fn start(pgid: u32) -> Reaper {
+        let spawned = std::io::pipe().and_then(|(reader, writer)| {
+            let mut cmd = crate::store::command("sh");
+            cmd.arg("-c")
+                .arg(r#"read _ ; kill -s KILL -- "-$1""#)
+                .arg("papayu-check-reaper")
+                .arg(pgid.to_string())
+                .stdin(reader)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            // Its own group: a Ctrl-C meant for papayu must not end it.
+            #[cfg(unix)]
+            std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+            Ok((cmd.spawn()?, writer))
+        });
+        match spawned {
+            Ok((shell, writer)) => Reaper {
+                shell: Some(shell),
+                _alive: Some(writer),
+            },
+            // Without it the leader still dies with papayu (PR_SET_PDEATHSIG).
+            Err(_) => Reaper {
+                shell: None,
+                _alive: None,
+            },
+        }
+    }
+}
+
+impl Drop for Reaper {
+    /// papayu is alive and has killed the group itself: stop the shell before closing the
+    /// pipe, so it never signals a process group id the system may have reused.
+    fn drop(&mut self) {
+        if let Some(shell) = &mut self.shell {
+            let _ = shell.kill();
+            let _ = shell.wait();
+        }
+    }
+}
+
+/// Ctrl-C (and SIGTERM, SIGHUP) during a check: noted, so the check's whole group is killed
+/// and the apply stops; without this papayu would die and leave the check running in its own
+/// process group, which the terminal's Ctrl-C never reaches.
+mod interrupt {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static HIT: AtomicBool = AtomicBool::new(false);
+
+    #[cfg(unix)]
+    const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+    #[cfg(unix)]
+    extern "C" fn on_signal(_: libc::c_int) {
+        HIT.store(true, Ordering::SeqCst);
+    }
+
+    /// The handlers in force while a check runs; the previous ones come back on drop.
+    pub struct Watch {
+        #[cfg(unix)]
+        previous: Vec<(libc::c_int, libc::sigaction)>,
+    }
+
+    impl Watch {
+        pub fn install() -> Watch {
+            HIT.store(false, Ordering::SeqCst);
+            #[cfg(unix)]
+            {
+                let mut previous = Vec::new();
+                for signal in SIGNALS {
+                    // SAFETY: sigaction with a zeroed, then filled, struct; the handler only
+                    // stores to an atomic, which is async-signal-safe.
+                    unsafe {
+                        let mut action: libc::sigaction = std::mem::zeroed();
+                        action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+                        action.sa_flags = libc::SA_RESTART;
+                        libc::sigemptyset(&mut action.sa_mask);
+                        let mut old: libc::sigaction = std::mem::zeroed();
+                        if libc::sigaction(signal, &action, &mut old) == 0 {
+                            previous.push((signal, old));
+                        }
+                    }
+                }
+                Watch { previous }
+            }
+            #[cfg(not(unix))]
+            Watch {}
+        }
+
+        pub fn hit(&self) -> bool {
+            HIT.load(Ordering::SeqCst)
+        }
+    }
+
+    impl Drop for Watch {
+        fn drop(&mut self) {
+            #[cfg(unix)]
+            for (signal, old) in &self.previous {
+                // SAFETY: restores the action sigaction returned for this signal.
+                unsafe {
+                    libc::sigaction(*signal, old, std::ptr::null_mut());
+                }
+            }
         }
     }
 }
@@ -467,6 +694,37 @@ mod tests {
         for name in ["PATH", "HOME", "TOKENIZERS_PARALLELISM", "KEYBOARD", "LANG"] {
             assert!(!is_secret_var(name), "{name}");
         }
+    }
+
+    #[test]
+    fn only_the_allowlist_and_named_variables_pass() {
+        let named = parse_env_names(&["CARGO_HOME, RUSTUP_HOME".into(), "MY_*".into()]).unwrap();
+        for name in [
+            "PATH",
+            "LANG",
+            "LC_ALL",
+            "TERM",
+            "TZ",
+            "CARGO_HOME",
+            "MY_FLAG",
+        ] {
+            assert!(passes(name, &named), "{name}");
+        }
+        for name in [
+            "HOME",
+            "MY_API_TOKEN",
+            "PRIVATE_KEY",
+            "DATABASE_URL",
+            "SSH_AUTH_SOCK",
+            "OPENAI_API_KEY",
+            "MYFLAG",
+        ] {
+            assert!(!passes(name, &named), "{name}");
+        }
+        assert!(parse_env_names(&["9LIVES".into()]).is_none());
+        assert!(parse_env_names(&["A=B".into()]).is_none());
+        assert!(parse_env_names(&["*".into()]).is_none());
+        assert_eq!(parse_env_names(&[" ".into()]), Some(vec![]));
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! a forced `git checkout --detach`, which rewrites only the files that differ — so a second check costs what
 //! the change costs, not what the repository costs, and build caches left in the slot survive.
 //! Slots are locked with an OS file lock while in use, so two papayu processes never share one;
-//! a crashed process releases its lock with its death.
+//! a crashed process releases its lock with its death. The check itself inherits the lock's
+//! descriptor (see [`Slot::lock_fd`]), so a slot stays taken until the last process of the check
+//! that used it is gone, even when papayu died first.
 //!
 //! Before every check the slot is cleaned of untracked and ignored files (`git clean -ffdx`),
 //! so nothing an earlier check wrote can influence the next one, and it always holds the full
@@ -118,6 +120,15 @@ pub fn acquire(store: &Store, waiting: &mut dyn FnMut(usize)) -> Result<Slot, St
 }
 
 impl Slot {
+    /// The descriptor holding the slot's lock. A check keeps it open across `exec`, so that
+    /// every process it starts shares the lock: the slot is free again only when papayu and all
+    /// of them have closed it.
+    #[cfg(unix)]
+    pub fn lock_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        self._lock.as_raw_fd()
+    }
+
     /// `true` when the slot holds a registered, usable worktree.
     fn is_live(&self, store: &Store) -> bool {
         self.admin_dir(store).is_some()
