@@ -34,6 +34,28 @@ pub(crate) use sig::days_from_civil;
 pub use sig::{author, signature};
 pub use snapshot::{FileRead, Snapshot};
 
+/// Sentences about shared data the store set aside while reading it (a forged record), for the
+/// front end to show once as warnings. The store itself never prints.
+static NOTICES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn notice_all(sentences: &[String]) {
+    if let Ok(mut notices) = NOTICES.lock() {
+        for s in sentences {
+            if !notices.contains(s) {
+                notices.push(s.clone());
+            }
+        }
+    }
+}
+
+/// Takes the notices gathered so far (see [`NOTICES`]).
+pub fn take_notices() -> Vec<String> {
+    NOTICES
+        .lock()
+        .map(|mut n| std::mem::take(&mut *n))
+        .unwrap_or_default()
+}
+
 /// The notes ref that holds plan records and their events.
 pub const NOTES_REF: &str = "refs/notes/papayu";
 /// The operation log: a chain of commits, one per papayu operation.
@@ -172,7 +194,14 @@ impl Store {
     /// Everything the notes say about plans, with the local proposal branches.
     pub fn ledger(&self) -> Result<records::Ledger, StoreError> {
         let notes = self.ref_value(NOTES_REF)?;
-        records::Ledger::load(&self.repo, notes)
+        let ledger = records::Ledger::load(&self.repo, notes, &|| self.cancels())?;
+        notice_all(&ledger.warnings);
+        Ok(ledger)
+    }
+
+    /// The cancel events this clone's operation log vouches for.
+    fn cancels(&self) -> Result<records::Cancels, StoreError> {
+        oplog::logged_cancels(self).map(records::Cancels::Logged)
     }
 
     /// Which notes hold lines about which plan (see [`index`]).
@@ -191,7 +220,9 @@ impl Store {
             return self.ledger();
         };
         let notes = self.ref_value(NOTES_REF)?;
-        let mut ledger = records::Ledger::load_from(&self.repo, notes, &objects, Some(id))?;
+        let mut ledger =
+            records::Ledger::load_from(&self.repo, notes, &objects, Some(id), &|| self.cancels())?;
+        notice_all(&ledger.warnings);
         ledger.local = proposals::scan(&self.repo)?;
         Ok(ledger)
     }
@@ -208,7 +239,15 @@ impl Store {
     /// The records and events on the notes of `objects`, without the local branches: enough to
     /// know which plans sit on a commit, not their status.
     pub fn plans_on(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
-        records::Ledger::load_from(&self.repo, self.ref_value(NOTES_REF)?, objects, None)
+        let ledger = records::Ledger::load_from(
+            &self.repo,
+            self.ref_value(NOTES_REF)?,
+            objects,
+            None,
+            &|| self.cancels(),
+        )?;
+        notice_all(&ledger.warnings);
+        Ok(ledger)
     }
 
     /// A commit's message (lossily UTF-8).

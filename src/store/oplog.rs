@@ -9,13 +9,15 @@
 //! that cancel them. Undo and redo are operations too: they name the entry they invert and
 //! change refs back by compare-and-swap.
 
+use std::collections::HashSet;
+
 use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::index::PlanIndex;
 use super::records::{line_hash, line_plan};
 use super::refs::{self, RefChange};
-use super::{NOTES_REF, OPLOG_REF, Store, StoreError, notes};
+use super::{NOTES_REF, OPLOG_REF, Store, StoreError, cache, notes};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -27,6 +29,9 @@ pub enum OpKind {
     Discard,
     Undo,
     Redo,
+    /// Written by `gc` when it forgets every operation but cancels must stay in effect: not
+    /// an operation to undo.
+    Gc,
 }
 
 impl OpKind {
@@ -39,6 +44,7 @@ impl OpKind {
             OpKind::Discard => "discard",
             OpKind::Undo => "undo",
             OpKind::Redo => "redo",
+            OpKind::Gc => "gc",
         }
     }
 }
@@ -59,6 +65,24 @@ pub struct Operation {
     /// The note lines this operation appended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<LoggedLine>,
+    /// The cancel lines (`undone`, `redone`, by line hash) of operations `gc` forgot: still
+    /// in effect, since only cancels this log knows take effect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_cancels: Vec<String>,
+}
+
+impl Operation {
+    /// The hashes of the cancel lines this entry vouches for.
+    fn cancels(&self) -> impl Iterator<Item = &str> {
+        let appended: &[LoggedLine] = match self.op {
+            OpKind::Undo | OpKind::Redo => &self.lines,
+            _ => &[],
+        };
+        appended
+            .iter()
+            .map(|l| l.hash.as_str())
+            .chain(self.kept_cancels.iter().map(String::as_str))
+    }
 }
 
 /// One note line an operation appended: enough for undo to cancel it wherever it lives now.
@@ -136,6 +160,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             previous: previous.map(|p| p.to_string()),
             target: pending.target.clone(),
             lines: logged_lines(&pending.note_lines),
+            kept_cancels: Vec::new(),
         };
         let entry = write_entry(repo, previous, &op, &pending.keep)?;
         changes.push(RefChange::new(OPLOG_REF, previous, Some(entry)));
@@ -148,6 +173,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
                 if let Some((old, new)) = notes_moved {
                     PlanIndex::carry_forward(repo, old, new, &pending.note_lines);
                 }
+                carry_cancels_forward(repo, previous, entry, &op);
                 return Ok(Entry { id: entry, op });
             }
             Err(e) if retryable(&e, pending) => {
@@ -158,6 +184,53 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
         }
     }
     Err(last_error.expect("at least one attempt ran"))
+}
+
+const CANCELS: &str = "cancels";
+
+/// The cancel lines (`undone`, `redone`) this clone's operations appended, by line hash: the
+/// only cancels that take effect here. Cached per log entry, carried forward by each commit.
+pub fn logged_cancels(store: &Store) -> Result<HashSet<String>, StoreError> {
+    let Some(tip) = store.ref_value(OPLOG_REF)? else {
+        return Ok(HashSet::new());
+    };
+    if let Some(set) = cached_cancels(&store.repo, tip) {
+        return Ok(set);
+    }
+    let mut set = HashSet::new();
+    for entry in walk(store)? {
+        set.extend(entry?.op.cancels().map(str::to_string));
+    }
+    write_cancels(&store.repo, tip, &set);
+    Ok(set)
+}
+
+fn cached_cancels(repo: &Repository, entry: Oid) -> Option<HashSet<String>> {
+    let bytes = cache::read(repo, CANCELS, entry)?;
+    let text = String::from_utf8(bytes).ok()?;
+    let set: HashSet<String> = text.lines().map(str::to_string).collect();
+    set.iter()
+        .all(|h| super::records::is_plan_id(h))
+        .then_some(set)
+}
+
+fn write_cancels(repo: &Repository, entry: Oid, set: &HashSet<String>) {
+    let mut lines: Vec<&str> = set.iter().map(String::as_str).collect();
+    lines.sort_unstable();
+    let mut text = lines.join("\n");
+    text.push('\n');
+    cache::write(repo, CANCELS, entry, text.as_bytes());
+}
+
+fn carry_cancels_forward(repo: &Repository, previous: Option<Oid>, entry: Oid, op: &Operation) {
+    let old = match previous {
+        None => Some(HashSet::new()),
+        Some(p) => cached_cancels(repo, p),
+    };
+    if let Some(mut set) = old {
+        set.extend(op.cancels().map(str::to_string));
+        write_cancels(repo, entry, &set);
+    }
 }
 
 /// The log's view of appended note lines: one per distinct line and object.
@@ -320,9 +393,30 @@ pub fn forget_before(store: &Store, cutoff: i64, dry_run: bool) -> Result<Forgot
     let repo = &store.repo;
     let mut renamed: std::collections::HashMap<String, String> = Default::default();
     let mut previous: Option<Oid> = None;
+    // Cancels of forgotten operations stay in effect: the oldest kept entry vouches for them.
+    let mut carried: Vec<String> = entries[kept..]
+        .iter()
+        .flat_map(|e| e.op.cancels().map(str::to_string))
+        .collect();
+    carried.sort_unstable();
+    carried.dedup();
+    if kept == 0 && !carried.is_empty() {
+        let op = Operation {
+            op: OpKind::Gc,
+            description: format!("keep {} cancel(s) of forgotten operations", carried.len()),
+            at: super::records::now_millis(),
+            refs: Vec::new(),
+            previous: None,
+            target: None,
+            lines: Vec::new(),
+            kept_cancels: std::mem::take(&mut carried),
+        };
+        previous = Some(write_commit(repo, None, &op, &[])?);
+    }
     // Oldest kept first, each on top of the one rewritten before it.
     for entry in entries[..kept].iter().rev() {
         let mut op = entry.op.clone();
+        op.kept_cancels.append(&mut carried);
         op.previous = previous.map(|p| p.to_string());
         op.target = op
             .target
@@ -360,6 +454,9 @@ pub fn undo_target(
         let entry = entry?;
         if entry.op.op == OpKind::Undo {
             undone.extend(entry.op.target.clone());
+            continue;
+        }
+        if entry.op.op == OpKind::Gc {
             continue;
         }
         if undone.iter().any(|u| *u == entry.id.to_string()) {

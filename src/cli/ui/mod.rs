@@ -431,6 +431,10 @@ impl LiveOutput {
 /// Ends the command: reports its problems (on stderr, or in the `--json` document), writes
 /// the document, closes the pager and gives the exit status.
 pub fn finish(result: CliResult) -> ExitCode {
+    // What the store set aside from shared data (forged records) is said once, at the end.
+    for notice in git_papayu::store::take_notices() {
+        warn(&notice);
+    }
     let ui = ui();
     let (status, problems): (u8, Vec<Problem>) = match result {
         Ok(()) => (0, Vec::new()),
