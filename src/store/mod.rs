@@ -250,6 +250,19 @@ impl Store {
         Ok(ledger)
     }
 
+    /// When the notes ref's commit was made (committer time, milliseconds); `i64::MAX` without
+    /// notes.
+    pub fn notes_time(&self) -> Result<i64, StoreError> {
+        let Some(notes) = self.ref_value(NOTES_REF)? else {
+            return Ok(i64::MAX);
+        };
+        let commit = self
+            .repo
+            .find_commit(notes)
+            .map_err(|e| StoreError::git("reading the notes commit", e))?;
+        Ok(commit.time().seconds().saturating_mul(1000))
+    }
+
     /// A commit's message (lossily UTF-8).
     pub fn commit_message(&self, commit: Oid) -> Result<String, StoreError> {
         let commit = self

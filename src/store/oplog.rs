@@ -186,6 +186,19 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
     Err(last_error.expect("at least one attempt ran"))
 }
 
+/// The plans this clone made: every plan a `plan` or `refine` operation in the log appended a
+/// record for (a record from shared notes is not in it).
+pub fn plans_made_here(store: &Store) -> Result<HashSet<String>, StoreError> {
+    let mut out = HashSet::new();
+    for entry in walk(store)? {
+        let entry = entry?;
+        if matches!(entry.op.op, OpKind::Plan | OpKind::Refine) {
+            out.extend(entry.op.lines.iter().map(|l| l.plan.clone()));
+        }
+    }
+    Ok(out)
+}
+
 const CANCELS: &str = "cancels";
 
 /// The cancel lines (`undone`, `redone`) this clone's operations appended, by line hash: the
