@@ -249,3 +249,80 @@ fn notes_and_log_refs_on_pruned_commits_go_back_to_their_last_intact_commits() {
     assert!(again.stdout.contains("intact"), "{}", again.stdout);
     repo.fsck();
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_merge_whose_papayu_was_killed_is_recorded_by_the_next_command_and_undoable() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TestRepo::with_files(&[("f.txt", "a\n")]);
+    repo.papayu(["init"]).ok();
+    let id = repo.plan_id("Add g", ANSWER);
+    let applied: Value = serde_json::from_str(
+        &repo
+            .papayu(["apply", &id[..8], "--no-check", "--json"])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    let branch = applied["branch"].as_str().unwrap().to_string();
+    let tip = repo.rev(&branch);
+    repo.write("h.txt", "h\n");
+    let old = repo.commit_all("h");
+
+    // git's post-merge hook kills papayu, the merge's parent: git has merged, papayu recorded
+    // nothing.
+    let hook = repo.path().join(".git/hooks/post-merge");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nkill -9 \"$(awk '/^PPid:/ {print $2}' /proc/$PPID/status)\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = repo.papayu(["merge", &id[..8]]);
+    assert_eq!(run.status, Some(128 + 9), "papayu was killed\n{}", run.stderr);
+    std::fs::remove_file(&hook).unwrap();
+    let merged = repo.rev("main");
+    assert_ne!(merged, old);
+    repo.git(["merge-base", "--is-ancestor", &tip, "main"]).ok();
+    let newest = |repo: &TestRepo| {
+        repo.git(["log", "-1", "--format=%s", "refs/papayu/oplog"])
+            .ok()
+            .stdout
+    };
+    assert!(
+        newest(&repo).starts_with("papayu apply"),
+        "{}",
+        newest(&repo)
+    );
+
+    // The next command records the merge as the operation it was.
+    let run = repo.papayu(["list"]).ok();
+    assert!(run.stderr.contains("recorded the merge"), "{}", run.stderr);
+    assert!(
+        newest(&repo).starts_with("papayu merge"),
+        "{}",
+        newest(&repo)
+    );
+    let base = repo.rev("main~1~1");
+    let note = repo
+        .git(["notes", "--ref=papayu", "show", &base])
+        .ok()
+        .stdout;
+    assert!(note.contains("\"merged\""), "{note}");
+    assert!(repo.git(["rev-parse", "-q", "--verify", &branch]).status != Some(0));
+    let show: Value =
+        serde_json::from_str(&repo.papayu(["show", &id[..8], "--json"]).ok().stdout).unwrap();
+    assert_eq!(show["status"], "merged");
+    let again = repo.papayu(["list"]).ok();
+    assert!(
+        !again.stderr.contains("recorded"),
+        "recorded once: {}",
+        again.stderr
+    );
+
+    repo.papayu(["undo"]).ok();
+    assert_eq!(repo.rev("main"), old);
+    assert_eq!(repo.rev(&branch), tip);
+    repo.fsck();
+}

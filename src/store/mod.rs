@@ -10,6 +10,8 @@ pub mod config;
 mod eol;
 mod error;
 pub mod index;
+mod merges;
+pub use merges::MergeIntent;
 pub mod notes;
 pub mod oplog;
 pub mod proposals;
@@ -163,7 +165,7 @@ impl Store {
         configure_libgit2();
         let repo = Repository::open_from_env().map_err(|e| unopenable(None, &e))?;
         refs::finish_interrupted(&repo)?;
-        Ok(Store { repo })
+        Ok(Store { repo }.reconciled())
     }
 
     /// Opens the repository at or above `path`, ignoring `GIT_DIR` and friends.
@@ -171,7 +173,21 @@ impl Store {
         configure_libgit2();
         let repo = Repository::discover(path).map_err(|e| unopenable(Some(path), &e))?;
         refs::finish_interrupted(&repo)?;
-        Ok(Store { repo })
+        Ok(Store { repo }.reconciled())
+    }
+
+    /// The store, after recording a merge an interrupted `git papayu merge` left unrecorded
+    /// (said as a notice). A failure to record it is said too, and leaves the announcement for
+    /// the next command: opening the repository never fails for it.
+    fn reconciled(self) -> Store {
+        match self.reconcile_merge() {
+            Ok(Some(done)) => notice_all(&[done]),
+            Ok(None) => {}
+            Err(e) => notice_all(&[format!(
+                "an interrupted git papayu merge is not recorded yet: {e}"
+            )]),
+        }
+        self
     }
 
     /// `<common gitdir>/papayu`: traces and worktrees live here, shared by all worktrees.
