@@ -726,7 +726,7 @@ fn forget_missing_in_reflog(repo: &Repository, name: &str) {
     if consistent {
         return;
     }
-    while log.len() > 0 {
+    while !log.is_empty() {
         if log.remove(0, false).is_err() {
             return;
         }
