@@ -280,7 +280,12 @@ fn a_merge_whose_papayu_was_killed_is_recorded_by_the_next_command_and_undoable(
     .unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
     let run = repo.papayu(["merge", &id[..8]]);
-    assert_eq!(run.status, Some(128 + 9), "papayu was killed\n{}", run.stderr);
+    assert_eq!(
+        run.status,
+        Some(128 + 9),
+        "papayu was killed\n{}",
+        run.stderr
+    );
     std::fs::remove_file(&hook).unwrap();
     let merged = repo.rev("main");
     assert_ne!(merged, old);

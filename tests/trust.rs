@@ -839,3 +839,19 @@ fn ok_prefers_a_plan_made_here_over_a_teammates_record_dated_in_the_future() {
         "no plan was made of the options"
     );
 }
+
+#[test]
+fn an_undo_stays_in_effect_after_gc_forgets_the_operation_that_wrote_it() {
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None");
+    repo.papayu(["undo"]).ok();
+    assert!(!repo.papayu(["list"]).ok().stdout.contains(&id[..10]));
+    repo.papayu(["gc", "--expire=now"]).ok();
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(
+        !list.contains(&id[..10]),
+        "the plan stays withdrawn: {list}"
+    );
+    repo.papayu(["undo"]).err("ERR_NOTHING_TO_UNDO");
+    repo.fsck();
+}
