@@ -117,8 +117,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
         }
         apply::Progress::Output(_) => spinner.set_message("running the check"),
         apply::Progress::Chose(why) => {
-            spinner.clear();
-            ui::status(why);
+            spinner.status(why);
             chosen = Some(why.to_string());
         }
     };

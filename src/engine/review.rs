@@ -146,6 +146,7 @@ pub fn merge(
         old: old.to_string(),
         squash: style == MergeStyle::Squash,
         keep_branch,
+        pid: std::process::id(),
     })?;
     let merged = run_merge(store, &branch, tip, style);
     let settled =

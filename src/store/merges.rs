@@ -31,6 +31,8 @@ pub struct MergeIntent {
     pub old: String,
     pub squash: bool,
     pub keep_branch: bool,
+    /// The papayu process merging: while it runs, the merge is its own to record.
+    pub pid: u32,
 }
 
 const FILE: &str = "papayu-merge.intent";
@@ -73,8 +75,11 @@ impl Store {
             return Ok(None);
         };
         let gitdir = self.repo.path();
-        if gitdir.join("MERGE_HEAD").exists() || gitdir.join("index.lock").exists() {
-            return Ok(None); // git is still at it, or stopped on a conflict for the user.
+        if super::process_alive(intent.pid)
+            || gitdir.join("MERGE_HEAD").exists()
+            || gitdir.join("index.lock").exists()
+        {
+            return Ok(None); // papayu or git is still at it, or git stopped for the user.
         }
         let Some(current) = self.ref_value(&intent.into)? else {
             self.merge_settled();

@@ -110,6 +110,26 @@ fn configure_libgit2() {
     });
 }
 
+/// Whether the process `pid` is running (another papayu, for the state it left on disk). Where
+/// that cannot be asked, it is taken as gone.
+pub(crate) fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // Signal 0 checks only that the process exists (EPERM: it does, owned by another user).
+        // SAFETY: kill with signal 0 sends nothing and touches no memory.
+        let answer = unsafe { libc::kill(pid, 0) };
+        answer == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        false
+    }
+}
+
 /// Bytes held by the files under `path` (symlinks are not followed).
 pub fn disk_usage(path: &std::path::Path) -> u64 {
     let Ok(meta) = std::fs::symlink_metadata(path) else {

@@ -747,7 +747,7 @@ fn remove_stale_keeps(repo: &Repository) {
         .filter_map(|r| r.name().ok().map(str::to_string))
         .filter(|name| {
             let pid = name.rsplit('/').next().and_then(|p| p.parse::<u32>().ok());
-            pid.is_none_or(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists())
+            pid.is_none_or(|pid| !super::process_alive(pid))
         })
         .collect();
     for name in stale {

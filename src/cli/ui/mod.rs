@@ -374,6 +374,14 @@ impl Spinner {
         }
     }
 
+    /// A status line on stderr that stays, written above the spinner, which goes on.
+    pub fn status(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| status(text)),
+            None => status(text),
+        }
+    }
+
     /// The spinner is being drawn.
     pub fn is_visible(&self) -> bool {
         self.bar.is_some()
