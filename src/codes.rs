@@ -114,6 +114,8 @@ codes! {
     CheckFailed => "ERR_CHECK_FAILED",
     RefMoved => "ERR_REF_MOVED",
     RefLocked => "ERR_REF_LOCKED",
+    RefDamaged => "ERR_REF_DAMAGED",
+    ObjectsVanished => "ERR_OBJECTS_VANISHED",
     NothingToUndo => "ERR_NOTHING_TO_UNDO",
     NothingToRedo => "ERR_NOTHING_TO_REDO",
     Io => "ERR_IO",
@@ -159,7 +161,7 @@ impl Code {
     /// system underneath failed (not the user's input, not the plan), else 1.
     pub fn exit_status(self) -> u8 {
         match self {
-            Code::Io | Code::Git | Code::Internal => 3,
+            Code::Io | Code::Git | Code::Internal | Code::RefDamaged | Code::ObjectsVanished => 3,
             Code::Usage => 2,
             _ => 1,
         }

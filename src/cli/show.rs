@@ -3,7 +3,7 @@
 use clap::Args;
 use git_papayu::engine::find::find;
 use git_papayu::store::Store;
-use git_papayu::store::records::{Event, PlanRecord, PlanStats, Status};
+use git_papayu::store::records::{Event, EventKind, PlanRecord, PlanStats, Status};
 
 use super::{CliResult, render, text, ui};
 
@@ -20,14 +20,36 @@ pub fn run(args: ShowArgs) -> CliResult {
     let (ledger, record) = find(&store, plan.as_deref())?;
     let status = ledger.status(&record.id);
     let events = ledger.events_of(&record.id);
+    let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);
     ui::data(&serde_json::json!({
         "plan": record,
+        "verified": record.verified,
         "status": status,
         "branch": ledger.branch(&record.id),
         "events": events,
+        "claims": claims,
     }));
     ui::paged();
-    ui::out(&describe(&record, Some(status), events));
+    let mut out = describe(&record, Some(status), events);
+    if !claims.is_empty() {
+        out.push_str("Claims from shared notes (no operation here made them; not in effect):\n");
+        let now = git_papayu::store::records::now_millis();
+        for c in claims {
+            out.push_str(&format!(
+                "  {:<9} {}  cancels line {}\n",
+                if c.event == EventKind::Undone {
+                    "undone"
+                } else {
+                    "redone"
+                },
+                render::age(c.at, now),
+                c.cancels
+                    .as_deref()
+                    .map_or("?", |h| h.get(..10).unwrap_or(h)),
+            ));
+        }
+    }
+    ui::out(&out);
     Ok(())
 }
 
@@ -59,6 +81,9 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
         if plan.actions.len() == 1 { "" } else { "s" },
         text::line(record.base.get(..10).unwrap_or(&record.base))
     );
+    if !record.verified {
+        out.push_str("Id: unverifiable (stored before plan ids were content hashes)\n");
+    }
     if let Some(status) = status {
         out.push_str(&format!("Status: {}\n", status.as_str()));
     }

@@ -54,6 +54,8 @@ pub enum Progress<'a> {
     WaitingForSlot(usize),
     /// Output of the check, as it arrives.
     Output(&'a [u8]),
+    /// No plan was named: which one was chosen, and why (one sentence).
+    Chose(&'a str),
 }
 
 /// [`apply`], reporting the check's progress to `progress` as it happens.
@@ -62,8 +64,11 @@ pub fn apply_with(
     request: &ApplyRequest,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Outcome, Vec<Problem>> {
-    let (ledger, record) =
-        super::find::find(store, request.plan.as_deref()).map_err(|p| vec![p])?;
+    let (ledger, record, why) =
+        super::find::find_explained(store, request.plan.as_deref()).map_err(|p| vec![p])?;
+    if let Some(why) = &why {
+        progress(Progress::Chose(why));
+    }
     refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
     // Notes can come from teammates or a hand edit: never trust that a stored plan was valid.
     crate::protocol::check_plan(&record.plan)?;

@@ -3,7 +3,8 @@
 //! out after a merge.
 
 use crate::codes::{Code, Problem};
-use crate::store::records::{Ledger, PlanRecord, Status, one_of, spec_prefix};
+use crate::store::oplog;
+use crate::store::records::{Ledger, PlanRecord, Status, now_millis, one_of, spec_prefix};
 use crate::store::{Oid, Store, StoreError};
 
 /// Finds the plan a command is about: the one named (an id prefix or a proposal branch); else
@@ -14,6 +15,14 @@ use crate::store::{Oid, Store, StoreError};
 /// grow with the number of plans stored. The ledger returned is exact for that plan — its
 /// record, events, status and copies — and holds every local proposal branch.
 pub fn find(store: &Store, spec: Option<&str>) -> Result<(Ledger, PlanRecord), Problem> {
+    find_explained(store, spec).map(|(ledger, record, _)| (ledger, record))
+}
+
+/// [`find`], and when no plan was named, one sentence saying which plan was chosen and why.
+pub fn find_explained(
+    store: &Store,
+    spec: Option<&str>,
+) -> Result<(Ledger, PlanRecord, Option<String>), Problem> {
     let index = store.plan_index()?;
     let about = |id: &str| -> Result<Option<(Ledger, PlanRecord)>, Problem> {
         let ledger = store.ledger_about(&index, id)?;
@@ -28,21 +37,72 @@ pub fn find(store: &Store, spec: Option<&str>) -> Result<(Ledger, PlanRecord), P
         }
         let records: Vec<&PlanRecord> = found.iter().map(|(_, r)| r).collect();
         let i = one_of(&prefix, &records)?;
-        return Ok(found.swap_remove(i));
+        let (ledger, record) = found.swap_remove(i);
+        return Ok((ledger, record, None));
     }
     let head = head_commit(store)?;
     // The plans on HEAD are on HEAD's own note, copies included.
-    if let Some(record) = store.plans_on(&[head])?.newest_on(head)
-        && let Some(found) = about(&record.id)?
+    let on_head = store.plans_on(&[head])?;
+    let candidates: Vec<&PlanRecord> = on_head
+        .records
+        .iter()
+        .filter(|r| on_head.is_on(r, head))
+        .collect();
+    if let Some((id, why)) = newest(store, &candidates)?
+        && let Some((ledger, record)) = about(&id)?
     {
-        return Ok(found);
+        return Ok((ledger, record, Some(why)));
     }
     for id in carried_out(store, head)? {
-        if let Some(found) = about(&id)? {
-            return Ok(found);
+        if let Some((ledger, record)) = about(&id)? {
+            let why = format!(
+                "plan {} is the plan HEAD carries out (its Papayu-Plan: trailer)",
+                record.short_id()
+            );
+            return Ok((ledger, record, Some(why)));
         }
     }
     Err(no_plan_on_head())
+}
+
+/// The newest of `candidates` by local evidence: a plan this clone's operation log made wins
+/// over any from shared notes, whatever their `created_at` says; a teammate's time counts no
+/// later than the notes' newest commit (and now), so a record dated in the future cannot win.
+fn newest(store: &Store, candidates: &[&PlanRecord]) -> Result<Option<(String, String)>, Problem> {
+    if candidates.is_empty() {
+        return Ok(None);
+    }
+    let here = oplog::plans_made_here(store)?;
+    let ceiling = store.notes_time()?.min(now_millis());
+    let chosen = candidates
+        .iter()
+        .max_by_key(|r| {
+            let local = here.contains(&r.id);
+            let at = if local {
+                r.created_at
+            } else {
+                r.created_at.min(ceiling)
+            };
+            (local, at, r.id.as_str())
+        })
+        .expect("candidates is not empty");
+    let why = match (here.contains(&chosen.id), candidates.len()) {
+        (true, 1) => format!("plan {} is the only plan on HEAD", chosen.short_id()),
+        (true, n) => format!(
+            "plan {} is the newest plan on HEAD made in this clone ({n} plans on HEAD in all)",
+            chosen.short_id()
+        ),
+        (false, 1) => format!(
+            "plan {} is the only plan on HEAD; it comes from shared notes, not from this clone",
+            chosen.short_id()
+        ),
+        (false, n) => format!(
+            "plan {} is the newest of {n} plans on HEAD, none made in this clone (times from \
+             shared notes count no later than the notes' last commit)",
+            chosen.short_id()
+        ),
+    };
+    Ok(Some((chosen.id.clone(), why)))
 }
 
 fn head_commit(store: &Store) -> Result<Oid, Problem> {

@@ -38,6 +38,11 @@ pub struct GcReport {
     pub bytes_freed: u64,
 }
 
+/// `gc --repair`: papayu's refs back on intact commits (see [`oplog::repair`]).
+pub fn repair(store: &Store, dry_run: bool) -> Result<Vec<oplog::Repair>, Problem> {
+    Ok(oplog::repair(store, dry_run)?)
+}
+
 pub fn gc(store: &Store, request: &GcRequest) -> Result<GcReport, Problem> {
     let dry_run = request.dry_run;
     let plans = store.ledger()?.records.len();

@@ -158,7 +158,7 @@ pub fn store_plans(
     let mut stored = Vec::new();
     for (candidate, provenance) in plans {
         let planned = prepare(store, candidate, provenance)?;
-        let line = serde_json::to_string(&planned.record).expect("record serializes");
+        let line = planned.record.to_line();
         let base = planned
             .record
             .base_oid()
@@ -213,11 +213,6 @@ pub fn prepare(
         schema_hash,
         stats,
     } = provenance;
-    let canonical = serde_json::to_string(&plan).expect("plan serializes");
-    let id =
-        protocol::sha256_hex(format!("{trace_id}\n{base}\n{created_at}\n{canonical}").as_bytes())
-            [..40]
-            .to_string();
     let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
     // The dry run's changes are the same as this build's: let them go first, so a large file
     // is not held twice over.
@@ -233,7 +228,8 @@ pub fn prepare(
     )?;
     let changes = written.changes;
     let mut record = PlanRecord {
-        id,
+        // Named by its content once complete (see `PlanRecord::seal`).
+        id: String::new(),
         goal,
         base: base.to_string(),
         created_at,
@@ -246,17 +242,20 @@ pub fn prepare(
         context,
         preview: None,
         stats,
+        verified: false,
     };
+    // The preview is part of the record, so it cannot name the plan's id: it names the trace.
     let message = format!(
-        "papayu preview of plan {}\n\nPapayu-Plan: {}\n",
-        record.short_id(),
-        record.id
+        "papayu preview: {}\n\nPapayu-Trace: {}\n",
+        record.goal_line(),
+        record.trace_id
     );
     let tree = written.tree.expect("written builds have a tree");
     let preview = store
         .commit_on(base, tree, &message)
         .map_err(|e| vec![e.to_problem()])?;
     record.preview = Some(preview.to_string());
+    record.seal();
     Ok(Planned {
         record,
         changes,

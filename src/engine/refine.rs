@@ -113,7 +113,7 @@ pub fn advance(
     let tip_tree = store
         .commit_tree(target.tip)
         .map_err(|e| vec![e.to_problem()])?;
-    let line = serde_json::to_string(record).expect("record serializes");
+    let line = record.to_line();
     if tree == tip_tree {
         let mut pending = Pending::new(
             OpKind::Refine,

@@ -16,7 +16,7 @@ use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
 use crate::store::tree::{self, BuildOptions};
-use crate::store::{Oid, Store, worktree};
+use crate::store::{MergeIntent, Oid, Store, worktree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MergeStyle {
@@ -137,7 +137,37 @@ pub fn merge(
     let old =
         old.ok_or_else(|| Problem::new(Code::PlanState, "the current branch has no commit yet"))?;
 
-    run_merge(store, &branch, tip, style)?;
+    store.announce_merge(&MergeIntent {
+        plan: record.id.clone(),
+        base: record.base.clone(),
+        branch: branch.clone(),
+        tip: tip.to_string(),
+        into: into.clone(),
+        old: old.to_string(),
+        squash: style == MergeStyle::Squash,
+        keep_branch,
+        pid: std::process::id(),
+    })?;
+    let merged = run_merge(store, &branch, tip, style);
+    let settled =
+        merged.and_then(|()| record_merge(store, &record, &branch, tip, &into, old, keep_branch));
+    store.merge_settled();
+    settled
+}
+
+/// Records the merge git just made (see [`merge`]).
+fn record_merge(
+    store: &Store,
+    record: &PlanRecord,
+    branch: &str,
+    tip: Oid,
+    into: &str,
+    old: Oid,
+    keep_branch: bool,
+) -> Result<Merged, Problem> {
+    let record = record.clone();
+    let branch = branch.to_string();
+    let into = into.to_string();
     let new = store.ref_value(&into)?.unwrap_or(old);
     let branch_ref = format!("refs/heads/{branch}");
     let kept_because = match store.checked_out_elsewhere(&branch_ref) {

@@ -26,6 +26,12 @@ pub enum StoreError {
         lock: String,
         age_secs: u64,
     },
+    #[error(
+        "{name} at {at} cannot be read: an object it needs is missing from the object database \
+         (was `git gc --prune=now` run while papayu wrote?); run `git papayu gc --repair` to move \
+         it back to its last intact commit"
+    )]
+    Damaged { name: String, at: String },
     #[error("{context}: {source}")]
     Git {
         context: String,
@@ -50,6 +56,18 @@ impl StoreError {
         }
     }
 
+    /// A failure reading what the papayu ref `name` (at `at`) points to: a missing object is
+    /// [`StoreError::Damaged`], anything else a git error with `context`.
+    pub fn reading(name: &str, at: git2::Oid, context: &str, source: git2::Error) -> StoreError {
+        match source.code() {
+            git2::ErrorCode::NotFound => StoreError::Damaged {
+                name: name.to_string(),
+                at: at.to_string(),
+            },
+            _ => StoreError::git(context, source),
+        }
+    }
+
     pub fn io(context: impl Into<String>, source: std::io::Error) -> StoreError {
         StoreError::Io {
             context: context.into(),
@@ -65,6 +83,7 @@ impl StoreError {
             StoreError::BadRevision(_) => Code::BadRevision,
             StoreError::RefMoved { .. } => Code::RefMoved,
             StoreError::Locked { .. } => Code::RefLocked,
+            StoreError::Damaged { .. } => Code::RefDamaged,
             StoreError::Git { .. } => Code::Git,
             StoreError::Io { .. } => Code::Io,
             StoreError::Problem(p) => p.code,

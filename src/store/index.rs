@@ -27,6 +27,8 @@ const KIND: &str = "plans";
 struct Entry {
     /// When the plan was made (from its record), if a record was seen.
     created: Option<i64>,
+    /// The time came from a record sealed by its id, which no other record can displace.
+    sealed: bool,
     carriers: BTreeSet<Oid>,
 }
 
@@ -216,7 +218,12 @@ fn add_text(map: &mut BTreeMap<String, Entry>, on: Oid, text: &str) {
     for line in text.lines().filter(|l| l.starts_with('{')) {
         if let Some((plan, created)) = line_summary(line, on) {
             let entry = map.entry(plan).or_default();
-            entry.created = entry.created.or(created);
+            if let Some((made, sealed)) = created
+                && (entry.created.is_none() || (sealed && !entry.sealed))
+            {
+                entry.created = Some(made);
+                entry.sealed = sealed;
+            }
             entry.carriers.insert(on);
         }
     }
@@ -245,7 +252,11 @@ fn parse_line(line: &str) -> Option<Entry> {
     let carriers = words
         .map(|w| Oid::from_str(w).ok())
         .collect::<Option<BTreeSet<Oid>>>()?;
-    Some(Entry { created, carriers })
+    Some(Entry {
+        created,
+        sealed: false,
+        carriers,
+    })
 }
 
 #[cfg(test)]
@@ -267,6 +278,7 @@ mod tests {
             b.clone(),
             Entry {
                 created: Some(7),
+                sealed: true,
                 carriers: [other].into(),
             },
         );

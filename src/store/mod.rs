@@ -10,6 +10,8 @@ pub mod config;
 mod eol;
 mod error;
 pub mod index;
+mod merges;
+pub use merges::MergeIntent;
 pub mod notes;
 pub mod oplog;
 pub mod proposals;
@@ -33,6 +35,28 @@ pub use error::StoreError;
 pub(crate) use sig::days_from_civil;
 pub use sig::{author, signature};
 pub use snapshot::{FileRead, Snapshot};
+
+/// Sentences about shared data the store set aside while reading it (a forged record), for the
+/// front end to show once as warnings. The store itself never prints.
+static NOTICES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+fn notice_all(sentences: &[String]) {
+    if let Ok(mut notices) = NOTICES.lock() {
+        for s in sentences {
+            if !notices.contains(s) {
+                notices.push(s.clone());
+            }
+        }
+    }
+}
+
+/// Takes the notices gathered so far (see [`NOTICES`]).
+pub fn take_notices() -> Vec<String> {
+    NOTICES
+        .lock()
+        .map(|mut n| std::mem::take(&mut *n))
+        .unwrap_or_default()
+}
 
 /// The notes ref that holds plan records and their events.
 pub const NOTES_REF: &str = "refs/notes/papayu";
@@ -84,6 +108,26 @@ fn configure_libgit2() {
         git2::opts::strict_hash_verification(false);
         git2::opts::strict_object_creation(false);
     });
+}
+
+/// Whether the process `pid` is running (another papayu, for the state it left on disk). Where
+/// that cannot be asked, it is taken as gone.
+pub(crate) fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // Signal 0 checks only that the process exists (EPERM: it does, owned by another user).
+        // SAFETY: kill with signal 0 sends nothing and touches no memory.
+        let answer = unsafe { libc::kill(pid, 0) };
+        answer == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        false
+    }
 }
 
 /// Bytes held by the files under `path` (symlinks are not followed).
@@ -141,7 +185,7 @@ impl Store {
         configure_libgit2();
         let repo = Repository::open_from_env().map_err(|e| unopenable(None, &e))?;
         refs::finish_interrupted(&repo)?;
-        Ok(Store { repo })
+        Ok(Store { repo }.reconciled())
     }
 
     /// Opens the repository at or above `path`, ignoring `GIT_DIR` and friends.
@@ -149,7 +193,21 @@ impl Store {
         configure_libgit2();
         let repo = Repository::discover(path).map_err(|e| unopenable(Some(path), &e))?;
         refs::finish_interrupted(&repo)?;
-        Ok(Store { repo })
+        Ok(Store { repo }.reconciled())
+    }
+
+    /// The store, after recording a merge an interrupted `git papayu merge` left unrecorded
+    /// (said as a notice). A failure to record it is said too, and leaves the announcement for
+    /// the next command: opening the repository never fails for it.
+    fn reconciled(self) -> Store {
+        match self.reconcile_merge() {
+            Ok(Some(done)) => notice_all(&[done]),
+            Ok(None) => {}
+            Err(e) => notice_all(&[format!(
+                "an interrupted git papayu merge is not recorded yet: {e}"
+            )]),
+        }
+        self
     }
 
     /// `<common gitdir>/papayu`: traces and worktrees live here, shared by all worktrees.
@@ -172,7 +230,14 @@ impl Store {
     /// Everything the notes say about plans, with the local proposal branches.
     pub fn ledger(&self) -> Result<records::Ledger, StoreError> {
         let notes = self.ref_value(NOTES_REF)?;
-        records::Ledger::load(&self.repo, notes)
+        let ledger = records::Ledger::load(&self.repo, notes, &|| self.cancels())?;
+        notice_all(&ledger.warnings);
+        Ok(ledger)
+    }
+
+    /// The cancel events this clone's operation log vouches for.
+    fn cancels(&self) -> Result<records::Cancels, StoreError> {
+        oplog::logged_cancels(self).map(records::Cancels::Logged)
     }
 
     /// Which notes hold lines about which plan (see [`index`]).
@@ -191,7 +256,9 @@ impl Store {
             return self.ledger();
         };
         let notes = self.ref_value(NOTES_REF)?;
-        let mut ledger = records::Ledger::load_from(&self.repo, notes, &objects, Some(id))?;
+        let mut ledger =
+            records::Ledger::load_from(&self.repo, notes, &objects, Some(id), &|| self.cancels())?;
+        notice_all(&ledger.warnings);
         ledger.local = proposals::scan(&self.repo)?;
         Ok(ledger)
     }
@@ -208,7 +275,28 @@ impl Store {
     /// The records and events on the notes of `objects`, without the local branches: enough to
     /// know which plans sit on a commit, not their status.
     pub fn plans_on(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
-        records::Ledger::load_from(&self.repo, self.ref_value(NOTES_REF)?, objects, None)
+        let ledger = records::Ledger::load_from(
+            &self.repo,
+            self.ref_value(NOTES_REF)?,
+            objects,
+            None,
+            &|| self.cancels(),
+        )?;
+        notice_all(&ledger.warnings);
+        Ok(ledger)
+    }
+
+    /// When the notes ref's commit was made (committer time, milliseconds); `i64::MAX` without
+    /// notes.
+    pub fn notes_time(&self) -> Result<i64, StoreError> {
+        let Some(notes) = self.ref_value(NOTES_REF)? else {
+            return Ok(i64::MAX);
+        };
+        let commit = self
+            .repo
+            .find_commit(notes)
+            .map_err(|e| StoreError::git("reading the notes commit", e))?;
+        Ok(commit.time().seconds().saturating_mul(1000))
     }
 
     /// A commit's message (lossily UTF-8).

@@ -8,7 +8,7 @@
 
 use git2::{FileMode, Oid, Repository, Tree, build::TreeUpdateBuilder};
 
-use super::StoreError;
+use super::{NOTES_REF, StoreError};
 
 /// Finds the tree path of the note for `target` in a notes tree, if any.
 fn note_path(repo: &Repository, tree: &Tree<'_>, target: Oid) -> Option<(String, Oid)> {
@@ -45,7 +45,7 @@ pub fn read(
     };
     let blob = repo
         .find_blob(blob)
-        .map_err(|e| StoreError::git("reading a note", e))?;
+        .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading a note", e))?;
     Ok(Some(String::from_utf8_lossy(blob.content()).into_owned()))
 }
 
@@ -56,7 +56,8 @@ pub fn all(repo: &Repository, notes: Option<Oid>) -> Result<Vec<(Oid, String)>, 
     };
     let tree = notes_tree(repo, notes)?;
     let mut out = Vec::new();
-    collect(repo, &tree, String::new(), &mut out)?;
+    collect(repo, &tree, String::new(), &mut out)
+        .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading notes", e))?;
     Ok(out)
 }
 
@@ -65,24 +66,20 @@ fn collect(
     tree: &Tree<'_>,
     prefix: String,
     out: &mut Vec<(Oid, String)>,
-) -> Result<(), StoreError> {
+) -> Result<(), git2::Error> {
     for entry in tree.iter() {
         let Ok(name) = entry.name() else { continue };
         let full = format!("{prefix}{name}");
         match entry.kind() {
             Some(git2::ObjectType::Tree) if name.len() == 2 => {
-                let sub = repo
-                    .find_tree(entry.id())
-                    .map_err(|e| StoreError::git("reading notes", e))?;
+                let sub = repo.find_tree(entry.id())?;
                 collect(repo, &sub, full, out)?;
             }
             Some(git2::ObjectType::Blob) => {
                 if let Ok(target) = Oid::from_str(&full)
                     && full.len() == 40
                 {
-                    let blob = repo
-                        .find_blob(entry.id())
-                        .map_err(|e| StoreError::git("reading a note", e))?;
+                    let blob = repo.find_blob(entry.id())?;
                     out.push((target, String::from_utf8_lossy(blob.content()).into_owned()));
                 }
             }
@@ -100,10 +97,13 @@ pub fn append(
     additions: &[(Oid, String)],
     message: &str,
 ) -> Result<Oid, StoreError> {
-    let parent = notes
-        .map(|n| repo.find_commit(n))
-        .transpose()
-        .map_err(|e| StoreError::git("reading notes", e))?;
+    let parent = match notes {
+        Some(n) => Some(
+            repo.find_commit(n)
+                .map_err(|e| StoreError::reading(NOTES_REF, n, "reading notes", e))?,
+        ),
+        None => None,
+    };
     let base_tree = match &parent {
         Some(p) => Some(p.tree().map_err(|e| StoreError::git("reading notes", e))?),
         None => None,
@@ -120,9 +120,10 @@ pub fn append(
             None => {
                 let old = match existing {
                     Some((_, blob)) => {
-                        let blob = repo
-                            .find_blob(blob)
-                            .map_err(|e| StoreError::git("reading a note", e))?;
+                        let blob = repo.find_blob(blob).map_err(|e| match notes {
+                            Some(n) => StoreError::reading(NOTES_REF, n, "reading a note", e),
+                            None => StoreError::git("reading a note", e),
+                        })?;
                         String::from_utf8_lossy(blob.content()).into_owned()
                     }
                     None => String::new(),
@@ -173,5 +174,5 @@ pub fn append(
 fn notes_tree(repo: &Repository, notes: Oid) -> Result<Tree<'_>, StoreError> {
     repo.find_commit(notes)
         .and_then(|c| c.tree())
-        .map_err(|e| StoreError::git("reading the papayu notes", e))
+        .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading the papayu notes", e))
 }

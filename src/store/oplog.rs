@@ -9,13 +9,15 @@
 //! that cancel them. Undo and redo are operations too: they name the entry they invert and
 //! change refs back by compare-and-swap.
 
+use std::collections::HashSet;
+
 use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::index::PlanIndex;
 use super::records::{line_hash, line_plan};
 use super::refs::{self, RefChange};
-use super::{NOTES_REF, OPLOG_REF, Store, StoreError, notes};
+use super::{NOTES_REF, OPLOG_REF, Store, StoreError, cache, notes};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -27,6 +29,9 @@ pub enum OpKind {
     Discard,
     Undo,
     Redo,
+    /// Written by `gc` when it forgets every operation but cancels must stay in effect: not
+    /// an operation to undo.
+    Gc,
 }
 
 impl OpKind {
@@ -39,6 +44,7 @@ impl OpKind {
             OpKind::Discard => "discard",
             OpKind::Undo => "undo",
             OpKind::Redo => "redo",
+            OpKind::Gc => "gc",
         }
     }
 }
@@ -59,6 +65,24 @@ pub struct Operation {
     /// The note lines this operation appended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<LoggedLine>,
+    /// The cancel lines (`undone`, `redone`, by line hash) of operations `gc` forgot: still
+    /// in effect, since only cancels this log knows take effect.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_cancels: Vec<String>,
+}
+
+impl Operation {
+    /// The hashes of the cancel lines this entry vouches for.
+    fn cancels(&self) -> impl Iterator<Item = &str> {
+        let appended: &[LoggedLine] = match self.op {
+            OpKind::Undo | OpKind::Redo => &self.lines,
+            _ => &[],
+        };
+        appended
+            .iter()
+            .map(|l| l.hash.as_str())
+            .chain(self.kept_cancels.iter().map(String::as_str))
+    }
 }
 
 /// One note line an operation appended: enough for undo to cancel it wherever it lives now.
@@ -136,18 +160,27 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             previous: previous.map(|p| p.to_string()),
             target: pending.target.clone(),
             lines: logged_lines(&pending.note_lines),
+            kept_cancels: Vec::new(),
         };
         let entry = write_entry(repo, previous, &op, &pending.keep)?;
         changes.push(RefChange::new(OPLOG_REF, previous, Some(entry)));
-        match refs::update(
+        // The entry reaches every object this operation wrote (new tips, notes, previews): a
+        // ref on it keeps them from a concurrent `git gc --prune=now` until the refs move.
+        let keep = Keep::new(repo, entry);
+        let _ = repo.reference_ensure_log(OPLOG_REF);
+        let moved = refs::update(
             repo,
             &changes,
             &format!("papayu {}: {}", op.op.as_str(), op.description),
-        ) {
+        );
+        let moved = moved.and_then(|()| ensure_present(repo, &changes));
+        drop(keep);
+        match moved {
             Ok(()) => {
                 if let Some((old, new)) = notes_moved {
                     PlanIndex::carry_forward(repo, old, new, &pending.note_lines);
                 }
+                carry_cancels_forward(repo, previous, entry, &op);
                 return Ok(Entry { id: entry, op });
             }
             Err(e) if retryable(&e, pending) => {
@@ -158,6 +191,123 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
         }
     }
     Err(last_error.expect("at least one attempt ran"))
+}
+
+/// The plans this clone made: every plan a `plan` or `refine` operation in the log appended a
+/// record for (a record from shared notes is not in it).
+pub fn plans_made_here(store: &Store) -> Result<HashSet<String>, StoreError> {
+    let mut out = HashSet::new();
+    for entry in walk(store)? {
+        let entry = entry?;
+        if matches!(entry.op.op, OpKind::Plan | OpKind::Refine) {
+            out.extend(entry.op.lines.iter().map(|l| l.plan.clone()));
+        }
+    }
+    Ok(out)
+}
+
+const CANCELS: &str = "cancels";
+
+/// The cancel lines (`undone`, `redone`) this clone's operations appended, by line hash: the
+/// only cancels that take effect here. Cached per log entry, carried forward by each commit.
+pub fn logged_cancels(store: &Store) -> Result<HashSet<String>, StoreError> {
+    let Some(tip) = store.ref_value(OPLOG_REF)? else {
+        return Ok(HashSet::new());
+    };
+    if let Some(set) = cached_cancels(&store.repo, tip) {
+        return Ok(set);
+    }
+    let mut set = HashSet::new();
+    for entry in walk(store)? {
+        set.extend(entry?.op.cancels().map(str::to_string));
+    }
+    write_cancels(&store.repo, tip, &set);
+    Ok(set)
+}
+
+fn cached_cancels(repo: &Repository, entry: Oid) -> Option<HashSet<String>> {
+    let bytes = cache::read(repo, CANCELS, entry)?;
+    let text = String::from_utf8(bytes).ok()?;
+    let set: HashSet<String> = text.lines().map(str::to_string).collect();
+    set.iter()
+        .all(|h| super::records::is_plan_id(h))
+        .then_some(set)
+}
+
+fn write_cancels(repo: &Repository, entry: Oid, set: &HashSet<String>) {
+    let mut lines: Vec<&str> = set.iter().map(String::as_str).collect();
+    lines.sort_unstable();
+    let mut text = lines.join("\n");
+    text.push('\n');
+    cache::write(repo, CANCELS, entry, text.as_bytes());
+}
+
+fn carry_cancels_forward(repo: &Repository, previous: Option<Oid>, entry: Oid, op: &Operation) {
+    let old = match previous {
+        None => Some(HashSet::new()),
+        Some(p) => cached_cancels(repo, p),
+    };
+    if let Some(mut set) = old {
+        set.extend(op.cancels().map(str::to_string));
+        write_cancels(repo, entry, &set);
+    }
+}
+
+/// A ref on a log entry while its operation's refs move (`refs/papayu/keep/<pid>`), removed
+/// when dropped. A process killed meanwhile leaves it behind: it only keeps objects alive.
+struct Keep<'r> {
+    repo: &'r Repository,
+    name: String,
+}
+
+impl<'r> Keep<'r> {
+    fn new(repo: &'r Repository, entry: Oid) -> Keep<'r> {
+        let name = format!("refs/papayu/keep/{}", std::process::id());
+        let _ = repo.reference(&name, entry, true, "papayu: keep until the refs move");
+        Keep { repo, name }
+    }
+}
+
+impl Drop for Keep<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut r) = self.repo.find_reference(&self.name) {
+            let _ = r.delete();
+        }
+    }
+}
+
+/// After the refs moved: every commit they name, and its tree, must still be there. If a
+/// concurrent prune removed one before the refs could protect it, the refs are moved back and
+/// the operation fails with nothing changed.
+fn ensure_present(repo: &Repository, changes: &[RefChange]) -> Result<(), StoreError> {
+    let odb = repo
+        .odb()
+        .map_err(|e| StoreError::git("opening the object database", e))?;
+    let present = |oid: Oid| {
+        odb.exists(oid)
+            && repo
+                .find_commit(oid)
+                .map_or(true, |c| odb.exists(c.tree_id()))
+    };
+    let lost: Vec<Oid> = changes
+        .iter()
+        .filter_map(|c| c.new)
+        .filter(|&oid| !present(oid))
+        .collect();
+    if lost.is_empty() {
+        return Ok(());
+    }
+    let back: Vec<RefChange> = changes.iter().rev().map(RefChange::inverse).collect();
+    refs::update(repo, &back, "papayu: objects vanished, moving back")?;
+    Err(StoreError::Problem(crate::codes::Problem::new(
+        crate::codes::Code::ObjectsVanished,
+        format!(
+            "{} object(s) papayu had just written were removed before its refs could keep them \
+             (a `git gc --prune=now` at the same time?); nothing was changed, run the command \
+             again once gc is done",
+            lost.len()
+        ),
+    )))
 }
 
 /// The log's view of appended note lines: one per distinct line and object.
@@ -283,7 +433,7 @@ impl Iterator for Walk<'_> {
 fn read_entry(repo: &Repository, id: Oid) -> Result<Entry, StoreError> {
     let commit = repo
         .find_commit(id)
-        .map_err(|e| StoreError::git("reading the operation log", e))?;
+        .map_err(|e| StoreError::reading(OPLOG_REF, id, "reading the operation log", e))?;
     let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
     let json = message.split_once("\n\n").map_or("", |(_, body)| body);
     let op: Operation = serde_json::from_str(json).map_err(|e| {
@@ -317,20 +467,58 @@ pub fn forget_before(store: &Store, cutoff: i64, dry_run: bool) -> Result<Forgot
     if dry_run || result.forgotten == 0 {
         return Ok(result);
     }
+    let carried = entries[kept..]
+        .iter()
+        .flat_map(|e| e.op.cancels().map(str::to_string))
+        .collect();
+    let previous = rewrite_chain(&store.repo, &entries[..kept], carried)?;
     let repo = &store.repo;
+    let old = entries.first().map(|e| e.id);
+    refs::update(
+        repo,
+        &[RefChange::new(OPLOG_REF, old, previous)],
+        &format!("papayu gc: forget {} operation(s)", result.forgotten),
+    )?;
+    Ok(result)
+}
+
+/// Writes `kept` (newest first) again as a chain of its own, oldest first, each on top of the
+/// one rewritten before it; returns the new newest entry. The cancels in `carried` (of entries
+/// left out) stay in effect: the oldest kept entry, or a `gc` entry when none is kept, vouches
+/// for them. Parents that are no longer in the object database are left out.
+fn rewrite_chain(
+    repo: &Repository,
+    kept: &[Entry],
+    mut carried: Vec<String>,
+) -> Result<Option<Oid>, StoreError> {
     let mut renamed: std::collections::HashMap<String, String> = Default::default();
     let mut previous: Option<Oid> = None;
-    // Oldest kept first, each on top of the one rewritten before it.
-    for entry in entries[..kept].iter().rev() {
+    carried.sort_unstable();
+    carried.dedup();
+    if kept.is_empty() && !carried.is_empty() {
+        let op = Operation {
+            op: OpKind::Gc,
+            description: format!("keep {} cancel(s) of forgotten operations", carried.len()),
+            at: super::records::now_millis(),
+            refs: Vec::new(),
+            previous: None,
+            target: None,
+            lines: Vec::new(),
+            kept_cancels: std::mem::take(&mut carried),
+        };
+        previous = Some(write_commit(repo, None, &op, &[])?);
+    }
+    for entry in kept.iter().rev() {
         let mut op = entry.op.clone();
+        op.kept_cancels.append(&mut carried);
         op.previous = previous.map(|p| p.to_string());
         op.target = op
             .target
             .as_ref()
             .map(|t| renamed.get(t).cloned().unwrap_or_else(|| t.clone()));
-        let commit = repo
-            .find_commit(entry.id)
-            .map_err(|e| StoreError::git("reading the operation log", e))?;
+        let commit = repo.find_commit(entry.id).map_err(|e| {
+            StoreError::reading(OPLOG_REF, entry.id, "reading the operation log", e)
+        })?;
         // Every parent but the old chain link: what the entry kept reachable stays so.
         let old_previous = entry.op.previous.as_deref();
         let extra: Vec<Oid> = commit
@@ -341,13 +529,232 @@ pub fn forget_before(store: &Store, cutoff: i64, dry_run: bool) -> Result<Forgot
         renamed.insert(entry.id.to_string(), id.to_string());
         previous = Some(id);
     }
-    let old = entries.first().map(|e| e.id);
-    refs::update(
-        repo,
-        &[RefChange::new(OPLOG_REF, old, previous)],
-        &format!("papayu gc: forget {} operation(s)", result.forgotten),
-    )?;
-    Ok(result)
+    Ok(previous)
+}
+
+/// What `gc --repair` did to one of papayu's refs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Repair {
+    #[serde(rename = "ref")]
+    pub name: String,
+    #[serde(with = "opt_hex")]
+    pub from: Option<Oid>,
+    #[serde(with = "opt_hex")]
+    pub to: Option<Oid>,
+    /// What was lost, in words.
+    pub lost: String,
+}
+
+mod opt_hex {
+    use git2::Oid;
+    use serde::Serializer;
+
+    pub fn serialize<S: Serializer>(oid: &Option<Oid>, s: S) -> Result<S::Ok, S::Error> {
+        match oid {
+            Some(o) => s.serialize_str(&o.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// The readable entries of the log from `tip`, newest first, and whether the chain reads to
+/// its end with every parent present.
+fn readable_chain(repo: &Repository, tip: Oid) -> (Vec<Entry>, bool) {
+    let mut out = Vec::new();
+    let mut next = Some(tip);
+    while let Some(id) = next {
+        let Ok(entry) = read_entry(repo, id) else {
+            return (out, false);
+        };
+        let parents_present = repo
+            .find_commit(id)
+            .is_ok_and(|c| c.parent_ids().all(|p| repo.find_commit(p).is_ok()));
+        next = match entry.op.previous.as_deref().map(Oid::from_str) {
+            None => None,
+            Some(Ok(p)) => Some(p),
+            Some(Err(_)) => {
+                out.push(entry);
+                return (out, false);
+            }
+        };
+        out.push(entry);
+        if !parents_present {
+            // Keep reading, but the chain has to be written again.
+            let (rest, _) = match next {
+                Some(p) => readable_chain(repo, p),
+                None => (Vec::new(), true),
+            };
+            out.extend(rest);
+            return (out, false);
+        }
+    }
+    (out, true)
+}
+
+/// Whether the notes commit `notes` and every note in it can be read.
+fn notes_intact(repo: &Repository, notes: Oid) -> bool {
+    notes::all(repo, Some(notes)).is_ok()
+}
+
+/// The values a ref had, newest first, from its reflog.
+fn reflog_values(repo: &Repository, name: &str) -> Vec<Oid> {
+    repo.reflog(name)
+        .map(|log| log.iter().map(|e| e.id_new()).collect())
+        .unwrap_or_default()
+}
+
+/// Moves `refs/notes/papayu` and `refs/papayu/oplog` back to their last intact commits when
+/// objects they need are missing (a `git gc --prune=now` that raced a write), and rewrites the
+/// log without links to missing commits. Everything still readable is kept; what is lost is
+/// said. Each ref moves by compare-and-swap. With `dry_run`, only says what it would do.
+pub fn repair(store: &Store, dry_run: bool) -> Result<Vec<Repair>, StoreError> {
+    let repo = &store.repo;
+    let mut done = Vec::new();
+    let log_tip = store.ref_value(OPLOG_REF)?;
+    // The log first read as it is: the notes values it recorded are candidates for the notes.
+    let mut chain = Vec::new();
+    // The chain read from its start has every entry and every parent.
+    let mut chain_whole = true;
+    if let Some(tip) = log_tip {
+        let starts = std::iter::once(tip).chain(reflog_values(repo, OPLOG_REF));
+        for start in starts {
+            if read_entry(repo, start).is_ok() {
+                (chain, chain_whole) = readable_chain(repo, start);
+                break;
+            }
+        }
+    }
+    if let Some(notes) = store.ref_value(NOTES_REF)?
+        && !notes_intact(repo, notes)
+    {
+        let recorded = chain.iter().flat_map(|e| {
+            e.op.refs
+                .iter()
+                .filter(|c| c.name == NOTES_REF)
+                .flat_map(|c| [c.new, c.old])
+                .flatten()
+                .collect::<Vec<_>>()
+        });
+        let to = reflog_values(repo, NOTES_REF)
+            .into_iter()
+            .chain(recorded)
+            .find(|&c| c != notes && notes_intact(repo, c));
+        if !dry_run {
+            refs::update(
+                repo,
+                &[RefChange::new(NOTES_REF, Some(notes), to)],
+                "papayu gc --repair: back to the last intact notes",
+            )?;
+        }
+        done.push(Repair {
+            name: NOTES_REF.to_string(),
+            from: Some(notes),
+            to,
+            lost: match to {
+                Some(_) => "the note lines written after that commit".to_string(),
+                None => "every plan in the notes: no intact notes commit was found".to_string(),
+            },
+        });
+    }
+    if let Some(tip) = log_tip
+        && (!chain_whole || chain.first().map(|e| e.id) != Some(tip))
+    {
+        let lost = match chain.last().and_then(|e| e.op.previous.clone()) {
+            Some(_) => "operations older than the missing entry (undo stops there)".to_string(),
+            None if chain.first().map(|e| e.id) == Some(tip) => {
+                "nothing: only links to missing commits".to_string()
+            }
+            None => "the newest operation(s), whose entries are missing".to_string(),
+        };
+        let to = match dry_run || chain_whole {
+            true => chain.first().map(|e| e.id),
+            false => rewrite_chain(repo, &chain, Vec::new())?,
+        };
+        if !dry_run {
+            refs::update(
+                repo,
+                &[RefChange::new(OPLOG_REF, Some(tip), to)],
+                "papayu gc --repair: the operation log without missing entries",
+            )?;
+        }
+        done.push(Repair {
+            name: OPLOG_REF.to_string(),
+            from: Some(tip),
+            to,
+            lost,
+        });
+    }
+    if !dry_run {
+        remove_stale_keeps(repo);
+        if !done.is_empty() {
+            for name in [NOTES_REF, OPLOG_REF] {
+                forget_missing_in_reflog(repo, name);
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// Writes the reflog of `name` again without the entries that name missing commits or commits
+/// whose parents are missing, each entry's old value being the one before it: `git fsck`
+/// follows reflogs too.
+fn forget_missing_in_reflog(repo: &Repository, name: &str) {
+    let Ok(mut log) = repo.reflog(name) else {
+        return;
+    };
+    let whole = |o: Oid| {
+        repo.find_commit(o)
+            .is_ok_and(|c| c.parent_ids().all(|p| repo.find_commit(p).is_ok()))
+    };
+    let all: Vec<(Oid, git2::Signature<'static>, Option<String>)> = log
+        .iter()
+        .map(|e| {
+            (
+                e.id_new(),
+                e.committer().to_owned(),
+                e.message().ok().flatten().map(str::to_string),
+            )
+        })
+        .collect();
+    let kept: Vec<_> = all.iter().filter(|(new, _, _)| whole(*new)).collect();
+    let consistent = all.iter().enumerate().all(|(i, e)| {
+        whole(e.0)
+            && log
+                .get(i)
+                .is_some_and(|l| l.id_old().is_zero() || whole(l.id_old()))
+    });
+    if consistent {
+        return;
+    }
+    while !log.is_empty() {
+        if log.remove(0, false).is_err() {
+            return;
+        }
+    }
+    for (new, who, message) in kept.into_iter().rev() {
+        let _ = log.append(*new, who, message.as_deref());
+    }
+    let _ = log.write();
+}
+
+/// Removes `refs/papayu/keep/<pid>` refs left by processes no longer running.
+fn remove_stale_keeps(repo: &Repository) {
+    let Ok(refs) = repo.references_glob("refs/papayu/keep/*") else {
+        return;
+    };
+    let stale: Vec<String> = refs
+        .flatten()
+        .filter_map(|r| r.name().ok().map(str::to_string))
+        .filter(|name| {
+            let pid = name.rsplit('/').next().and_then(|p| p.parse::<u32>().ok());
+            pid.is_none_or(|pid| !super::process_alive(pid))
+        })
+        .collect();
+    for name in stale {
+        if let Ok(mut r) = repo.find_reference(&name) {
+            let _ = r.delete();
+        }
+    }
 }
 
 /// The entry `undo` should invert: the newest operation that is not an undo and has not been
@@ -360,6 +767,9 @@ pub fn undo_target(
         let entry = entry?;
         if entry.op.op == OpKind::Undo {
             undone.extend(entry.op.target.clone());
+            continue;
+        }
+        if entry.op.op == OpKind::Gc {
             continue;
         }
         if undone.iter().any(|u| *u == entry.id.to_string()) {

@@ -11,9 +11,9 @@
 //! `undone`, so the notes ref only ever moves forward. A plan's status comes from the local
 //! proposal branches first (see [`super::proposals`]) and from its events second.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use git2::{Oid, Repository};
+use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -60,6 +60,10 @@ pub struct PlanRecord {
     /// What asking the model cost: tokens, requests, time, repairs (absent for pasted answers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<PlanStats>,
+    /// Whether the id is the hash of this very content (see [`PlanRecord::seal`]). Records
+    /// stored before ids were content hashes cannot be checked: they read as before, marked so.
+    #[serde(skip)]
+    pub verified: bool,
 }
 
 /// The cost of making one plan with a model, summed over every request of its cycle.
@@ -91,7 +95,36 @@ pub struct PlanStats {
 }
 
 impl PlanRecord {
-    /// The first 10 hex digits, as shown to users.
+    /// Names the record by its content and returns its note line.
+    ///
+    /// The id is what git names the canonical record as a blob: the record without its id, as
+    /// compact JSON with sorted keys, so `git hash-object --stdin` of that text prints the id.
+    /// The note line is that text with the id put first, so a reader recovers the hashed text
+    /// byte for byte and no other content can claim the id.
+    pub fn seal(&mut self) -> String {
+        let body = self.body();
+        self.id = blob_id(&body);
+        self.verified = true;
+        sealed_line(&self.id, &body)
+    }
+
+    /// The record as one note line: sealed (content-addressed) when it was made that way.
+    pub fn to_line(&self) -> String {
+        match self.verified {
+            true => sealed_line(&self.id, &self.body()),
+            false => serde_json::to_string(self).expect("record serializes"),
+        }
+    }
+
+    /// The canonical record: everything but the id, compact JSON, keys sorted.
+    fn body(&self) -> String {
+        let mut value = serde_json::to_value(self).expect("record serializes");
+        if let Some(map) = value.as_object_mut() {
+            map.remove("id");
+        }
+        value.to_string()
+    }
+
     /// The first line of the goal, at most 72 characters: for one-line descriptions.
     pub fn goal_line(&self) -> String {
         let line = self.goal.lines().next().unwrap_or("").trim();
@@ -102,6 +135,7 @@ impl PlanRecord {
         }
     }
 
+    /// The first 10 hex digits, as shown to users.
     pub fn short_id(&self) -> &str {
         &self.id[..self.id.len().min(10)]
     }
@@ -213,6 +247,29 @@ pub fn line_hash(line: &str) -> String {
     out
 }
 
+/// What git names `text` as a blob: `git hash-object --stdin`.
+fn blob_id(text: &str) -> String {
+    Oid::hash_object(ObjectType::Blob, text.as_bytes())
+        .map_or_else(|_| String::new(), |o| o.to_string())
+}
+
+fn sealed_line(id: &str, body: &str) -> String {
+    format!(
+        "{{\"id\":\"{id}\",{}",
+        body.strip_prefix('{').unwrap_or(body)
+    )
+}
+
+/// Whether a record line is sealed by `id`: it starts with that id and the rest, read as the
+/// canonical record, hashes to it.
+fn is_sealed(raw: &str, id: &str) -> bool {
+    let rest = raw
+        .strip_prefix("{\"id\":\"")
+        .and_then(|r| r.strip_prefix(id))
+        .and_then(|r| r.strip_prefix("\","));
+    rest.is_some_and(|rest| blob_id(&format!("{{{rest}")) == id)
+}
+
 /// The plan a note line is about (`plan` of an event, `id` of a record), if it names one.
 pub fn line_plan(line: &str) -> Option<String> {
     // A record's `plan` is its steps: which id a line names is decided as the ledger reads it.
@@ -251,8 +308,8 @@ impl Status {
     }
 }
 
-/// Everything the notes say — plan records (deduplicated by id) and their status events, with
-/// cancelled lines left out — plus the local proposal branches of each plan.
+/// Everything the notes say — plan records (one per id, forged ones left out) and their status
+/// events, with cancelled lines left out — plus the local proposal branches of each plan.
 #[derive(Debug, Default)]
 pub struct Ledger {
     pub records: Vec<PlanRecord>,
@@ -263,6 +320,31 @@ pub struct Ledger {
     /// Commits other than its base whose note holds a plan's record: copies that `git commit
     /// --amend` or `git rebase` made of the base's note (`notes.rewriteRef`).
     pub copies: BTreeMap<String, Vec<Oid>>,
+    /// `undone` and `redone` events no local operation wrote: claims, shown, never in effect.
+    pub claims: BTreeMap<String, Vec<Event>>,
+    /// What the reader set aside and why (forged records), one sentence each.
+    pub warnings: Vec<String>,
+}
+
+/// Which cancel events (`undone`, `redone`) take effect: the ones this clone's operation log
+/// wrote, named by their line hash. Anyone can append a line that cancels another to shared
+/// notes, so a cancel from elsewhere is only a claim.
+#[derive(Debug, Clone, Default)]
+pub enum Cancels {
+    /// Every cancel takes effect (tests of the reader's rules).
+    #[default]
+    All,
+    /// Only cancels whose line hash is listed.
+    Logged(HashSet<String>),
+}
+
+impl Cancels {
+    fn trusts(&self, hash: &str) -> bool {
+        match self {
+            Cancels::All => true,
+            Cancels::Logged(set) => set.contains(hash),
+        }
+    }
 }
 
 /// One well-formed line of the notes.
@@ -283,8 +365,14 @@ impl Line {
 impl Ledger {
     /// Reads all records and events from the notes commit `notes`, and the local proposal
     /// branches.
-    pub fn load(repo: &Repository, notes: Option<Oid>) -> Result<Ledger, StoreError> {
-        let mut ledger = Ledger::from_notes(notes::all(repo, notes)?);
+    pub fn load(
+        repo: &Repository,
+        notes: Option<Oid>,
+        cancels: &dyn Fn() -> Result<Cancels, StoreError>,
+    ) -> Result<Ledger, StoreError> {
+        let texts = notes::all(repo, notes)?;
+        let cancels = trusted_cancels(&texts, cancels)?;
+        let mut ledger = Ledger::from_notes_with(texts, &cancels);
         ledger.local = proposals::scan(repo)?;
         Ok(ledger)
     }
@@ -299,6 +387,7 @@ impl Ledger {
         notes: Option<Oid>,
         objects: &[Oid],
         only: Option<&str>,
+        cancels: &dyn Fn() -> Result<Cancels, StoreError>,
     ) -> Result<Ledger, StoreError> {
         let mut texts = Vec::with_capacity(objects.len());
         for &on in objects {
@@ -314,25 +403,32 @@ impl Ledger {
                 texts.push((on, text));
             }
         }
-        Ok(Ledger::from_notes(texts))
+        let cancels = trusted_cancels(&texts, cancels)?;
+        Ok(Ledger::from_notes_with(texts, &cancels))
     }
 
-    /// Builds the ledger from (annotated object, note text) pairs. Pure: never panics, whatever
-    /// the text, and keeps only well-formed lines.
+    /// Builds the ledger from (annotated object, note text) pairs, every cancel in effect.
     pub fn from_notes(notes: impl IntoIterator<Item = (Oid, String)>) -> Ledger {
+        Ledger::from_notes_with(notes, &Cancels::All)
+    }
+
+    /// Builds the ledger from (annotated object, note text) pairs, with only the cancels
+    /// `cancels` trusts in effect. Pure: never panics, whatever the text, and keeps only
+    /// well-formed lines.
+    pub fn from_notes_with(
+        notes: impl IntoIterator<Item = (Oid, String)>,
+        cancels: &Cancels,
+    ) -> Ledger {
         let mut lines: BTreeMap<String, Line> = BTreeMap::new();
-        let mut copies: BTreeMap<String, Vec<Oid>> = BTreeMap::new();
+        // Every note a line sits on: amend and rebase copy notes, so one line may be on several.
+        let mut carriers: BTreeMap<String, BTreeSet<Oid>> = BTreeMap::new();
         for (annotated, text) in notes {
             for raw in text.lines().filter(|l| l.starts_with('{')) {
                 let hash = line_hash(raw);
                 if let Some(line) = parse_line(raw, annotated) {
-                    if let Line::Record(r, on) = &line
-                        && r.base != on.to_string()
-                    {
-                        copies.entry(r.id.clone()).or_default().push(*on);
-                    }
-                    // The same line on two commits (a note copied by amend or rebase) is one
-                    // line; for a record, the copy on its own base is the one kept.
+                    carriers.entry(hash.clone()).or_default().insert(annotated);
+                    // The same line on two commits is one line; for a record, the copy on its
+                    // own base is the one kept.
                     let replace = match (&line, lines.get(&hash)) {
                         (_, None) => true,
                         (Line::Record(r, on), Some(_)) => r.base == on.to_string(),
@@ -344,17 +440,28 @@ impl Ledger {
                 }
             }
         }
-        let live = live_lines(&lines);
         let mut ledger = Ledger::default();
-        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        ledger.set_aside_forged(&mut lines, &carriers);
+        ledger.set_aside_claims(&mut lines, cancels);
+        let live = live_lines(&lines);
         let mut events: BTreeMap<String, Vec<(i64, EventKind, &str, Event)>> = BTreeMap::new();
         for (hash, line) in &lines {
             if !live.get(hash.as_str()).copied().unwrap_or(false) {
                 continue;
             }
             match line {
-                Line::Record(record, annotated) => {
-                    ledger.add_record(record, *annotated, &mut index);
+                Line::Record(record, _) => {
+                    let copies: Vec<Oid> = carriers
+                        .get(hash)
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|on| on.to_string() != record.base)
+                        .collect();
+                    if !copies.is_empty() {
+                        ledger.copies.insert(record.id.clone(), copies);
+                    }
+                    ledger.records.push((**record).clone());
                 }
                 Line::Event(event) if !event.event.is_cancel() => {
                     events.entry(event.plan.clone()).or_default().push((
@@ -376,27 +483,79 @@ impl Ledger {
         ledger
             .records
             .sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        copies.retain(|id, _| index.contains_key(id));
-        ledger.copies = copies;
         ledger
     }
 
-    fn add_record(
+    /// Keeps one record per id: the one whose content hashes to it. Any other record claiming
+    /// that id is forged (or damaged) and set aside with a warning naming its note. Records
+    /// made before ids were content hashes cannot be checked: one alone is kept as before;
+    /// several different ones with one id cannot be told apart, and none is kept.
+    fn set_aside_forged(
         &mut self,
-        record: &PlanRecord,
-        annotated: Oid,
-        index: &mut BTreeMap<String, usize>,
+        lines: &mut BTreeMap<String, Line>,
+        carriers: &BTreeMap<String, BTreeSet<Oid>>,
     ) {
-        match index.get(&record.id) {
-            // A note copied by a rebase holds the same record; the copy on its own base wins.
-            Some(&i) => {
-                if record.base == annotated.to_string() {
-                    self.records[i] = record.clone();
-                }
+        let mut by_id: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
+        for (hash, line) in lines.iter() {
+            if let Line::Record(r, _) = line {
+                by_id
+                    .entry(r.id.clone())
+                    .or_default()
+                    .push((hash.clone(), r.verified));
             }
-            None => {
-                index.insert(record.id.clone(), self.records.len());
-                self.records.push(record.clone());
+        }
+        let notes_of = |hash: &str| -> String {
+            carriers
+                .get(hash)
+                .into_iter()
+                .flatten()
+                .map(|o| o.to_string()[..10].to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (id, claims) in by_id {
+            let sealed = claims.iter().any(|(_, verified)| *verified);
+            if !sealed && claims.len() == 1 {
+                continue;
+            }
+            for (hash, verified) in claims {
+                if verified {
+                    continue;
+                }
+                lines.remove(&hash);
+                self.warnings.push(match sealed {
+                    true => format!(
+                        "ignored a record claiming plan {} in the papayu note of {}: its content \
+                         does not hash to its id (forged or damaged)",
+                        &id[..10],
+                        notes_of(&hash)
+                    ),
+                    false => format!(
+                        "ignored a record of plan {} in the papayu note of {}: several different \
+                         records claim that id and none can be checked (stored before plan ids \
+                         were content hashes)",
+                        &id[..10],
+                        notes_of(&hash)
+                    ),
+                });
+            }
+        }
+    }
+
+    /// Takes the cancel events this clone did not write out of effect: they become claims.
+    fn set_aside_claims(&mut self, lines: &mut BTreeMap<String, Line>, cancels: &Cancels) {
+        let untrusted: Vec<String> = lines
+            .iter()
+            .filter(|(hash, line)| {
+                matches!(line, Line::Event(e) if e.event.is_cancel()) && !cancels.trusts(hash)
+            })
+            .map(|(hash, _)| hash.clone())
+            .collect();
+        for hash in untrusted {
+            if let Some(Line::Event(event)) = lines.remove(&hash) {
+                let list = self.claims.entry(event.plan.clone()).or_default();
+                list.push(event);
+                list.sort_by_key(|e| e.at);
             }
         }
     }
@@ -477,16 +636,28 @@ impl Ledger {
     }
 }
 
+/// The cancels to trust for these notes: asked for only when one of them holds a cancel.
+fn trusted_cancels(
+    texts: &[(Oid, String)],
+    cancels: &dyn Fn() -> Result<Cancels, StoreError>,
+) -> Result<Cancels, StoreError> {
+    match texts.iter().any(|(_, t)| t.contains("\"cancels\"")) {
+        true => cancels(),
+        false => Ok(Cancels::Logged(HashSet::new())),
+    }
+}
+
 /// The plan a well-formed note line is about (a record's id, an event's plan), as the ledger
 /// reads it; `None` for anything the ledger ignores.
 pub(crate) fn plan_of_line(raw: &str, annotated: Oid) -> Option<String> {
     line_summary(raw, annotated).map(|(plan, _)| plan)
 }
 
-/// The plan a well-formed note line is about and, for a record, when the plan was made.
-pub(crate) fn line_summary(raw: &str, annotated: Oid) -> Option<(String, Option<i64>)> {
+/// The plan a well-formed note line is about and, for a record, when the plan was made and
+/// whether the record is sealed by its id.
+pub(crate) fn line_summary(raw: &str, annotated: Oid) -> Option<(String, Option<(i64, bool)>)> {
     parse_line(raw, annotated).map(|line| match &line {
-        Line::Record(r, _) => (r.id.clone(), Some(r.created_at)),
+        Line::Record(r, _) => (r.id.clone(), Some((r.created_at, r.verified))),
         Line::Event(e) => (e.plan.clone(), None),
     })
 }
@@ -562,7 +733,11 @@ fn parse_line(raw: &str, annotated: Oid) -> Option<Line> {
         Line::Event(e) => e.is_well_formed(),
         Line::Record(r, _) => r.is_well_formed(),
     };
-    well_formed.then_some(line)
+    let mut line = well_formed.then_some(line)?;
+    if let Line::Record(r, _) = &mut line {
+        r.verified = is_sealed(raw, &r.id);
+    }
+    Some(line)
 }
 
 /// Which lines are in effect: a line is cancelled by any line in effect that cancels it and is
@@ -807,6 +982,75 @@ mod tests {
         assert_eq!(l.records.len(), 1);
         assert!(l.events_of(&id).is_empty());
         assert_eq!(l.status(&id), Status::Proposed);
+    }
+
+    #[test]
+    fn a_sealed_id_is_the_blob_id_of_the_canonical_record_and_only_it_claims_the_id() {
+        let mut mine = record(&"0".repeat(40), BASE, 1);
+        let line = mine.seal();
+        assert!(mine.verified && is_plan_id(&mine.id));
+        let body = format!("{{{}", &line[49..]);
+        assert_eq!(
+            blob_id(&body),
+            mine.id,
+            "the id is git's name of the record"
+        );
+        assert_eq!(mine.to_line(), line);
+        // A teammate's record with the same id but other actions, padded to sort after mine.
+        let mut forged = serde_json::to_value(&mine).unwrap();
+        forged["goal"] = serde_json::json!("g (forged)");
+        forged["zz_padding"] = serde_json::json!("z".repeat(64));
+        let forged = forged.to_string();
+        for lines in [
+            vec![line.clone(), forged.clone()],
+            vec![forged.clone(), line.clone()],
+        ] {
+            let l = from_lines(&lines);
+            assert_eq!(l.records.len(), 1);
+            assert_eq!(l.records[0].goal, "g");
+            assert!(l.records[0].verified);
+            assert_eq!(l.warnings.len(), 1, "{:?}", l.warnings);
+            assert!(l.warnings[0].contains(&BASE[..10]), "{:?}", l.warnings);
+        }
+        // The same forgery alone is not a plan either: its content does not hash to its id...
+        let alone = from_lines(std::slice::from_ref(&forged));
+        assert_eq!(
+            alone.records.len(),
+            1,
+            "...but an unsealed record reads as before"
+        );
+        assert!(!alone.records[0].verified);
+    }
+
+    #[test]
+    fn unsealed_records_that_disagree_about_one_id_are_all_set_aside() {
+        let id = "a".repeat(40);
+        let one = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let two = serde_json::to_string(&record(&id, BASE, 2)).unwrap();
+        let l = from_lines(&[one.clone(), two]);
+        assert!(l.records.is_empty());
+        assert_eq!(l.warnings.len(), 2);
+        assert_eq!(from_lines(&[one.clone(), one]).records.len(), 1);
+    }
+
+    #[test]
+    fn a_cancel_no_local_operation_wrote_is_a_claim() {
+        let id = "a".repeat(40);
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let undone = event_line(
+            &id,
+            "undone",
+            30,
+            serde_json::json!({"cancels": line_hash(&rec)}),
+        );
+        let text = [rec, undone.clone()].join("\n");
+        let l = Ledger::from_notes_with([(base(), text.clone())], &Cancels::Logged(HashSet::new()));
+        assert_eq!(l.records.len(), 1, "the forged undo withdraws nothing");
+        assert_eq!(l.claims[&id].len(), 1);
+        let logged = Cancels::Logged([line_hash(&undone)].into());
+        let l = Ledger::from_notes_with([(base(), text)], &logged);
+        assert!(l.records.is_empty(), "an undo this clone made takes effect");
+        assert!(l.claims.is_empty());
     }
 
     #[test]

@@ -374,6 +374,14 @@ impl Spinner {
         }
     }
 
+    /// A status line on stderr that stays, written above the spinner, which goes on.
+    pub fn status(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| status(text)),
+            None => status(text),
+        }
+    }
+
     /// The spinner is being drawn.
     pub fn is_visible(&self) -> bool {
         self.bar.is_some()
@@ -431,6 +439,10 @@ impl LiveOutput {
 /// Ends the command: reports its problems (on stderr, or in the `--json` document), writes
 /// the document, closes the pager and gives the exit status.
 pub fn finish(result: CliResult) -> ExitCode {
+    // What the store set aside from shared data (forged records) is said once, at the end.
+    for notice in git_papayu::store::take_notices() {
+        warn(&notice);
+    }
     let ui = ui();
     let (status, problems): (u8, Vec<Problem>) = match result {
         Ok(()) => (0, Vec::new()),
