@@ -28,7 +28,7 @@ pub use locate::{Mention, map_path, mentions};
 pub use map::repo_map;
 pub use query::Query;
 pub use rank::{Ranked, Ranking, is_test_path, rank};
-pub use search::{Hit, MAX_SEARCH_HITS, search};
+pub use search::{Hit, MAX_QUERY_CHARS, MAX_SEARCH_HITS, query_problem, search};
 pub use secrets::mask_secrets;
 
 use crate::protocol::attributes::{AttributeFile, Attributes};
@@ -685,6 +685,10 @@ fn answer(
             }
         }
         ContextRequest::Search { query, glob } => {
+            if let Some(why) = query_problem(query) {
+                let shown: String = query.chars().take(40).collect();
+                return (Vec::new(), vec![(format!("search {shown}…"), why)]);
+            }
             let hits = search(snap, query, glob.as_deref());
             let mut body = String::new();
             for hit in &hits {
