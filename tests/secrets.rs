@@ -97,3 +97,267 @@ fn a_long_search_query_is_refused_by_the_rules_and_the_schema() {
         .ok();
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// `papayu-private` matches what git matches.
+
+const PATTERNS: &[&str] = &[
+    "*.txt",
+    "\"secret file.txt\"",
+    "\"sub/secret file.txt\"",
+    "secret\\ file.txt",
+    "\"a\\\"q.txt\"",
+    "\"tab\\tname\"",
+    "\"\\101bc1.md\"",
+    "\"unterminated",
+    "!*.txt",
+    "\\!bang.txt",
+    "vault/",
+    "/vault/**",
+    "**/vault/**",
+    "sub/**",
+    "*/a.txt",
+    "deep/*",
+    "foo**",
+    "foo*bar",
+    "[a-c]*.txt",
+    "[!a]*",
+    "[^s]*.txt",
+    "[[:digit:]]*",
+    "[[:upper:]]bc1.md",
+    "[]x].txt",
+    "*",
+    "x?y/*",
+    "dir/file",
+    "/a.txt",
+    "{a,b}.txt",
+    "[x].txt",
+    "\\[x\\].txt",
+    "**",
+    "**/file",
+    "a/**/b",
+    "deep/**/file",
+    "*.key",
+];
+
+const STATES: &[&str] = &[
+    "papayu-private",
+    "papayu-private",
+    "-papayu-private",
+    "!papayu-private",
+    "papayu-private=false",
+    "papayu-private=yes",
+    "text",
+    "-text",
+    "text=auto",
+    "eol=crlf",
+    "binary",
+    "secret",
+    "-secret",
+    "bad/name",
+    "builtin_x",
+    "-crlf",
+];
+
+const MACROS: &[&str] = &[
+    "[attr]secret papayu-private -text",
+    "[attr]secret -papayu-private eol=lf",
+    "[attr]other secret crlf",
+];
+
+const PATHS: &[&str] = &[
+    "a.txt",
+    "secret file.txt",
+    "secret\\",
+    "sub/secret file.txt",
+    "sub/a.txt",
+    "sub/deep/x.key",
+    "sub/deep/a.txt",
+    "vault/a",
+    "sub/vault/b.txt",
+    "foo.bar",
+    "fooXbar",
+    "foo/bar/baz",
+    "[x].txt",
+    "x].txt",
+    "a\"q.txt",
+    "tab\tname",
+    "!bang.txt",
+    "dir/file",
+    "sub/deep/dir/file",
+    "sub/deep/file",
+    "Abc1.md",
+    "7up.txt",
+    "x y/z.txt",
+    "xzy/w",
+    "{a,b}.txt",
+    "a/b",
+    "a/x/y/b",
+    "c.txt",
+    "sub/secret\\",
+];
+
+fn random_file(rng: &mut common::Rng, root: bool) -> String {
+    let mut text = String::new();
+    for _ in 0..1 + rng.below(6) {
+        if root && rng.below(4) == 0 {
+            text.push_str(*rng.pick(MACROS));
+        } else if rng.below(8) == 0 {
+            text.push_str(*rng.pick(MACROS));
+        } else {
+            text.push_str(*rng.pick(PATTERNS));
+            for _ in 0..1 + rng.below(3) {
+                text.push(if rng.below(3) == 0 { '\t' } else { ' ' });
+                text.push_str(*rng.pick(STATES));
+            }
+        }
+        text.push_str(if rng.below(6) == 0 { "\r\n" } else { "\n" });
+    }
+    text
+}
+
+/// `git check-attr -z` for every path and attribute.
+fn check_attr(repo: &TestRepo, names: &[&str]) -> Vec<(String, String, String)> {
+    let mut args = vec!["check-attr", "-z", "--stdin"];
+    args.extend_from_slice(names);
+    let input: Vec<u8> = PATHS
+        .iter()
+        .flat_map(|p| [p.as_bytes(), b"\0"].concat())
+        .collect();
+    let run = common::run_in(repo.path(), "git", args, Some(&input)).ok();
+    let fields: Vec<&str> = run.stdout.split('\0').collect();
+    fields
+        .chunks(3)
+        .filter(|c| c.len() == 3)
+        .map(|c| (c[0].to_string(), c[1].to_string(), c[2].to_string()))
+        .collect()
+}
+
+#[test]
+fn attributes_are_read_as_git_check_attr_reads_them() {
+    use git_papayu::protocol::attributes::{AttributeFile, Attributes, State};
+    let repo = TestRepo::empty();
+    let names = ["papayu-private", "text", "eol", "crlf", "diff", "secret"];
+    let mut compared = 0;
+    let mut private_seen = 0;
+    for seed in 1..=60u64 {
+        let mut rng = common::Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let files = [
+            ("", random_file(&mut rng, true)),
+            ("sub", random_file(&mut rng, false)),
+            ("sub/deep", random_file(&mut rng, false)),
+        ];
+        let local = (rng.below(3) == 0).then(|| random_file(&mut rng, true));
+        let mut ours = Attributes::default();
+        for (dir, text) in &files {
+            let path = if dir.is_empty() {
+                ".gitattributes".to_string()
+            } else {
+                format!("{dir}/.gitattributes")
+            };
+            repo.write(&path, text);
+            ours.add(AttributeFile::parse(dir, text));
+        }
+        let info = repo.path().join(".git/info/attributes");
+        match &local {
+            Some(text) => {
+                std::fs::write(&info, text).unwrap();
+                ours.add_local(AttributeFile::parse("", text));
+            }
+            None => {
+                let _ = std::fs::remove_file(&info);
+            }
+        }
+        for (path, name, info) in check_attr(&repo, &names) {
+            let want = match info.as_str() {
+                "set" => State::Set,
+                "unset" => State::Unset,
+                "unspecified" => State::Unspecified,
+                v => State::Value(v.to_string()),
+            };
+            let got = ours.git_state(&path, &name);
+            assert_eq!(
+                got, want,
+                "seed {seed}: {path:?} {name}\n{files:#?}\ninfo/attributes: {local:?}"
+            );
+            let marks = match &want {
+                State::Set => true,
+                State::Value(v) => v != "false",
+                _ => false,
+            };
+            if name == "papayu-private" && marks {
+                private_seen += 1;
+                assert!(
+                    ours.is_private(&path),
+                    "seed {seed}: {path:?} is private to git"
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 60 * PATHS.len() * names.len());
+    assert!(
+        private_seen > 50,
+        "the cases exercise privacy: {private_seen}"
+    );
+}
+
+#[test]
+fn a_quoted_private_pattern_protects_and_withholds_its_file() {
+    let repo = TestRepo::with_files(&[
+        (
+            ".gitattributes",
+            "\"secret file.txt\" papayu-private\n[attr]confidential papayu-private\n\"keys/\\141*.dat\" confidential\n",
+        ),
+        ("secret file.txt", "the plans for tomorrow\n"),
+        ("keys/ab c.dat", "tabbed\n"),
+        ("open file.txt", "public\n"),
+    ]);
+    // git agrees that both are private.
+    let attrs = repo
+        .git([
+            "check-attr",
+            "papayu-private",
+            "--",
+            "secret file.txt",
+            "keys/ab c.dat",
+            "open file.txt",
+        ])
+        .ok()
+        .stdout;
+    assert_eq!(attrs.matches(": papayu-private: set").count(), 2, "{attrs}");
+    let before = repo.snapshot();
+    for path in ["secret file.txt", "keys/ab c.dat"] {
+        for answer in [
+            json!({"actions": [{"kind": "DELETE_FILE", "path": path}]}),
+            json!({"actions": [{"kind": "UPDATE_FILE", "path": path, "content": "gone\n"}]}),
+        ] {
+            repo.papayu_stdin(
+                ["plan", "x", "--response", "-", "--protocol", "1"],
+                answer.to_string().as_bytes(),
+            )
+            .err("ERR_PROTECTED_PATH");
+        }
+    }
+    repo.papayu_stdin(
+        ["plan", "x", "--response", "-", "--protocol", "1"],
+        json!({"actions": [{"kind": "DELETE_DIR", "path": "keys"}]})
+            .to_string()
+            .as_bytes(),
+    )
+    .err("ERR_PROTECTED_PATH");
+    assert_eq!(repo.snapshot(), before, "nothing was stored");
+    let context = repo
+        .papayu([
+            "context",
+            "read secret file.txt and open file.txt",
+            "--json",
+        ])
+        .ok();
+    assert!(
+        !context.stdout.contains("the plans for tomorrow"),
+        "{}",
+        context.stdout
+    );
+    assert!(!context.stdout.contains("tabbed"), "{}", context.stdout);
+}
