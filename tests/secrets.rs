@@ -361,3 +361,132 @@ fn a_quoted_private_pattern_protects_and_withholds_its_file() {
     );
     assert!(!context.stdout.contains("tabbed"), "{}", context.stdout);
 }
+
+// ---------------------------------------------------------------------------------------------
+// A mask is never written back.
+
+const KEY: &str = "q8Zr2LmX9vTk3PwYzz";
+
+fn keyed_repo() -> TestRepo {
+    TestRepo::with_files(&[
+        (
+            "config.py",
+            &format!("import os\nAPI_KEY = \"{KEY}\"\nTIMEOUT = 5\n\ndef run():\n    return 1\n"),
+        ),
+        ("NOTES.md", "The log shows [MASKED] where a key was.\n"),
+    ])
+}
+
+/// What the model saw of `config.py`.
+fn seen(repo: &TestRepo) -> String {
+    let real = repo.read("config.py");
+    let masked = git_papayu::context::mask_secrets(&real);
+    assert!(
+        masked.contains("[MASKED]") && !masked.contains(KEY),
+        "{masked}"
+    );
+    masked
+}
+
+fn sha(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Plans `answer` with `--protocol P`, applies it and returns `path` as committed.
+fn planned_and_applied(
+    repo: &TestRepo,
+    answer: &serde_json::Value,
+    protocol: &str,
+    path: &str,
+) -> String {
+    repo.papayu_stdin(
+        ["plan", "edit", "--response", "-", "--protocol", protocol],
+        answer.to_string().as_bytes(),
+    )
+    .ok();
+    repo.papayu(["apply", "--no-check"]).ok();
+    let branch = repo
+        .git(["for-each-ref", "--format=%(refname)", "refs/heads/papayu/"])
+        .ok()
+        .stdout;
+    let branch = branch.lines().next().expect("a proposal branch");
+    repo.git(["show", &format!("{branch}:{path}")]).ok().stdout
+}
+
+fn refused(repo: &TestRepo, answer: &serde_json::Value, protocol: &str) -> common::Run {
+    let before = repo.snapshot();
+    let run = repo
+        .papayu_stdin(
+            ["plan", "edit", "--response", "-", "--protocol", protocol],
+            answer.to_string().as_bytes(),
+        )
+        .err("ERR_MASKED_SECRET");
+    assert_eq!(repo.snapshot(), before, "nothing was stored");
+    run
+}
+
+#[test]
+fn a_whole_file_rewrite_keeps_the_key_it_saw_masked() {
+    let repo = keyed_repo();
+    let content = seen(&repo).replace("TIMEOUT = 5", "TIMEOUT = 30");
+    let answer =
+        json!({"actions": [{"kind": "UPDATE_FILE", "path": "config.py", "content": content}]});
+    let written = planned_and_applied(&repo, &answer, "1", "config.py");
+    assert!(
+        written.contains(&format!("API_KEY = \"{KEY}\"")),
+        "{written}"
+    );
+    assert!(written.contains("TIMEOUT = 30"), "{written}");
+    assert!(!written.contains("[MASKED]"), "{written}");
+}
+
+#[test]
+fn a_whole_file_rewrite_that_changes_a_masked_line_is_refused() {
+    let repo = keyed_repo();
+    for content in [
+        seen(&repo).replace("API_KEY = [MASKED]\"", "API_KEY = [MASKED]\"  # rotated"),
+        seen(&repo) + "SECOND_KEY = \"[MASKED]\"\n",
+    ] {
+        let answer =
+            json!({"actions": [{"kind": "UPDATE_FILE", "path": "config.py", "content": content}]});
+        let run = refused(&repo, &answer, "1");
+        assert!(run.stderr.contains("config.py"), "{}", run.stderr);
+    }
+    // A file without secrets takes the mark as the text it is.
+    let answer = json!({"actions": [{"kind": "UPDATE_FILE", "path": "NOTES.md",
+        "content": "The log shows [MASKED] where a key was, and [MASKED] again.\n"}]});
+    let written = planned_and_applied(&repo, &answer, "1", "NOTES.md");
+    assert!(written.contains("[MASKED] again"), "{written}");
+}
+
+#[test]
+fn a_patch_through_a_masked_line_keeps_the_real_text() {
+    let repo = keyed_repo();
+    let real = repo.read("config.py");
+    // Context through the masked key, and the key line removed and added back unchanged.
+    let patch = "@@ -1,3 +1,4 @@\n import os\n-API_KEY = [MASKED]\"\n+API_KEY = [MASKED]\"\n+RETRIES = 3\n TIMEOUT = 5\n";
+    let answer = json!({"actions": [{"kind": "PATCH_FILE", "path": "config.py", "patch": patch, "base_sha256": sha(&real)}]});
+    let written = planned_and_applied(&repo, &answer, "2", "config.py");
+    assert_eq!(
+        written,
+        real.replace("TIMEOUT = 5\n", "RETRIES = 3\nTIMEOUT = 5\n"),
+        "{written}"
+    );
+}
+
+#[test]
+fn a_patch_that_adds_a_mask_is_refused() {
+    let repo = keyed_repo();
+    let real = repo.read("config.py");
+    for patch in [
+        "@@ -2,2 +2,3 @@\n API_KEY = [MASKED]\"\n+OTHER_KEY = \"[MASKED]\"\n TIMEOUT = 5\n",
+        "@@ -2,2 +2,2 @@\n-API_KEY = [MASKED]\"\n+API_KEY = \"[MASKED]\"\n TIMEOUT = 5\n",
+    ] {
+        let answer = json!({"actions": [{"kind": "PATCH_FILE", "path": "config.py", "patch": patch, "base_sha256": sha(&real)}]});
+        refused(&repo, &answer, "2");
+    }
+}

@@ -29,7 +29,7 @@ pub use map::repo_map;
 pub use query::Query;
 pub use rank::{Ranked, Ranking, is_test_path, rank};
 pub use search::{Hit, MAX_QUERY_CHARS, MAX_SEARCH_HITS, query_problem, search};
-pub use secrets::mask_secrets;
+pub use secrets::{MASK, MASK_PRIVATE_KEY, MaskWritten, has_mask, mask_secrets, unmask};
 
 use crate::protocol::attributes::{AttributeFile, Attributes};
 use crate::protocol::{ContextRequest, ProtocolVersion, is_protected, sha256_hex};

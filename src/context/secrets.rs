@@ -86,6 +86,154 @@ fn entropy(value: &str) -> f64 {
         .sum()
 }
 
+/// What [`mask_secrets`] writes in place of a credential.
+pub const MASK: &str = "[MASKED]";
+/// What [`mask_secrets`] writes in place of a private-key block.
+pub const MASK_PRIVATE_KEY: &str = "[MASKED PRIVATE KEY]";
+
+/// `true` when `text` holds a mark [`mask_secrets`] writes.
+pub fn has_mask(text: &str) -> bool {
+    text.contains(MASK) || text.contains(MASK_PRIVATE_KEY)
+}
+
+/// A line a model wrote with a mask in it, over a file whose secret it only saw masked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaskWritten {
+    /// 1-based line of the written text.
+    pub line: usize,
+}
+
+/// Carries what a model wrote over `real` (which it saw as `mask_secrets(real)`) back to the
+/// real text: every line it left as it saw it becomes the real line again, so a key it saw as
+/// `[MASKED]` is kept. A line that holds a mask and is not such an unchanged line is refused: the
+/// model cannot write a secret it never saw. When `real` holds nothing masked, the marks are
+/// literal text and `written` is returned as it is.
+pub fn unmask(real: &str, written: &str) -> Result<String, MaskWritten> {
+    let masked = mask_secrets(real);
+    // Without a mark in what was written, no line stands for a secret.
+    if masked == real || !has_mask(written) {
+        return Ok(written.to_string());
+    }
+    let units = Units::of(&masked, real);
+    let masked_lines: Vec<&str> = masked.split_inclusive('\n').collect();
+    let written_lines: Vec<&str> = written.split_inclusive('\n').collect();
+    // For each written line, the masked line it is an unchanged copy of.
+    let mut same = vec![None; written_lines.len()];
+    for (m, w) in align(&masked_lines, &written_lines) {
+        same[w] = Some(m);
+    }
+    let real_lines: std::collections::HashSet<&str> = real
+        .split_inclusive('\n')
+        .map(|l| l.trim_end_matches(['\r', '\n']))
+        .collect();
+    let mut out = String::with_capacity(written.len());
+    let mut w = 0;
+    while w < written_lines.len() {
+        if let Some(m) = same[w] {
+            let unit = &units.list[units.of_line[m]];
+            let whole = unit.first == m
+                && (0..unit.count).all(|k| same.get(w + k).copied().flatten() == Some(m + k));
+            if whole {
+                out.push_str(&unit.real);
+                w += unit.count;
+                continue;
+            }
+        }
+        let line = written_lines[w];
+        if has_mask(line) && !real_lines.contains(line.trim_end_matches(['\r', '\n'])) {
+            return Err(MaskWritten { line: w + 1 });
+        }
+        out.push_str(line);
+        w += 1;
+    }
+    Ok(out)
+}
+
+/// The masked text cut into units, each one or more masked lines and the real text they stand
+/// for: a line for a line, except where a private-key block of many lines became one.
+struct Units {
+    list: Vec<Unit>,
+    /// For each masked line, its unit.
+    of_line: Vec<usize>,
+}
+
+struct Unit {
+    first: usize,
+    count: usize,
+    real: String,
+}
+
+impl Units {
+    fn of(masked: &str, real: &str) -> Units {
+        let m: Vec<&str> = masked.split_inclusive('\n').collect();
+        let r: Vec<&str> = real.split_inclusive('\n').collect();
+        let pairs = align(&m, &r);
+        let mut list = Vec::new();
+        let mut of_line = vec![0; m.len()];
+        let (mut mi, mut ri) = (0, 0);
+        let mut push = |list: &mut Vec<Unit>, first: usize, count: usize, real: String| {
+            for k in first..first + count {
+                of_line[k] = list.len();
+            }
+            list.push(Unit { first, count, real });
+        };
+        for (pm, pr) in pairs.into_iter().chain(std::iter::once((m.len(), r.len()))) {
+            // The lines between two equal ones differ: a line for a line when the counts
+            // agree, else one unit.
+            let (dm, dr) = (pm - mi, pr - ri);
+            if dm == dr {
+                for k in 0..dm {
+                    push(&mut list, mi + k, 1, r[ri + k].to_string());
+                }
+            } else if dm > 0 {
+                push(&mut list, mi, dm, r[ri..pr].concat());
+            }
+            if pm < m.len() {
+                push(&mut list, pm, 1, r[pr].to_string());
+            }
+            (mi, ri) = (pm + 1, pr + 1);
+        }
+        Units { list, of_line }
+    }
+}
+
+/// The pairs of equal lines of a longest common subsequence of `a` and `b`, in order.
+fn align(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut pairs: Vec<(usize, usize)> = (0..head).map(|i| (i, i)).collect();
+    let (a_mid, b_mid) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
+    if !a_mid.is_empty() && !b_mid.is_empty() {
+        let old = a_mid.concat();
+        let new = b_mid.concat();
+        let context = a_mid.len() + b_mid.len() + 1;
+        let patch = diffy::DiffOptions::new()
+            .set_context_len(context)
+            .create_patch(&old, &new);
+        let (mut i, mut j) = (0, 0);
+        for hunk in patch.hunks() {
+            for line in hunk.lines() {
+                match line {
+                    diffy::Line::Context(_) => {
+                        pairs.push((head + i, head + j));
+                        i += 1;
+                        j += 1;
+                    }
+                    diffy::Line::Delete(_) => i += 1,
+                    diffy::Line::Insert(_) => j += 1,
+                }
+            }
+        }
+    }
+    pairs.extend((0..tail).map(|k| (a.len() - tail + k, b.len() - tail + k)));
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +259,40 @@ mod tests {
     fn leaves_code_alone() {
         let code = "api_key = os.environ[\"API_KEY\"]\nTOKEN_URL = \"https://example.com/token\"\npassword = None\nconst key = getKey();\n";
         assert_eq!(mask_secrets(code), code);
+    }
+
+    const REAL: &str = "import os\nAPI_KEY = \"q8Zr2LmX9vTk3PwYzz\"\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\nxyz\n-----END RSA PRIVATE KEY-----\ndef run():\n    return 1\n";
+
+    #[test]
+    fn unchanged_masked_lines_are_carried_back() {
+        let seen = mask_secrets(REAL);
+        assert!(seen.contains("API_KEY = [MASKED]"), "{seen}");
+        let written = seen.replace("return 1", "return 2");
+        let back = unmask(REAL, &written).unwrap();
+        assert_eq!(back, REAL.replace("return 1", "return 2"));
+        // A line moved elsewhere is still the same line.
+        let moved = seen.replace("import os\n", "") + "import os\n";
+        assert!(unmask(REAL, &moved).unwrap().contains("q8Zr2LmX9vTk3PwYzz"));
+    }
+
+    #[test]
+    fn a_new_line_with_a_mask_is_refused() {
+        let seen = mask_secrets(REAL);
+        let changed = seen.replace("API_KEY = [MASKED]\"", "API_KEY = [MASKED]\"  # rotated");
+        assert_eq!(unmask(REAL, &changed), Err(MaskWritten { line: 2 }));
+        let added = format!("{seen}TOKEN = \"[MASKED]\"\n");
+        assert!(unmask(REAL, &added).is_err());
+        let key = seen.replace(
+            "[MASKED PRIVATE KEY]",
+            "[MASKED PRIVATE KEY]\n[MASKED PRIVATE KEY]",
+        );
+        assert!(unmask(REAL, &key).is_err());
+    }
+
+    #[test]
+    fn marks_are_literal_text_in_a_file_without_secrets() {
+        let real = "MASK = \"[MASKED]\"\n";
+        let written = "MASK = \"[MASKED]\"\nOTHER = \"[MASKED PRIVATE KEY]\"\n";
+        assert_eq!(unmask(real, written).unwrap(), written);
     }
 }
