@@ -490,3 +490,201 @@ fn a_patch_that_adds_a_mask_is_refused() {
         refused(&repo, &answer, "2");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Credential shapes: a corpus of positives and near misses. The fake credentials are put
+// together at run time so that no scanner mistakes this file for a leak.
+
+/// Lines holding a credential, and the credential.
+fn positives() -> Vec<(String, String)> {
+    let j = |parts: &[&str]| parts.concat();
+    let rnd = "Zx8Qw2Lm9Vt4Pk7Ry3Hs6Jd1Nf5Bc0Ga";
+    let hex64 = "9f".repeat(32);
+    let pairs = [
+        (j(&["sk_", "live_", rnd]), "STRIPE = '{}'"),
+        (j(&["rk_", "live_", rnd]), "restricted: {}"),
+        (j(&["sk_", "test_", rnd]), "Stripe.api_key = \"{}\""),
+        (
+            j(&["npm_", rnd, "abcd"]),
+            "//registry.npmjs.org/:_authToken={}",
+        ),
+        (j(&["pypi-", "AgEIcHlwaS5vcmc", rnd, rnd]), "password = {}"),
+        (
+            j(&[
+                "eyJhbGciOiJIUzI1NiJ9",
+                ".",
+                "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+                ".",
+                rnd,
+            ]),
+            "cookie session={}; path=/",
+        ),
+        (
+            "hunter2pass".to_string(),
+            "postgres://app:{}@db.internal:5432/prod",
+        ),
+        ("s3cr3t-pw".to_string(), "redis://:{}@cache:6379/0"),
+        ("p%40ss".to_string(), "amqp://guest:{}@rabbit/"),
+        (j(&["xoxb-", "1234567890-", rnd]), "slack {}"),
+        (j(&["xapp-", "1-", "A0123456789-", rnd]), "app {}"),
+        (
+            j(&["T0123ABCD/", "B0123ABCD/", rnd]),
+            "url: https://hooks.slack.com/services/{}",
+        ),
+        (
+            j(&["ghp_", rnd, "abcd"]),
+            "git clone https://{}@github.com/o/r",
+        ),
+        (j(&["github_pat_", "11ABCDEFG0", rnd]), "gh {}"),
+        (j(&["gho_", rnd]), "oauth {}"),
+        (j(&["glpat-", "Ab3dEf6hIj9kLm2nOp5q"]), "gitlab {}"),
+        (j(&["glrt-", "Ab3dEf6hIj9kLm2nOp5q"]), "runner {}"),
+        (j(&["GR1348941", "Ab3dEf6hIj9kLm2nOp5q"]), "register {}"),
+        (
+            j(&["AIza", "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"]),
+            "maps({})",
+        ),
+        (
+            j(&["GOCSPX-", "Ab3dEf6hIj9kLm2nOp5qRs8t"]),
+            "client_secret: {}",
+        ),
+        (j(&["ya29.", "a0AfH6SMB", rnd]), "access {}"),
+        (j(&["abc8Q~", rnd, "xyz"]), "azure client secret {}"),
+        (
+            j(&[
+                "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsu",
+                "Fq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+            ]),
+            "DefaultEndpointsProtocol=https;AccountName=x;AccountKey={};EndpointSuffix=core.windows.net",
+        ),
+        (
+            j(&["Xy7%2Bq9", rnd]),
+            "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&sig={}&se=2030",
+        ),
+        (j(&["AKIA", "Z3Q7W2E5R8T1Y4U6"]), "aws_access_key_id = {}"),
+        (j(&["ASIA", "Z3Q7W2E5R8T1Y4U6"]), "temporary {}"),
+        (
+            j(&["wJalrXUtnFEMI/K7MDENG/", "bPxRfiCYz8Q4m2LKEY"]),
+            "aws_secret_access_key = {}",
+        ),
+        (j(&["hf_", rnd, "abcd"]), "HF {}"),
+        (
+            j(&["SG.", "Ab3dEf6hIj9kLm2nOp5q", ".", rnd, "Zz"]),
+            "sendgrid {}",
+        ),
+        (j(&["dop_v1_", &hex64]), "do {}"),
+        (j(&["sk-", "proj-", rnd]), "openai {}"),
+        (j(&["sk-", "ant-", "api03-", rnd]), "anthropic {}"),
+        (
+            j(&["dXNlcjpw", "YXNzd29yZDEyMw=="]),
+            "Authorization: Basic {}",
+        ),
+        (
+            j(&[
+                "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+                "\nBKcwggSjAgEAAoIBAQC7\n",
+            ]),
+            "-----BEGIN PRIVATE KEY-----\n{}-----END PRIVATE KEY-----",
+        ),
+        (
+            j(&[
+                "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE",
+                "\nbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n",
+            ]),
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n{}-----END OPENSSH PRIVATE KEY-----",
+        ),
+        (
+            j(&["MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBn", "\n"]),
+            "-----BEGIN EC PRIVATE KEY-----\n{}-----END EC PRIVATE KEY-----",
+        ),
+        (
+            j(&["AAAAgQCFkXUvm2XU7Q8w1nYpH2c", "\n"]),
+            "PuTTY-User-Key-File-2: ssh-rsa\nPrivate-Lines: 1\n{}Private-MAC: 3f2a9c",
+        ),
+    ];
+    pairs
+        .into_iter()
+        .map(|(secret, shape)| (shape.replace("{}", &secret), secret))
+        .collect()
+}
+
+/// Lines that look a little like credentials and are not: they must pass unchanged.
+const NEAR_MISSES: &[&str] = &[
+    "sk_live_ is the prefix of a Stripe key",
+    "pk_live_51HxYzAbCdEfGhIjKlMnOp is a publishable key",
+    "npm_package_name=left-pad",
+    "header = \"eyJhbGciOiJIUzI1NiJ9\"",
+    "see http://localhost:8080/path and https://example.com:443/",
+    "postgres://app@db.internal/prod",
+    "postgres://app:${DB_PASSWORD}@db/prod",
+    "git@github.com:org/repo.git",
+    "ghp_ is a GitHub prefix",
+    "AKIAEXAMPLE",
+    "AIza is short",
+    "-----BEGIN PUBLIC KEY-----",
+    "-----BEGIN CERTIFICATE-----",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@host",
+    "commit 3f9a2b7c4d5e6f708192a3b4c5d6e7f8091a2b3c",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "version = \"1.2.3\"",
+    "token_type = \"bearer\"",
+    "xoxb is a Slack prefix",
+    "glpat-short",
+    "hf_hub_download(repo_id)",
+    "do_v1_thing()",
+    "SG.name",
+    "https://hooks.slack.com/services/",
+    "ya29.short",
+    "basic usage",
+    "sig=short",
+    "mailto:someone@example.com",
+];
+
+#[test]
+fn every_credential_shape_in_the_corpus_is_masked() {
+    for (line, secret) in positives() {
+        let masked = git_papayu::context::mask_secrets(&line);
+        assert!(
+            !masked.contains(&secret),
+            "not masked: {line:?} → {masked:?}"
+        );
+        assert!(masked.contains("[MASKED"), "{masked}");
+    }
+}
+
+#[test]
+fn near_misses_in_the_corpus_are_left_alone() {
+    for line in NEAR_MISSES {
+        assert_eq!(&git_papayu::context::mask_secrets(line), line);
+    }
+}
+
+#[test]
+fn the_context_a_model_is_sent_holds_no_credential_of_the_corpus() {
+    let positives = positives();
+    let mut source = String::from("def handler():\n    return settings\n\n");
+    for (line, _) in &positives {
+        source.push_str(line);
+        source.push('\n');
+    }
+    for line in NEAR_MISSES {
+        source.push_str(line);
+        source.push('\n');
+    }
+    let repo = TestRepo::with_files(&[("src/settings.txt", &source)]);
+    let out = repo
+        .papayu(["context", "fix the handler in src/settings.txt", "--json"])
+        .ok();
+    assert!(out.stdout.contains("def handler()"), "the file is sent");
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let sent = json.to_string();
+    for (_, secret) in &positives {
+        let escaped = serde_json::to_string(secret).unwrap();
+        let escaped = escaped.trim_matches('"');
+        assert!(!sent.contains(escaped), "{secret} was sent");
+    }
+    assert!(
+        sent.contains("npm_package_name=left-pad"),
+        "near misses are sent as they are"
+    );
+}

@@ -1,31 +1,79 @@
-//! One masker for everything that leaves the machine or is written to a trace: private-key
-//! blocks, well-known token shapes, bearer tokens, and the values of credential-looking
+//! One masker for everything that leaves the machine or is written where others read it: a
+//! model request, a trace, the shared notes, the operation log. It masks private-key blocks (PEM
+//! and OpenSSH, PGP, PuTTY), the token shapes providers publish (OpenAI, Anthropic, Stripe, npm,
+//! PyPI, GitHub, GitLab, Slack, Google, Azure, AWS, Hugging Face, SendGrid, DigitalOcean), JWTs,
+//! passwords inside URLs, bearer and basic credentials, and the values of credential-looking
 //! assignments.
+//!
+//! Every shape is anchored on a prefix or structure that ordinary code does not have, so that
+//! masking never eats identifiers (`npm_package_name`, a commit id, a UUID, a public key). The
+//! corpus in the tests holds a positive and a near miss for each.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)")
-        .expect("static regex")
-});
-static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(sk-[A-Za-z0-9_\-]{8,}",
-        r"|sk-ant-[A-Za-z0-9_\-]{8,}",
-        r"|AKIA[0-9A-Z]{16}",
-        r"|ASIA[0-9A-Z]{16}",
-        r"|gh[pousr]_[A-Za-z0-9]{20,}",
-        r"|github_pat_[A-Za-z0-9_]{20,}",
-        r"|xox[abposr]-[A-Za-z0-9\-]{8,}",
-        r"|glpat-[A-Za-z0-9_\-]{16,}",
-        r"|AIza[0-9A-Za-z_\-]{30,})"
+        r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
+        r"|(?m)^Private-Lines: *[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)*(?:Private-MAC: *[0-9a-fA-F]+)?",
     ))
     .expect("static regex")
 });
+static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:",
+        // OpenAI, Anthropic.
+        r"sk-[A-Za-z0-9_\-]{8,}",
+        // Stripe secret and restricted keys, live and test.
+        r"|[sr]k_(?:live|test)_[0-9A-Za-z]{10,}",
+        // npm and PyPI tokens.
+        r"|npm_[A-Za-z0-9]{30,}",
+        r"|pypi-AgE[A-Za-z0-9_\-]{40,}",
+        // AWS access key ids (long-term, temporary, and the rarer kinds).
+        r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
+        // GitHub tokens: personal, OAuth, user-to-server, server-to-server, refresh, fine-grained.
+        r"|gh[pousr]_[A-Za-z0-9]{20,}",
+        r"|github_pat_[A-Za-z0-9_]{20,}",
+        // GitLab tokens: personal, deploy, runner, CI job, feed, trigger, OAuth, SCIM, and the
+        // runner registration token.
+        r"|gl(?:pat|dt|rt|cbt|ptt|ft|imt|oas|soat|agent)-[A-Za-z0-9_\-]{16,}",
+        r"|GR1348941[A-Za-z0-9_\-]{20,}",
+        // Slack tokens and app tokens.
+        r"|xox[abposre]-[A-Za-z0-9\-]{8,}",
+        r"|xapp-[0-9]-[A-Za-z0-9\-]{16,}",
+        // Google API keys, OAuth client secrets and access tokens.
+        r"|AIza[0-9A-Za-z_\-]{30,}",
+        r"|GOCSPX-[A-Za-z0-9_\-]{20,}",
+        r"|ya29\.[A-Za-z0-9_\-]{20,}",
+        // Azure AD client secrets (`xxx8Q~…`).
+        r"|[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,40}",
+        // Hugging Face, SendGrid, DigitalOcean.
+        r"|hf_[A-Za-z0-9]{30,}",
+        r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{20,}",
+        r"|do[opr]_v1_[a-f0-9]{64}",
+        // JWTs: a JSON header and payload (both start `{"` → `eyJ`) and a signature.
+        r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}",
+        r")",
+    ))
+    .expect("static regex")
+});
+/// Webhook URLs whose path is the secret (Slack).
+static WEBHOOK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_\-]{20,}")
+        .expect("static regex")
+});
+/// `scheme://user:password@host`: the password.
+static URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\[\]]*:)([^\s@/]+)@").expect("static regex")
+});
+/// Azure storage account keys and shared access signatures in connection strings and URLs.
+static AZURE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(AccountKey=|SharedAccessKey=|[?&]sig=)[A-Za-z0-9+/%]{20,}={0,2}")
+        .expect("static regex")
+});
 static BEARER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(bearer|token)\s+[A-Za-z0-9_\-\.=+/]{12,}").expect("static regex")
+    Regex::new(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9_\-\.=+/]{12,}").expect("static regex")
 });
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -38,6 +86,16 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 pub fn mask_secrets(text: &str) -> String {
     let text = PRIVATE_KEY.replace_all(text, "[MASKED PRIVATE KEY]");
     let text = TOKENS.replace_all(&text, "[MASKED]");
+    let text = WEBHOOK.replace_all(&text, "${1}[MASKED]");
+    let text = URL_PASSWORD.replace_all(&text, |caps: &regex::Captures<'_>| {
+        let password = &caps[2];
+        if password == "[MASKED]" || password.starts_with(['$', '{', '<', '%']) {
+            caps[0].to_string()
+        } else {
+            format!("{}[MASKED]@", &caps[1])
+        }
+    });
+    let text = AZURE.replace_all(&text, "${1}[MASKED]");
     let text = BEARER.replace_all(&text, "$1 [MASKED]");
     let text = ASSIGNMENT.replace_all(&text, |caps: &regex::Captures<'_>| {
         let value = &caps[3];
