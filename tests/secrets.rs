@@ -688,3 +688,70 @@ fn the_context_a_model_is_sent_holds_no_credential_of_the_corpus() {
         "near misses are sent as they are"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Nothing secret goes into shared notes or logs.
+
+/// Everything papayu keeps in git that others may read: every notes commit with its notes,
+/// and every operation-log message.
+fn stored_text(repo: &TestRepo) -> String {
+    let mut all = String::new();
+    for reference in ["refs/notes/papayu", "refs/papayu/oplog"] {
+        let run = repo.git(["log", "-p", "--format=%B", reference]);
+        all.push_str(&run.stdout);
+    }
+    all
+}
+
+fn fake_token() -> String {
+    ["ghp_", "Zx8Qw2Lm9Vt4Pk7Ry3Hs6Jd1Nf5Bc0Ga"].concat()
+}
+
+#[test]
+fn a_secret_typed_into_the_goal_reaches_neither_notes_nor_log_nor_model() {
+    let repo = TestRepo::with_files(&[("src/app.py", "def run():\n    return 1\n")]);
+    let token = fake_token();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "n\n",
+    ))]);
+    let goal = format!("deploy with GITHUB_TOKEN={token} and note it");
+    run(&repo, &["plan", &goal], &compat_env(&fake)).ok();
+    let stored = stored_text(&repo);
+    assert!(
+        stored.contains("deploy with"),
+        "the goal is stored: {stored}"
+    );
+    assert!(!stored.contains(&token), "the token was stored:\n{stored}");
+    for request in fake.requests() {
+        assert!(request.body.contains("deploy with"), "{}", request.body);
+        assert!(!request.body.contains(&token), "the token was sent");
+    }
+    let list = repo.papayu(["list"]).ok();
+    assert!(!list.stdout.contains(&token), "{}", list.stdout);
+}
+
+#[test]
+fn a_failing_checks_output_is_stored_masked() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let token = fake_token();
+    repo.papayu_stdin(
+        ["plan", "add b", "--response", "-", "--protocol", "1"],
+        create_answer("b.txt", "b\n").as_bytes(),
+    )
+    .ok();
+    let check = format!(
+        "echo 'curl -H \"Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123\"'; echo 'GH={token}'; exit 1"
+    );
+    repo.papayu(["apply", "--check", &check])
+        .err("ERR_CHECK_FAILED");
+    let stored = stored_text(&repo);
+    assert!(
+        stored.contains("Authorization: Bearer [MASKED]"),
+        "the tail is kept: {stored}"
+    );
+    for secret in [token.as_str(), "abcdefghijklmnopqrstuvwxyz0123"] {
+        assert!(!stored.contains(secret), "{secret} was stored:\n{stored}");
+    }
+    let show = repo.papayu(["show"]).ok();
+    assert!(!show.stdout.contains(&token), "{}", show.stdout);
+}

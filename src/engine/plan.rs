@@ -234,7 +234,8 @@ pub fn prepare(
     let changes = written.changes;
     let mut record = PlanRecord {
         id,
-        goal,
+        // The goal travels with the notes to every teammate: a key typed into it must not.
+        goal: crate::context::mask_secrets(&goal),
         base: base.to_string(),
         created_at,
         provider,
