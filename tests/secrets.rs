@@ -200,15 +200,14 @@ const PATHS: &[&str] = &[
 fn random_file(rng: &mut common::Rng, root: bool) -> String {
     let mut text = String::new();
     for _ in 0..1 + rng.below(6) {
-        if root && rng.below(4) == 0 {
-            text.push_str(*rng.pick(MACROS));
-        } else if rng.below(8) == 0 {
-            text.push_str(*rng.pick(MACROS));
+        // Macros are read only in the root; elsewhere they must be ignored.
+        if rng.below(if root { 4 } else { 8 }) == 0 {
+            text.push_str(rng.pick::<&str>(MACROS));
         } else {
-            text.push_str(*rng.pick(PATTERNS));
+            text.push_str(rng.pick::<&str>(PATTERNS));
             for _ in 0..1 + rng.below(3) {
                 text.push(if rng.below(3) == 0 { '\t' } else { ' ' });
-                text.push_str(*rng.pick(STATES));
+                text.push_str(rng.pick::<&str>(STATES));
             }
         }
         text.push_str(if rng.below(6) == 0 { "\r\n" } else { "\n" });

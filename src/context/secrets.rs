@@ -230,9 +230,7 @@ impl Units {
         let mut of_line = vec![0; m.len()];
         let (mut mi, mut ri) = (0, 0);
         let mut push = |list: &mut Vec<Unit>, first: usize, count: usize, real: String| {
-            for k in first..first + count {
-                of_line[k] = list.len();
-            }
+            of_line[first..first + count].fill(list.len());
             list.push(Unit { first, count, real });
         };
         for (pm, pr) in pairs.into_iter().chain(std::iter::once((m.len(), r.len()))) {
