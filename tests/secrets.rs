@@ -754,3 +754,39 @@ fn a_failing_checks_output_is_stored_masked() {
     let show = repo.papayu(["show"]).ok();
     assert!(!show.stdout.contains(&token), "{}", show.stdout);
 }
+
+#[test]
+fn a_v1_fallback_rewrite_keeps_the_key_it_saw_masked() {
+    let repo = keyed_repo();
+    let real = repo.read("config.py");
+    let bad_patch =
+        json!({"summary": "timeout", "actions": [{"kind": "PATCH_FILE", "path": "config.py",
+        "patch": "@@ -3,1 +3,1 @@\n-TIMEOUT = 7\n+TIMEOUT = 30\n", "base_sha256": sha(&real)}]})
+        .to_string();
+    let v1 = json!({"summary": "timeout", "actions": [{"kind": "UPDATE_FILE", "path": "config.py",
+        "content": seen(&repo).replace("TIMEOUT = 5", "TIMEOUT = 30")}]})
+    .to_string();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&bad_patch),
+        fake_llm::openai_chat(&bad_patch),
+        fake_llm::openai_chat(&v1),
+    ]);
+    let out = run(
+        &repo,
+        &["plan", "raise TIMEOUT in config.py to 30", "--json"],
+        &compat_env(&fake),
+    )
+    .ok();
+    let stored: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(stored["plans"][0]["plan"]["schema_version"], 1, "{stored:#}");
+    assert_eq!(
+        stored["plans"][0]["plan"]["stats"]["fallback"],
+        "ERR_PATCH_APPLY_FAILED"
+    );
+    let preview = stored["plans"][0]["plan"]["preview"].as_str().unwrap();
+    let written = repo
+        .git(["show", &format!("{preview}:config.py")])
+        .ok()
+        .stdout;
+    assert_eq!(written, real.replace("TIMEOUT = 5", "TIMEOUT = 30"));
+}
