@@ -778,7 +778,10 @@ fn a_v1_fallback_rewrite_keeps_the_key_it_saw_masked() {
     )
     .ok();
     let stored: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(stored["plans"][0]["plan"]["schema_version"], 1, "{stored:#}");
+    assert_eq!(
+        stored["plans"][0]["plan"]["schema_version"], 1,
+        "{stored:#}"
+    );
     assert_eq!(
         stored["plans"][0]["plan"]["stats"]["fallback"],
         "ERR_PATCH_APPLY_FAILED"
