@@ -236,6 +236,9 @@ fn check_attr(repo: &TestRepo, names: &[&str]) -> Vec<(String, String, String)> 
 fn attributes_are_read_as_git_check_attr_reads_them() {
     use git_papayu::protocol::attributes::{AttributeFile, Attributes, State};
     let repo = TestRepo::empty();
+    let global = repo.path().join(".git/global-attributes");
+    repo.git(["config", "core.attributesFile", global.to_str().unwrap()])
+        .ok();
     let names = ["papayu-private", "text", "eol", "crlf", "diff", "secret"];
     let mut compared = 0;
     let mut private_seen = 0;
@@ -247,6 +250,7 @@ fn attributes_are_read_as_git_check_attr_reads_them() {
             ("sub/deep", random_file(&mut rng, false)),
         ];
         let local = (rng.below(3) == 0).then(|| random_file(&mut rng, true));
+        let global = (rng.below(3) == 0).then(|| random_file(&mut rng, true));
         let mut ours = Attributes::default();
         for (dir, text) in &files {
             let path = if dir.is_empty() {
@@ -267,6 +271,16 @@ fn attributes_are_read_as_git_check_attr_reads_them() {
                 let _ = std::fs::remove_file(&info);
             }
         }
+        let global_path = repo.path().join(".git/global-attributes");
+        match &global {
+            Some(text) => {
+                std::fs::write(&global_path, text).unwrap();
+                ours.add_global(AttributeFile::parse("", text));
+            }
+            None => {
+                let _ = std::fs::remove_file(&global_path);
+            }
+        }
         for (path, name, info) in check_attr(&repo, &names) {
             let want = match info.as_str() {
                 "set" => State::Set,
@@ -277,7 +291,7 @@ fn attributes_are_read_as_git_check_attr_reads_them() {
             let got = ours.git_state(&path, &name);
             assert_eq!(
                 got, want,
-                "seed {seed}: {path:?} {name}\n{files:#?}\ninfo/attributes: {local:?}"
+                "seed {seed}: {path:?} {name}\n{files:#?}\ninfo/attributes: {local:?}\nglobal: {global:?}"
             );
             let marks = match &want {
                 State::Set => true,
@@ -792,4 +806,32 @@ fn a_v1_fallback_rewrite_keeps_the_key_it_saw_masked() {
         .ok()
         .stdout;
     assert_eq!(written, real.replace("TIMEOUT = 5", "TIMEOUT = 30"));
+}
+
+#[test]
+fn your_own_attributes_file_marks_files_private_too() {
+    let repo = TestRepo::with_files(&[("deploy/prod.cfg", "x\n"), ("a.txt", "a\n")]);
+    let global = repo.path().join(".git/my-attributes");
+    std::fs::write(&global, "*.cfg papayu-private\n").unwrap();
+    repo.git(["config", "core.attributesFile", global.to_str().unwrap()])
+        .ok();
+    let before = repo.snapshot();
+    repo.papayu_stdin(
+        ["plan", "x", "--response", "-", "--protocol", "1"],
+        json!({"actions": [{"kind": "DELETE_FILE", "path": "deploy/prod.cfg"}]})
+            .to_string()
+            .as_bytes(),
+    )
+    .err("ERR_PROTECTED_PATH");
+    assert_eq!(repo.snapshot(), before);
+    // The tree's own files override it, as in git.
+    repo.write("deploy/.gitattributes", "prod.cfg -papayu-private\n");
+    repo.commit_all("public config");
+    repo.papayu_stdin(
+        ["plan", "x", "--response", "-", "--protocol", "1"],
+        json!({"actions": [{"kind": "DELETE_FILE", "path": "deploy/prod.cfg"}]})
+            .to_string()
+            .as_bytes(),
+    )
+    .ok();
 }

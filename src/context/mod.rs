@@ -183,6 +183,9 @@ impl Private {
         if let Some(text) = snap.info_attributes() {
             attributes.add_local(AttributeFile::parse("", &text));
         }
+        if let Some(text) = snap.global_attributes() {
+            attributes.add_global(AttributeFile::parse("", &text));
+        }
         Private(attributes)
     }
 

@@ -24,7 +24,8 @@
 //! `-diff -merge -text`. A pattern without `/` matches the file name at any depth below the
 //! `.gitattributes` that holds it, one with a `/` matches the path relative to that directory,
 //! with git's wildmatch (`*`, `?`, `[…]` with `[:class:]`, `**`, `\` escapes; `{` is literal).
-//! The most specific line wins: `info/attributes`, then deeper files, then later lines.
+//! The most specific line wins: `info/attributes`, then deeper files, then later lines, and your
+//! own `core.attributesFile` last.
 //!
 //! One deliberate widening: a pattern ending in `/` (which git never matches against a file)
 //! marks everything below the directories it names as private, since a user who wrote it meant
@@ -471,6 +472,8 @@ pub struct Attributes {
     files: Vec<AttributeFile>,
     /// `$GIT_DIR/info/attributes`, which overrides every file of the tree.
     local: Vec<AttributeFile>,
+    /// `core.attributesFile`, which every file of the tree overrides.
+    global: Vec<AttributeFile>,
 }
 
 impl Attributes {
@@ -492,6 +495,13 @@ impl Attributes {
     pub fn add_local(&mut self, file: AttributeFile) {
         if !file.is_empty() {
             self.local.push(file);
+        }
+    }
+
+    /// Adds your own attributes file (`core.attributesFile`), which the tree's files override.
+    pub fn add_global(&mut self, file: AttributeFile) {
+        if !file.is_empty() {
+            self.global.push(file);
         }
     }
 
@@ -526,8 +536,8 @@ impl Attributes {
             .unwrap_or(State::Unspecified)
     }
 
-    /// The macros in force: the built-in `binary`, then the root file's, then `info/attributes`'s
-    /// (a later definition replaces an earlier one).
+    /// The macros in force: the built-in `binary`, then `core.attributesFile`'s, the root
+    /// file's, and `info/attributes`'s (a later definition replaces an earlier one).
     fn macros(&self) -> HashMap<&str, &[(String, State)]> {
         static BINARY: std::sync::LazyLock<Vec<(String, State)>> = std::sync::LazyLock::new(|| {
             ["diff", "merge", "text"]
@@ -538,7 +548,7 @@ impl Attributes {
         let mut macros: HashMap<&str, &[(String, State)]> = HashMap::new();
         macros.insert("binary", BINARY.as_slice());
         let roots = self.files.iter().filter(|f| f.dir.is_empty());
-        for file in roots.chain(&self.local) {
+        for file in self.global.iter().chain(roots).chain(&self.local) {
             for line in &file.lines {
                 if let Line::Macro(name, states) = line {
                     macros.insert(name, states);
@@ -552,7 +562,8 @@ impl Attributes {
     fn resolve(&self, path: &str, widen: bool) -> HashMap<String, State> {
         let macros = self.macros();
         let mut known = HashMap::new();
-        for file in self.local.iter().rev().chain(self.files.iter().rev()) {
+        let files = self.local.iter().rev().chain(self.files.iter().rev());
+        for file in files.chain(self.global.iter().rev()) {
             let Some(relative) = path.strip_prefix(file.dir.as_str()) else {
                 continue;
             };

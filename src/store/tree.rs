@@ -136,6 +136,9 @@ pub fn build(
     if let Ok(text) = std::fs::read_to_string(repo.commondir().join("info").join("attributes")) {
         b.attributes.add_local(AttributeFile::parse("", &text));
     }
+    if let Some(text) = super::snapshot::global_attributes(repo) {
+        b.attributes.add_global(AttributeFile::parse("", &text));
+    }
     for (index, action) in plan.actions.iter().enumerate() {
         b.action(index, action, plan.protocol, opts);
     }
