@@ -835,3 +835,83 @@ fn your_own_attributes_file_marks_files_private_too() {
     )
     .ok();
 }
+
+#[test]
+fn wildcard_patterns_match_as_git_check_attr_matches_them() {
+    use git_papayu::protocol::attributes::{AttributeFile, Attributes, State};
+    const PIECES: &[&str] = &[
+        "a",
+        "b",
+        "/",
+        "*",
+        "**",
+        "?",
+        "[ab]",
+        "[!a]",
+        "[^b]",
+        "[a-c]",
+        "[[:alpha:]]",
+        "\\*",
+        "[",
+        "]",
+        "-",
+        ".",
+        "x",
+    ];
+    const SEGMENTS: &[&str] = &["a", "b", "ab", "ba", "a.x", "[", "c", "x-a", "*", "]"];
+    let repo = TestRepo::empty();
+    let mut rng = common::Rng(0x5eed_1234_abcd_ef01);
+    let mut mismatches = Vec::new();
+    let mut matched = 0;
+    for _ in 0..12 {
+        let patterns: Vec<String> = (0..40)
+            .map(|_| {
+                loop {
+                    let p: String = (0..1 + rng.below(6))
+                        .map(|_| *rng.pick::<&str>(PIECES))
+                        .collect();
+                    if !p.starts_with(['!', '#', '"']) {
+                        break p;
+                    }
+                }
+            })
+            .collect();
+        let names: Vec<String> = (0..patterns.len()).map(|i| format!("p{i}")).collect();
+        let text: String = patterns
+            .iter()
+            .zip(&names)
+            .map(|(p, n)| format!("{p} {n}\n"))
+            .collect();
+        repo.write(".gitattributes", &text);
+        let mut ours = Attributes::default();
+        ours.add(AttributeFile::parse("", &text));
+        let paths: Vec<String> = (0..40)
+            .map(|_| {
+                (0..1 + rng.below(3))
+                    .map(|_| *rng.pick::<&str>(SEGMENTS))
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .collect();
+        let input: Vec<u8> = paths
+            .iter()
+            .flat_map(|p| [p.as_bytes(), b"\0"].concat())
+            .collect();
+        let mut args = vec!["check-attr", "-z", "--stdin"];
+        args.extend(names.iter().map(String::as_str));
+        let out = common::run_in(repo.path(), "git", args, Some(&input)).ok();
+        let fields: Vec<&str> = out.stdout.split('\0').collect();
+        for c in fields.chunks(3).filter(|c| c.len() == 3) {
+            let (path, name, info) = (c[0], c[1], c[2]);
+            let git = info == "set";
+            let got = ours.git_state(path, name) == State::Set;
+            matched += usize::from(git);
+            if git != got {
+                let i: usize = name[1..].parse().unwrap();
+                mismatches.push(format!("{:?} vs {path:?}: git {git}", patterns[i]));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{mismatches:#?}");
+    assert!(matched > 100, "the cases match something: {matched}");
+}

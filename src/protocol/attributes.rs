@@ -770,4 +770,47 @@ mod tests {
             State::Unspecified
         );
     }
+
+    /// The setup and expectations of git's own attribute tests (t0003): macros, `!attr` in a
+    /// macro, `attr -attr` on one line, and directory-relative patterns in deeper files.
+    #[test]
+    fn git_own_attribute_cases() {
+        let mut a = attrs(&[
+            (
+                "",
+                "[attr]notest !test\nf\ttest=f\na/i test=a/i\nonoff test -test\nofon -test test\nno notest\n",
+            ),
+            ("a", "g test=a/g\nb/g test=a/b/g\n"),
+            ("a/b", "h test=a/b/h\nd/* test=a/b/d/*\nd/yes notest\n"),
+        ]);
+        let value = |v: &str| State::Value(v.to_string());
+        for (path, want) in [
+            ("f", value("f")),
+            ("a/f", value("f")),
+            ("a/c/f", value("f")),
+            ("a/g", value("a/g")),
+            ("a/b/g", value("a/b/g")),
+            ("b/g", State::Unspecified),
+            ("a/b/h", value("a/b/h")),
+            ("a/b/d/g", value("a/b/d/*")),
+            ("onoff", State::Unset),
+            ("ofon", State::Set),
+            ("no", State::Unspecified),
+            ("a/b/d/no", value("a/b/d/*")),
+            ("a/b/d/yes", State::Unspecified),
+            ("a/i", value("a/i")),
+            ("subdir/a/i", State::Unspecified),
+        ] {
+            assert_eq!(a.git_state(path, "test"), want, "{path}");
+        }
+        assert_eq!(a.git_state("no", "notest"), State::Set);
+        assert_eq!(a.git_state("a/b/d/yes", "notest"), State::Set);
+        // A global file is overridden by the tree's.
+        a.add_global(AttributeFile::parse(
+            "",
+            "global test=global\nf test=global\n",
+        ));
+        assert_eq!(a.git_state("global", "test"), value("global"));
+        assert_eq!(a.git_state("f", "test"), value("f"));
+    }
 }
