@@ -514,11 +514,22 @@ impl Attributes {
             State::Unset | State::Unspecified => false,
         };
         private(self.git_state(path, PRIVATE_ATTRIBUTE))
-            || private(
-                self.resolve(path, true)
-                    .remove(PRIVATE_ATTRIBUTE)
-                    .unwrap_or(State::Unspecified),
-            )
+            || (self.has_directory_patterns()
+                && private(
+                    self.resolve(path, true)
+                        .remove(PRIVATE_ATTRIBUTE)
+                        .unwrap_or(State::Unspecified),
+                ))
+    }
+
+    /// Whether any line has a pattern ending in `/` (only those make the widening differ).
+    fn has_directory_patterns(&self) -> bool {
+        self.global
+            .iter()
+            .chain(&self.files)
+            .chain(&self.local)
+            .flat_map(|f| &f.lines)
+            .any(|line| matches!(line, Line::Match(p, _) if p.directory))
     }
 
     /// The state of `attribute` for `path`; for `papayu-private`, directory patterns count too.
