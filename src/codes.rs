@@ -154,6 +154,7 @@ codes! {
     CheckConfigInvalid => "ERR_CHECK_CONFIG_INVALID",
     CheckTimeout => "ERR_CHECK_TIMEOUT",
     CheckSandbox => "ERR_CHECK_SANDBOX",
+    MaskedSecret => "ERR_MASKED_SECRET",
 }
 
 impl Code {

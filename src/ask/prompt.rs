@@ -150,7 +150,7 @@ starting with NO_CHANGES:."
     };
     format!(
         "GOAL:\n{}\n\n{phase} Answer with one JSON object.",
-        goal.trim()
+        crate::context::mask_secrets(goal.trim())
     )
 }
 

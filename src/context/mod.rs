@@ -28,8 +28,8 @@ pub use locate::{Mention, map_path, mentions};
 pub use map::repo_map;
 pub use query::Query;
 pub use rank::{Ranked, Ranking, is_test_path, rank};
-pub use search::{Hit, MAX_SEARCH_HITS, search};
-pub use secrets::mask_secrets;
+pub use search::{Hit, MAX_QUERY_CHARS, MAX_SEARCH_HITS, query_problem, search};
+pub use secrets::{MASK, MASK_PRIVATE_KEY, MaskWritten, has_mask, mask_secrets, unmask};
 
 use crate::protocol::attributes::{AttributeFile, Attributes};
 use crate::protocol::{ContextRequest, ProtocolVersion, is_protected, sha256_hex};
@@ -182,6 +182,9 @@ impl Private {
         }
         if let Some(text) = snap.info_attributes() {
             attributes.add_local(AttributeFile::parse("", &text));
+        }
+        if let Some(text) = snap.global_attributes() {
+            attributes.add_global(AttributeFile::parse("", &text));
         }
         Private(attributes)
     }
@@ -685,6 +688,10 @@ fn answer(
             }
         }
         ContextRequest::Search { query, glob } => {
+            if let Some(why) = query_problem(query) {
+                let shown: String = query.chars().take(40).collect();
+                return (Vec::new(), vec![(format!("search {shown}…"), why)]);
+            }
             let hits = search(snap, query, glob.as_deref());
             let mut body = String::new();
             for hit in &hits {

@@ -14,6 +14,21 @@ use crate::store::Snapshot;
 /// Most hits one search returns.
 pub const MAX_SEARCH_HITS: usize = 50;
 
+/// The longest query a search takes, in characters (the schemas' `maxLength` for `query`). A
+/// longer one is refused before it is compiled: a regex built from a megabyte of text exceeds the
+/// regex engine's size limit even as an escaped literal, and no line of code needs one.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// Why `query` cannot be searched for, or `None` when it can.
+pub fn query_problem(query: &str) -> Option<String> {
+    let chars = query.chars().count();
+    (chars > MAX_QUERY_CHARS).then(|| {
+        format!(
+            "query too long: {chars} characters, at most {MAX_QUERY_CHARS}; search for a shorter piece of the text"
+        )
+    })
+}
+
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Hit {
@@ -25,11 +40,16 @@ pub struct Hit {
 /// Searches the commit's tree for `query` (a regular expression; a literal when it is not a
 /// valid one), optionally only in files whose path or name matches `glob`. Protected, private,
 /// binary and very large files are skipped. At most [`MAX_SEARCH_HITS`] hits, in path order.
+/// A query [`query_problem`] refuses, or one that compiles neither as a regex nor as a literal,
+/// finds nothing.
 pub fn search(snap: &Snapshot<'_>, query: &str, glob: Option<&str>) -> Vec<Hit> {
+    if query_problem(query).is_some() {
+        return Vec::new();
+    }
     let build = |q: &str| regex::bytes::RegexBuilder::new(q).multi_line(true).build();
-    let re = build(query).unwrap_or_else(|_| {
-        build(&regex::escape(query)).expect("an escaped literal is a valid regex")
-    });
+    let Ok(re) = build(query).or_else(|_| build(&regex::escape(query))) else {
+        return Vec::new();
+    };
     let matcher = glob
         .and_then(|g| globset::Glob::new(g).ok())
         .map(|g| g.compile_matcher());

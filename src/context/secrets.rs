@@ -1,31 +1,79 @@
-//! One masker for everything that leaves the machine or is written to a trace: private-key
-//! blocks, well-known token shapes, bearer tokens, and the values of credential-looking
+//! One masker for everything that leaves the machine or is written where others read it: a
+//! model request, a trace, the shared notes, the operation log. It masks private-key blocks (PEM
+//! and OpenSSH, PGP, PuTTY), the token shapes providers publish (OpenAI, Anthropic, Stripe, npm,
+//! PyPI, GitHub, GitLab, Slack, Google, Azure, AWS, Hugging Face, SendGrid, DigitalOcean), JWTs,
+//! passwords inside URLs, bearer and basic credentials, and the values of credential-looking
 //! assignments.
+//!
+//! Every shape is anchored on a prefix or structure that ordinary code does not have, so that
+//! masking never eats identifiers (`npm_package_name`, a commit id, a UUID, a public key). The
+//! corpus in the tests holds a positive and a near miss for each.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)")
-        .expect("static regex")
-});
-static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(sk-[A-Za-z0-9_\-]{8,}",
-        r"|sk-ant-[A-Za-z0-9_\-]{8,}",
-        r"|AKIA[0-9A-Z]{16}",
-        r"|ASIA[0-9A-Z]{16}",
-        r"|gh[pousr]_[A-Za-z0-9]{20,}",
-        r"|github_pat_[A-Za-z0-9_]{20,}",
-        r"|xox[abposr]-[A-Za-z0-9\-]{8,}",
-        r"|glpat-[A-Za-z0-9_\-]{16,}",
-        r"|AIza[0-9A-Za-z_\-]{30,})"
+        r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
+        r"|(?m)^Private-Lines: *[0-9]+\r?\n(?:[A-Za-z0-9+/=]+\r?\n)*(?:Private-MAC: *[0-9a-fA-F]+)?",
     ))
     .expect("static regex")
 });
+static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\b(?:",
+        // OpenAI, Anthropic.
+        r"sk-[A-Za-z0-9_\-]{8,}",
+        // Stripe secret and restricted keys, live and test.
+        r"|[sr]k_(?:live|test)_[0-9A-Za-z]{10,}",
+        // npm and PyPI tokens.
+        r"|npm_[A-Za-z0-9]{30,}",
+        r"|pypi-AgE[A-Za-z0-9_\-]{40,}",
+        // AWS access key ids (long-term, temporary, and the rarer kinds).
+        r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
+        // GitHub tokens: personal, OAuth, user-to-server, server-to-server, refresh, fine-grained.
+        r"|gh[pousr]_[A-Za-z0-9]{20,}",
+        r"|github_pat_[A-Za-z0-9_]{20,}",
+        // GitLab tokens: personal, deploy, runner, CI job, feed, trigger, OAuth, SCIM, and the
+        // runner registration token.
+        r"|gl(?:pat|dt|rt|cbt|ptt|ft|imt|oas|soat|agent)-[A-Za-z0-9_\-]{16,}",
+        r"|GR1348941[A-Za-z0-9_\-]{20,}",
+        // Slack tokens and app tokens.
+        r"|xox[abposre]-[A-Za-z0-9\-]{8,}",
+        r"|xapp-[0-9]-[A-Za-z0-9\-]{16,}",
+        // Google API keys, OAuth client secrets and access tokens.
+        r"|AIza[0-9A-Za-z_\-]{30,}",
+        r"|GOCSPX-[A-Za-z0-9_\-]{20,}",
+        r"|ya29\.[A-Za-z0-9_\-]{20,}",
+        // Azure AD client secrets (`xxx8Q~…`).
+        r"|[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,40}",
+        // Hugging Face, SendGrid, DigitalOcean.
+        r"|hf_[A-Za-z0-9]{30,}",
+        r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{20,}",
+        r"|do[opr]_v1_[a-f0-9]{64}",
+        // JWTs: a JSON header and payload (both start `{"` → `eyJ`) and a signature.
+        r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}",
+        r")",
+    ))
+    .expect("static regex")
+});
+/// Webhook URLs whose path is the secret (Slack).
+static WEBHOOK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_\-]{20,}")
+        .expect("static regex")
+});
+/// `scheme://user:password@host`: the password.
+static URL_PASSWORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@\[\]]*:)([^\s@/]+)@").expect("static regex")
+});
+/// Azure storage account keys and shared access signatures in connection strings and URLs.
+static AZURE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(AccountKey=|SharedAccessKey=|[?&]sig=)[A-Za-z0-9+/%]{20,}={0,2}")
+        .expect("static regex")
+});
 static BEARER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(bearer|token)\s+[A-Za-z0-9_\-\.=+/]{12,}").expect("static regex")
+    Regex::new(r"(?i)\b(bearer|token|basic)\s+[A-Za-z0-9_\-\.=+/]{12,}").expect("static regex")
 });
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -38,6 +86,16 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 pub fn mask_secrets(text: &str) -> String {
     let text = PRIVATE_KEY.replace_all(text, "[MASKED PRIVATE KEY]");
     let text = TOKENS.replace_all(&text, "[MASKED]");
+    let text = WEBHOOK.replace_all(&text, "${1}[MASKED]");
+    let text = URL_PASSWORD.replace_all(&text, |caps: &regex::Captures<'_>| {
+        let password = &caps[2];
+        if password == "[MASKED]" || password.starts_with(['$', '{', '<', '%']) {
+            caps[0].to_string()
+        } else {
+            format!("{}[MASKED]@", &caps[1])
+        }
+    });
+    let text = AZURE.replace_all(&text, "${1}[MASKED]");
     let text = BEARER.replace_all(&text, "$1 [MASKED]");
     let text = ASSIGNMENT.replace_all(&text, |caps: &regex::Captures<'_>| {
         let value = &caps[3];
@@ -86,6 +144,152 @@ fn entropy(value: &str) -> f64 {
         .sum()
 }
 
+/// What [`mask_secrets`] writes in place of a credential.
+pub const MASK: &str = "[MASKED]";
+/// What [`mask_secrets`] writes in place of a private-key block.
+pub const MASK_PRIVATE_KEY: &str = "[MASKED PRIVATE KEY]";
+
+/// `true` when `text` holds a mark [`mask_secrets`] writes.
+pub fn has_mask(text: &str) -> bool {
+    text.contains(MASK) || text.contains(MASK_PRIVATE_KEY)
+}
+
+/// A line a model wrote with a mask in it, over a file whose secret it only saw masked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaskWritten {
+    /// 1-based line of the written text.
+    pub line: usize,
+}
+
+/// Carries what a model wrote over `real` (which it saw as `mask_secrets(real)`) back to the
+/// real text: every line it left as it saw it becomes the real line again, so a key it saw as
+/// `[MASKED]` is kept. A line that holds a mask and is not such an unchanged line is refused: the
+/// model cannot write a secret it never saw. When `real` holds nothing masked, the marks are
+/// literal text and `written` is returned as it is.
+pub fn unmask(real: &str, written: &str) -> Result<String, MaskWritten> {
+    let masked = mask_secrets(real);
+    // Without a mark in what was written, no line stands for a secret.
+    if masked == real || !has_mask(written) {
+        return Ok(written.to_string());
+    }
+    let units = Units::of(&masked, real);
+    let masked_lines: Vec<&str> = masked.split_inclusive('\n').collect();
+    let written_lines: Vec<&str> = written.split_inclusive('\n').collect();
+    // For each written line, the masked line it is an unchanged copy of.
+    let mut same = vec![None; written_lines.len()];
+    for (m, w) in align(&masked_lines, &written_lines) {
+        same[w] = Some(m);
+    }
+    let real_lines: std::collections::HashSet<&str> = real
+        .split_inclusive('\n')
+        .map(|l| l.trim_end_matches(['\r', '\n']))
+        .collect();
+    let mut out = String::with_capacity(written.len());
+    let mut w = 0;
+    while w < written_lines.len() {
+        if let Some(m) = same[w] {
+            let unit = &units.list[units.of_line[m]];
+            let whole = unit.first == m
+                && (0..unit.count).all(|k| same.get(w + k).copied().flatten() == Some(m + k));
+            if whole {
+                out.push_str(&unit.real);
+                w += unit.count;
+                continue;
+            }
+        }
+        let line = written_lines[w];
+        if has_mask(line) && !real_lines.contains(line.trim_end_matches(['\r', '\n'])) {
+            return Err(MaskWritten { line: w + 1 });
+        }
+        out.push_str(line);
+        w += 1;
+    }
+    Ok(out)
+}
+
+/// The masked text cut into units, each one or more masked lines and the real text they stand
+/// for: a line for a line, except where a private-key block of many lines became one.
+struct Units {
+    list: Vec<Unit>,
+    /// For each masked line, its unit.
+    of_line: Vec<usize>,
+}
+
+struct Unit {
+    first: usize,
+    count: usize,
+    real: String,
+}
+
+impl Units {
+    fn of(masked: &str, real: &str) -> Units {
+        let m: Vec<&str> = masked.split_inclusive('\n').collect();
+        let r: Vec<&str> = real.split_inclusive('\n').collect();
+        let pairs = align(&m, &r);
+        let mut list = Vec::new();
+        let mut of_line = vec![0; m.len()];
+        let (mut mi, mut ri) = (0, 0);
+        let mut push = |list: &mut Vec<Unit>, first: usize, count: usize, real: String| {
+            of_line[first..first + count].fill(list.len());
+            list.push(Unit { first, count, real });
+        };
+        for (pm, pr) in pairs.into_iter().chain(std::iter::once((m.len(), r.len()))) {
+            // The lines between two equal ones differ: a line for a line when the counts
+            // agree, else one unit.
+            let (dm, dr) = (pm - mi, pr - ri);
+            if dm == dr {
+                for k in 0..dm {
+                    push(&mut list, mi + k, 1, r[ri + k].to_string());
+                }
+            } else if dm > 0 {
+                push(&mut list, mi, dm, r[ri..pr].concat());
+            }
+            if pm < m.len() {
+                push(&mut list, pm, 1, r[pr].to_string());
+            }
+            (mi, ri) = (pm + 1, pr + 1);
+        }
+        Units { list, of_line }
+    }
+}
+
+/// The pairs of equal lines of a longest common subsequence of `a` and `b`, in order.
+fn align(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut pairs: Vec<(usize, usize)> = (0..head).map(|i| (i, i)).collect();
+    let (a_mid, b_mid) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
+    if !a_mid.is_empty() && !b_mid.is_empty() {
+        let old = a_mid.concat();
+        let new = b_mid.concat();
+        let context = a_mid.len() + b_mid.len() + 1;
+        let patch = diffy::DiffOptions::new()
+            .set_context_len(context)
+            .create_patch(&old, &new);
+        let (mut i, mut j) = (0, 0);
+        for hunk in patch.hunks() {
+            for line in hunk.lines() {
+                match line {
+                    diffy::Line::Context(_) => {
+                        pairs.push((head + i, head + j));
+                        i += 1;
+                        j += 1;
+                    }
+                    diffy::Line::Delete(_) => i += 1,
+                    diffy::Line::Insert(_) => j += 1,
+                }
+            }
+        }
+    }
+    pairs.extend((0..tail).map(|k| (a.len() - tail + k, b.len() - tail + k)));
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +315,40 @@ mod tests {
     fn leaves_code_alone() {
         let code = "api_key = os.environ[\"API_KEY\"]\nTOKEN_URL = \"https://example.com/token\"\npassword = None\nconst key = getKey();\n";
         assert_eq!(mask_secrets(code), code);
+    }
+
+    const REAL: &str = "import os\nAPI_KEY = \"q8Zr2LmX9vTk3PwYzz\"\n-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\nxyz\n-----END RSA PRIVATE KEY-----\ndef run():\n    return 1\n";
+
+    #[test]
+    fn unchanged_masked_lines_are_carried_back() {
+        let seen = mask_secrets(REAL);
+        assert!(seen.contains("API_KEY = [MASKED]"), "{seen}");
+        let written = seen.replace("return 1", "return 2");
+        let back = unmask(REAL, &written).unwrap();
+        assert_eq!(back, REAL.replace("return 1", "return 2"));
+        // A line moved elsewhere is still the same line.
+        let moved = seen.replace("import os\n", "") + "import os\n";
+        assert!(unmask(REAL, &moved).unwrap().contains("q8Zr2LmX9vTk3PwYzz"));
+    }
+
+    #[test]
+    fn a_new_line_with_a_mask_is_refused() {
+        let seen = mask_secrets(REAL);
+        let changed = seen.replace("API_KEY = [MASKED]\"", "API_KEY = [MASKED]\"  # rotated");
+        assert_eq!(unmask(REAL, &changed), Err(MaskWritten { line: 2 }));
+        let added = format!("{seen}TOKEN = \"[MASKED]\"\n");
+        assert!(unmask(REAL, &added).is_err());
+        let key = seen.replace(
+            "[MASKED PRIVATE KEY]",
+            "[MASKED PRIVATE KEY]\n[MASKED PRIVATE KEY]",
+        );
+        assert!(unmask(REAL, &key).is_err());
+    }
+
+    #[test]
+    fn marks_are_literal_text_in_a_file_without_secrets() {
+        let real = "MASK = \"[MASKED]\"\n";
+        let written = "MASK = \"[MASKED]\"\nOTHER = \"[MASKED PRIVATE KEY]\"\n";
+        assert_eq!(unmask(real, written).unwrap(), written);
     }
 }

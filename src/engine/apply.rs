@@ -7,6 +7,7 @@
 
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use crate::codes::{Code, Problem};
+use crate::context::mask_secrets;
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
@@ -216,13 +217,17 @@ fn record_failure(
     let mut event = Event::new(&record.id, EventKind::Failed);
     event.commit = Some(commit.to_string());
     event.exit_code = result.exit_code;
-    event.output_tail = Some(result.output_tail.clone());
+    // Notes are shared: a token the check printed or was given must not travel with them.
+    event.output_tail = Some(mask_secrets(&result.output_tail));
     let how = if result.timed_out {
         "timed out"
     } else {
         "failed"
     };
-    event.detail = Some(format!("check `{}` {how} onto {target}", result.command));
+    event.detail = Some(mask_secrets(&format!(
+        "check `{}` {how} onto {target}",
+        result.command
+    )));
     let mut pending = Pending::new(
         OpKind::Apply,
         format!("apply {} (check failed)", record.short_id()),

@@ -230,7 +230,8 @@ pub fn prepare(
     let mut record = PlanRecord {
         // Named by its content once complete (see `PlanRecord::seal`).
         id: String::new(),
-        goal,
+        // The goal travels with the notes to every teammate: a key typed into it must not.
+        goal: crate::context::mask_secrets(&goal),
         base: base.to_string(),
         created_at,
         provider,

@@ -145,7 +145,7 @@ pub fn advance(
             let mut failed = Event::new(&record.id, EventKind::Failed);
             failed.commit = Some(commit.to_string());
             failed.exit_code = result.exit_code;
-            failed.output_tail = Some(result.output_tail.clone());
+            failed.output_tail = Some(crate::context::mask_secrets(&result.output_tail));
             let mut pending = Pending::new(
                 OpKind::Refine,
                 format!("refine {} (check failed)", target.record.short_id()),

@@ -240,7 +240,7 @@ pub fn check_plan(plan: &Plan) -> Result<(), Vec<Problem>> {
 /// Version-specific structure rules that have their own codes; returns the places whose schema
 /// errors those codes already explain.
 fn structure(raw: &RawPlan<'_>, version: ProtocolVersion, report: &mut Report) -> Vec<Cover> {
-    let mut covers = Vec::new();
+    let mut covers = long_queries(raw);
     match version {
         ProtocolVersion::V2 => {
             if raw.source == ActionSource::RootArray {
@@ -269,6 +269,27 @@ fn structure(raw: &RawPlan<'_>, version: ProtocolVersion, report: &mut Report) -
         }
     }
     covers
+}
+
+/// Search queries past the cap: the rule in [`context_request`] explains them, with the length.
+fn long_queries(raw: &RawPlan<'_>) -> Vec<Cover> {
+    let Some(items) = raw
+        .root
+        .and_then(|r| r.get("context_requests"))
+        .and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| {
+            item.get("query")
+                .and_then(Value::as_str)
+                .is_some_and(|q| crate::context::query_problem(q).is_some())
+        })
+        .map(|(i, _)| Cover::Subtree(format!("/context_requests/{i}/query")))
+        .collect()
 }
 
 fn normalized(raw: &RawAction, opts: &ParseOptions) -> Option<Action> {
@@ -375,10 +396,20 @@ fn context_request(item: &Value, i: usize, report: &mut Report) -> Option<Contex
                 end_line: end,
             })
         }
-        "search" => Some(ContextRequest::Search {
-            query: need("query", &text_field(get("query")))?,
-            glob: get("glob").and_then(Value::as_str).map(str::to_string),
-        }),
+        "search" => {
+            let query = need("query", &text_field(get("query")))?;
+            if let Some(why) = crate::context::query_problem(&query) {
+                report.add(
+                    Code::SchemaViolation,
+                    format!("at /context_requests/{i}/query: {label}: {why}"),
+                );
+                return None;
+            }
+            Some(ContextRequest::Search {
+                query,
+                glob: get("glob").and_then(Value::as_str).map(str::to_string),
+            })
+        }
         "logs" => {
             let source = need("source", &text_field(get("source")))?;
             let last_n = line_number(&label, "last_n", number("last_n"), report)?;

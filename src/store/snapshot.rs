@@ -178,6 +178,33 @@ impl Snapshot<'_> {
             .ok()
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
+
+    /// Your own attributes file (`core.attributesFile`), which every tree's files override.
+    pub fn global_attributes(&self) -> Option<String> {
+        global_attributes(self.repo)
+    }
+}
+
+/// The attributes file git reads for every repository: `core.attributesFile`, else
+/// `$XDG_CONFIG_HOME/git/attributes` (`~/.config/git/attributes`).
+pub(crate) fn global_attributes(repo: &Repository) -> Option<String> {
+    let configured = repo
+        .config()
+        .and_then(|mut c| c.snapshot())
+        .and_then(|c| c.get_path("core.attributesFile"))
+        .ok();
+    let path = configured.or_else(|| {
+        let xdg = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|d| !d.is_empty())
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".config"))
+            })?;
+        Some(xdg.join("git").join("attributes"))
+    })?;
+    std::fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 fn decode_files(bytes: &[u8]) -> Option<Vec<(String, Oid)>> {

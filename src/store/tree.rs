@@ -23,6 +23,7 @@ use git2::{FileMode, ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder
 use super::Store;
 use super::eol::{self, AutoCrlf, Conversion};
 use crate::codes::{Code, Problem};
+use crate::context::{MASK, MaskWritten, has_mask, mask_secrets, unmask};
 use crate::patch::{self, HunkReport};
 use crate::protocol::attributes::{AttributeFile, Attributes};
 use crate::protocol::gitmodules::{check_gitmodules, is_gitmodules};
@@ -134,6 +135,9 @@ pub fn build(
     };
     if let Ok(text) = std::fs::read_to_string(repo.commondir().join("info").join("attributes")) {
         b.attributes.add_local(AttributeFile::parse("", &text));
+    }
+    if let Some(text) = super::snapshot::global_attributes(repo) {
+        b.attributes.add_global(AttributeFile::parse("", &text));
     }
     for (index, action) in plan.actions.iter().enumerate() {
         b.action(index, action, plan.protocol, opts);
@@ -581,6 +585,13 @@ impl Builder<'_> {
             return;
         };
         let content = keep_line_endings(&old, action.content.clone().unwrap_or_default());
+        let content = match std::str::from_utf8(&old) {
+            Ok(real) => match self.unmasked(index, action, real, content) {
+                Some(content) => content,
+                None => return,
+            },
+            Err(_) => content,
+        };
         self.record_write(action, Some(old), content.into_bytes(), mode, Vec::new());
     }
 
@@ -609,6 +620,19 @@ impl Builder<'_> {
             );
             return;
         };
+        // The model saw the file masked: an edit that quotes a mask is made to what it saw,
+        // and carried back to the real text below.
+        let seen = mask_secrets(text);
+        let masked = seen != text
+            && has_mask(
+                action
+                    .patch
+                    .as_deref()
+                    .or(action.content.as_deref())
+                    .unwrap_or_default(),
+            );
+        let real = text;
+        let text = if masked { seen.as_str() } else { text };
         let result = if action.kind == ActionKind::PatchFile {
             let options = patch::Options {
                 path: Some(action.path.clone()),
@@ -629,6 +653,14 @@ impl Builder<'_> {
         };
         match result {
             Ok((content, hunks)) => {
+                let content = if masked {
+                    match self.unmasked(index, action, real, content) {
+                        Some(content) => content,
+                        None => return,
+                    }
+                } else {
+                    content
+                };
                 self.record_write(action, Some(old), content.into_bytes(), mode, hunks)
             }
             Err(p) => {
@@ -636,6 +668,25 @@ impl Builder<'_> {
                 let detail = p.detail.unwrap_or_default();
                 self.problems
                     .push(Problem::new(p.code, reason).with_detail(detail));
+            }
+        }
+    }
+
+    /// `written` over the file's `real` text with every line the model left as it saw it (masked)
+    /// carried back to the real line; `None` after refusing a line that writes a mask.
+    fn unmasked(
+        &mut self,
+        index: usize,
+        action: &Action,
+        real: &str,
+        written: String,
+    ) -> Option<String> {
+        match unmask(real, &written) {
+            Ok(content) => Some(content),
+            Err(MaskWritten { line }) => {
+                self.fail(Code::MaskedSecret, index, action, format!(
+                    "line {line} of the new text writes {MASK} where the file holds a secret the model only saw masked; keep that line exactly as it was shown, or leave the secret to a person"));
+                None
             }
         }
     }
