@@ -7,7 +7,7 @@
 mod common;
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::Stdio;
 
@@ -61,6 +61,60 @@ fn on_terminal(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> (String,
         match master.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    let status = child.wait().unwrap().code();
+    (String::from_utf8_lossy(&out).replace("\r\n", "\n"), status)
+}
+
+/// Like [`on_terminal`], with stdin on the terminal too: when the terminal has shown `prompt`,
+/// `answer` is typed. Returns everything the terminal showed, the typed answer's echo included.
+fn on_terminal_answering(
+    repo: &TestRepo,
+    args: &[&str],
+    env: &[(&str, &str)],
+    prompt: &str,
+    answer: &str,
+) -> (String, Option<i32>) {
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: as in `on_terminal`.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    // SAFETY: both descriptors were just opened by openpty and are owned here alone.
+    let (mut master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = common::hermetic("git", repo.path());
+    cmd.arg("papayu")
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("git papayu runs");
+    drop(cmd);
+    let mut typist = master.try_clone().unwrap();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut answered = false;
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+        if !answered && String::from_utf8_lossy(&out).contains(prompt) {
+            answered = true;
+            typist.write_all(answer.as_bytes()).unwrap();
         }
     }
     let status = child.wait().unwrap().code();
@@ -252,4 +306,31 @@ fn a_patched_file_on_a_terminal_keeps_its_line_endings_and_shows_escapes() {
     assert!(out.contains("^[[2Jtwo"), "ESC made visible: {out:?}");
     assert!(!out.contains("^M"), "CRLF kept as a line ending: {out:?}");
     assert!(out.contains("THREE"), "{out:?}");
+}
+
+#[test]
+fn the_memory_question_comes_after_the_pager_has_closed() {
+    let repo = repo();
+    repo.write(
+        ".git/memory.json",
+        r#"{"summary": "add b", "actions": [{"kind": "CREATE_FILE", "path": "b.txt", "content": "b\n"}],
+            "memory_patch": {"user.preferred_style": "brief"}}"#,
+    );
+    // A pager that says when it has ended: before the fix, papayu asked while still holding
+    // the pager's input, so the pager ended only after the answer.
+    let pager = "sed s/^/PAGED:/; echo PAGER-END";
+    let (out, status) = on_terminal_answering(
+        &repo,
+        &["plan", "Add b", "--response", ".git/memory.json"],
+        &[("GIT_PAGER", pager)],
+        "Remember this? [y/N]",
+        "y\n",
+    );
+    assert_eq!(status, Some(0), "{out}");
+    assert!(out.contains("PAGED:Goal: Add b"), "{out:?}");
+    let end = out.find("PAGER-END").expect("the pager ended");
+    let proposal = out.find("The model proposes to remember").expect("asked");
+    let question = out.find("Remember this?").expect("asked");
+    assert!(end < proposal && proposal < question, "{out:?}");
+    assert!(out.contains("Remembered: user.preferred_style"), "{out:?}");
 }

@@ -281,6 +281,9 @@ pub fn offer_memory(store: &Store, planned: &[Planned], accept: bool) -> Result<
         return Ok(());
     };
     if !json {
+        // The preview may still be in the pager, which owns the terminal: the proposal and
+        // its question come once the user has left it.
+        ui::end_paging();
         ui::status("The model proposes to remember:");
         for (key, value) in patch {
             ui::status(&format!("  {key} = {value}"));

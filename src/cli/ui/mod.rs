@@ -233,6 +233,16 @@ pub fn paged() {
     ui().state().paged = true;
 }
 
+/// Ends paging now: closes the pager's input and waits until the user has left it, so what
+/// follows (a question on the terminal) is not hidden behind it. Later output goes straight to
+/// stdout.
+pub fn end_paging() {
+    let pager = ui().state().pager.take();
+    if let Some(pager) = pager {
+        pager.finish();
+    }
+}
+
 /// The diff colours, when diffs on stdout are coloured.
 pub fn palette() -> Option<&'static Palette> {
     ui().palette.as_ref()
@@ -310,12 +320,14 @@ pub fn problems_json(problems: &[Problem]) -> Value {
 }
 
 /// Asks a yes/no question on the terminal; `false` without one (stdin and stderr must both be
-/// terminals) or under `--json`.
+/// terminals) or under `--json`. A pager still showing the command's output is closed first: it
+/// owns the terminal, and the answer would go to it.
 pub fn ask_yes(question: &str) -> bool {
     let ui = ui();
     if ui.json || !ui.stderr_tty || !io::stdin().is_terminal() {
         return false;
     }
+    end_paging();
     ui.write_err(question);
     let mut line = String::new();
     if io::stdin().lock().read_line(&mut line).is_err() {
