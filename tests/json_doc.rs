@@ -195,6 +195,10 @@ fn every_command_prints_the_documented_json() {
         .unwrap()
         .to_string();
     c.check(
+        "trace list",
+        &repo.papayu(["trace", "list", "--json"]).ok().stdout,
+    );
+    c.check(
         "trace show",
         &repo.papayu(["trace", "show", &trace, "--json"]).ok().stdout,
     );

@@ -20,8 +20,17 @@ pub struct TraceArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
-    /// Print a trace (the id or a unique prefix of at least 6 characters).
-    Show { trace_id: String },
+    /// List traces, newest first: id, when, kind, plan, outcome and goal.
+    List {
+        /// Show at most this many traces.
+        #[arg(short = 'n', long, value_name = "N", default_value_t = 20)]
+        max_count: usize,
+        /// Show every trace.
+        #[arg(long, conflicts_with = "max_count")]
+        all: bool,
+    },
+    /// Print a trace (the id or a unique prefix of at least 6 characters; the newest without one).
+    Show { trace_id: Option<String> },
     /// Run a trace's recorded answer through today's checks and say "same" or what differs.
     Replay { trace_id: String },
     /// Protocol metrics over the traces, and the verdict on making protocol v2 the only one.
@@ -55,6 +64,7 @@ impl TraceArgs {
     /// The subcommand's name (`show`, `to-golden`).
     pub fn action_name(&self) -> &'static str {
         match self.command {
+            TraceCommand::List { .. } => "list",
             TraceCommand::Show { .. } => "show",
             TraceCommand::Replay { .. } => "replay",
             TraceCommand::Report { .. } => "report",
@@ -75,8 +85,12 @@ fn load(store: &Store, id: &str) -> Result<Trace, Problem> {
 pub fn run(args: TraceArgs) -> CliResult {
     let store = Store::open()?;
     match args.command {
+        TraceCommand::List { max_count, all } => list(&store, (!all).then_some(max_count)),
         TraceCommand::Show { trace_id } => {
-            let t = load(&store, &trace_id)?;
+            let t = match trace_id {
+                Some(id) => load(&store, &id)?,
+                None => newest(&store)?,
+            };
             ui::data(&serde_json::json!({ "trace": t }));
             ui::paged();
             ui::out(&describe(&t));
@@ -173,6 +187,76 @@ pub fn run(args: TraceArgs) -> CliResult {
     }
 }
 
+/// The newest trace, for `trace show` without an id.
+fn newest(store: &Store) -> Result<Trace, Problem> {
+    let (mut traces, _) = trace::all(store);
+    traces.pop().ok_or_else(|| {
+        not_found("there are no traces yet; every plan, apply, refine and merge writes one".into())
+    })
+}
+
+/// What became of a traced run: `ok`, or its first problem's code.
+fn outcome(t: &Trace) -> String {
+    match (t.ok, t.problems.first()) {
+        (true, _) => "ok".to_string(),
+        (false, Some(p)) => p.code.clone(),
+        (false, None) => "failed".to_string(),
+    }
+}
+
+fn list(store: &Store, limit: Option<usize>) -> CliResult {
+    let (mut traces, unreadable) = trace::all(store);
+    if unreadable > 0 {
+        ui::warn(&format!(
+            "{unreadable} trace file(s) could not be read and were skipped"
+        ));
+    }
+    traces.reverse();
+    let complete = limit.is_none_or(|n| traces.len() <= n);
+    traces.truncate(limit.unwrap_or(usize::MAX));
+    let rows: Vec<serde_json::Value> = traces
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "trace_id": t.trace_id, "kind": t.kind, "created_at": t.created_at,
+                "plan_id": t.plan_id, "goal": t.goal, "ok": t.ok, "outcome": outcome(t),
+            })
+        })
+        .collect();
+    ui::data(&serde_json::json!({ "traces": rows, "complete": complete }));
+    if traces.is_empty() {
+        ui::status("no traces yet; every plan, apply, refine and merge writes one");
+        return Ok(());
+    }
+    ui::paged();
+    let now = git_papayu::store::records::now_millis();
+    let outcomes: Vec<String> = traces.iter().map(outcome).collect();
+    let width = outcomes.iter().map(|o| o.len()).max().unwrap_or(2);
+    for (t, outcome) in traces.iter().zip(&outcomes) {
+        let plan = t
+            .plan_id
+            .as_deref()
+            .map_or("-", |p| p.get(..10).unwrap_or(p));
+        let goal = t.goal.as_deref().unwrap_or("").lines().next().unwrap_or("");
+        ui::outln(&format!(
+            "{}  {:>8}  {:<7}  {:<10}  {:<width$}  {}",
+            t.trace_id.get(..8).unwrap_or(&t.trace_id),
+            super::render::age(t.created_at, now),
+            t.kind,
+            plan,
+            outcome,
+            goal.trim(),
+        ));
+    }
+    if !complete {
+        ui::status(&format!(
+            "the newest {} traces; git papayu trace list --all lists every trace",
+            traces.len()
+        ));
+    }
+    Ok(())
+}
+
 fn describe(t: &Trace) -> String {
     let mut out = format!("trace {}\nkind: {}  ok: {}\n", t.trace_id, t.kind, t.ok);
     for (label, value) in [
@@ -221,10 +305,21 @@ fn describe(t: &Trace) -> String {
             check.command, check.exit_status, check.duration_ms
         ));
     }
+    // The final problem repeats the last rejection (with the path the answers took), and each
+    // rejection has its own VALIDATION_FAILED event: every rejection is said once.
     for p in &t.problems {
-        out.push_str(&format!("{}: {}\n", p.code, p.reason));
+        let repeated = tr
+            .validation_failures
+            .iter()
+            .filter(|f| f.code == p.code)
+            .find_map(|f| p.reason.strip_prefix(f.reason.as_str()));
+        match repeated {
+            Some(rest) => out.push_str(&format!("outcome: {}{rest}\n", p.code)),
+            None => out.push_str(&format!("{}: {}\n", p.code, p.reason)),
+        }
     }
-    for e in &tr.events {
+    let said = |e: &str| e.starts_with("VALIDATION_FAILED ") && !tr.validation_failures.is_empty();
+    for e in tr.events.iter().filter(|e| !said(e)) {
         out.push_str(&format!("  {e}\n"));
     }
     out
