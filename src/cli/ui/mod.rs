@@ -11,6 +11,11 @@
 //! docs/json.md). Human output is not written then, and warnings and errors go into the
 //! document instead of stderr; the exit status is the same either way.
 //!
+//! With `-q`, as with git's, a command that changes something (`plan`, `apply`, `merge`,
+//! `undo`, …) says nothing on success: its report on stdout is dropped with the status lines,
+//! and only warnings and errors show. Commands whose output is what the user asked to see
+//! (`list`, `show`, `diff`, `config`, `trace show`, …) print it as usual.
+//!
 //! A closed stdout (`git papayu list | head -1`) is not an error: output stops quietly. Every
 //! string written here passes through [`text`](super::text): text from a model or a note never
 //! reaches the terminal raw. The one exception is [`out_painted`], for output papayu coloured
@@ -181,8 +186,32 @@ pub fn out_data(text: &str) {
 /// papayu's own colour sequences.
 pub fn out_painted(text: &str) {
     let ui = ui();
-    if !ui.json {
+    if !ui.json && !ui.silenced() {
         ui.write_out(text.as_bytes());
+    }
+}
+
+/// Commands whose stdout reports what they did rather than what the user asked to see: `-q`
+/// silences it.
+const REPORTING: &[&str] = &[
+    "plan",
+    "apply",
+    "merge",
+    "discard",
+    "undo",
+    "redo",
+    "init",
+    "refine",
+    "gc",
+    "request",
+    "install-man",
+    "trace prune",
+];
+
+impl Ui {
+    /// `-q` on a command that only reports what it did.
+    fn silenced(&self) -> bool {
+        self.quiet && REPORTING.contains(&self.state().command.as_str())
     }
 }
 
