@@ -238,7 +238,7 @@ fn list(store: &Store, limit: Option<usize>) -> CliResult {
             .as_deref()
             .map_or("-", |p| p.get(..10).unwrap_or(p));
         let goal = t.goal.as_deref().unwrap_or("").lines().next().unwrap_or("");
-        ui::outln(&format!(
+        let line = format!(
             "{}  {:>8}  {:<7}  {:<10}  {:<width$}  {}",
             t.trace_id.get(..8).unwrap_or(&t.trace_id),
             super::render::age(t.created_at, now),
@@ -246,7 +246,8 @@ fn list(store: &Store, limit: Option<usize>) -> CliResult {
             plan,
             outcome,
             goal.trim(),
-        ));
+        );
+        ui::outln(line.trim_end());
     }
     if !complete {
         ui::status(&format!(
