@@ -76,15 +76,33 @@ fn on_terminal_answering(
     prompt: &str,
     answer: &str,
 ) -> (String, Option<i32>) {
+    on_sized_terminal(repo, args, env, 80, Some((prompt, answer)))
+}
+
+/// `git papayu ARGS` on a terminal `columns` wide, stdin included; `answer.1` is typed once the
+/// terminal has shown `answer.0`.
+fn on_sized_terminal(
+    repo: &TestRepo,
+    args: &[&str],
+    env: &[(&str, &str)],
+    columns: u16,
+    answer: Option<(&str, &str)>,
+) -> (String, Option<i32>) {
     let (mut master, mut slave) = (0, 0);
-    // SAFETY: as in `on_terminal`.
+    let size = libc::winsize {
+        ws_row: 24,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: as in `on_terminal`; the window size is read, not kept.
     let rc = unsafe {
         libc::openpty(
             &mut master,
             &mut slave,
             std::ptr::null_mut(),
             std::ptr::null(),
-            std::ptr::null(),
+            &size,
         )
     };
     assert_eq!(rc, 0, "openpty");
@@ -112,7 +130,10 @@ fn on_terminal_answering(
             Ok(0) | Err(_) => break,
             Ok(n) => out.extend_from_slice(&buf[..n]),
         }
-        if !answered && String::from_utf8_lossy(&out).contains(prompt) {
+        if let Some((prompt, answer)) = answer
+            && !answered
+            && String::from_utf8_lossy(&out).contains(prompt)
+        {
             answered = true;
             typist.write_all(answer.as_bytes()).unwrap();
         }
@@ -333,4 +354,73 @@ fn the_memory_question_comes_after_the_pager_has_closed() {
     let question = out.find("Remember this?").expect("asked");
     assert!(end < proposal && proposal < question, "{out:?}");
     assert!(out.contains("Remembered: user.preferred_style"), "{out:?}");
+}
+
+#[test]
+fn list_fits_the_terminal_and_colours_statuses_and_show_is_coloured_like_git_show() {
+    let repo = repo();
+    let long = "Add b, and then explain at length why b is needed in this repository at all";
+    plan(&repo, &[], &[]);
+    repo.papayu(["apply", "--no-check"]).ok();
+    repo.papayu([
+        "plan",
+        long,
+        "--response",
+        ".git/answer.json",
+        "--provider",
+        "x",
+    ])
+    .ok();
+    let env = [("GIT_PAGER", "cat")];
+    let (out, status) = on_sized_terminal(&repo, &["list"], &env, 100, None);
+    assert_eq!(status, Some(0), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("PLAN "), "a header row: {out:?}");
+    assert!(
+        lines[0].contains("STATUS") && lines[0].contains("CHECK"),
+        "{out:?}"
+    );
+    assert!(
+        lines[2].contains("\x1b[32mapplied\x1b[m"),
+        "applied is green: {out:?}"
+    );
+    assert!(lines[1].contains("\x1b[33mproposed\x1b[m"), "{out:?}");
+    let plain = |l: &str| {
+        l.replace("\x1b[32m", "")
+            .replace("\x1b[33m", "")
+            .replace("\x1b[m", "")
+    };
+    assert!(lines[1].ends_with('…'), "the goal is cut to fit: {out:?}");
+    for line in &lines[..3] {
+        assert!(
+            plain(line).chars().count() <= 100,
+            "fits 100 columns: {out:?}"
+        );
+    }
+    let goal_at = |l: &str| plain(l).find("Add b").unwrap();
+    assert_eq!(goal_at(lines[1]), goal_at(lines[2]), "aligned: {out:?}");
+    assert_eq!(
+        goal_at(lines[1]),
+        plain(lines[0]).find("GOAL").unwrap(),
+        "{out:?}"
+    );
+
+    let (never, _) = on_sized_terminal(&repo, &["list", "--color=never"], &env, 100, None);
+    assert!(!never.contains("\x1b["), "{never:?}");
+    repo.git(["config", "color.ui", "never"]).ok();
+    let (off, _) = on_sized_terminal(&repo, &["list"], &env, 100, None);
+    assert!(!off.contains("\x1b["), "color.ui=never: {off:?}");
+    let (show, _) = on_sized_terminal(&repo, &["show", "--color=always"], &env, 100, None);
+    assert!(show.starts_with("\x1b[33mplan "), "{show:?}");
+    assert!(show.contains("Status: \x1b[33mproposed\x1b[m"), "{show:?}");
+    repo.git(["config", "--unset", "color.ui"]).ok();
+    let (show, _) = on_sized_terminal(&repo, &["show"], &env, 100, None);
+    assert!(show.starts_with("\x1b[33mplan "), "{show:?}");
+
+    let piped = repo.papayu(["list"]).ok();
+    assert!(
+        piped.stdout.contains(long),
+        "a pipe gets whole lines: {}",
+        piped.stdout
+    );
 }

@@ -3,7 +3,7 @@
 use clap::Args;
 use std::collections::BTreeSet;
 
-use git_papayu::store::records::{Ledger, PlanRecord, now_millis};
+use git_papayu::store::records::{Ledger, PlanRecord, Status, now_millis};
 use git_papayu::store::{Oid, Store};
 
 use super::{CliResult, render, text, ui};
@@ -51,31 +51,22 @@ pub fn run(args: ListArgs) -> CliResult {
         return Ok(());
     }
     ui::paged();
-    for r in &records {
-        let status = ledger.status(&r.id);
-        let place = ledger.branch(&r.id).map_or_else(
-            || format!("base {}", r.base.get(..10).unwrap_or(&r.base)),
-            |b| text::line(b).into_owned(),
-        );
-        let provider = super::show::provider_label(r);
-        let cost = r.stats.as_ref().map_or_else(String::new, |s| {
-            format!(
-                "  {}→{} tok, {} cached, {:.1}s",
-                s.input_tokens,
-                s.output_tokens,
-                s.cached_tokens,
-                s.latency_ms as f64 / 1000.0
-            )
-        });
-        ui::outln(&format!(
-            "{}  {:<9}  {:>8}  {:<8}  {}  ({place}){cost}",
-            r.short_id(),
-            status.as_str(),
-            render::age(r.created_at, now),
-            text::line(&provider),
-            text::line(&r.goal_line()),
-        ));
-    }
+    let table: Vec<Row> = records
+        .iter()
+        .map(|r| Row {
+            id: r.short_id().to_string(),
+            status: ledger.status(&r.id),
+            age: render::age(r.created_at, now),
+            check: ledger.last_event(&r.id).and_then(|e| e.exit_code),
+            provider: text::line(&super::show::provider_label(r)).into_owned(),
+            place: ledger.branch(&r.id).map_or_else(
+                || format!("base {}", r.base.get(..10).unwrap_or(&r.base)),
+                |b| text::line(b).into_owned(),
+            ),
+            goal: text::line(r.goal.lines().next().unwrap_or("").trim()).into_owned(),
+        })
+        .collect();
+    ui::out_painted(&render_table(&table, ui::columns()));
     if !complete {
         ui::status(&format!(
             "the newest {} plans; git papayu list --all lists every plan",
@@ -125,4 +116,118 @@ fn newest(
     }
     records.truncate(limit);
     Ok((ledger, records, false))
+}
+
+/// One plan as `list` shows it; every field is already safe to print.
+struct Row {
+    id: String,
+    status: Status,
+    age: String,
+    check: Option<i32>,
+    provider: String,
+    place: String,
+    goal: String,
+}
+
+/// A branch column is not made narrower than this.
+const MIN_BRANCH: usize = 12;
+
+/// A goal shorter than this is not truncated further, even on a narrow terminal.
+const MIN_GOAL: usize = 16;
+
+/// The table under a header row, each column as wide as its widest cell, the goal last and cut
+/// with `…` to fit `columns` (on a terminal); statuses and checks coloured when stdout is.
+fn render_table(rows: &[Row], columns: Option<usize>) -> String {
+    let check = |c: Option<i32>| match c {
+        None => "-".to_string(),
+        Some(0) => "passed".to_string(),
+        Some(code) => format!("exit {code}"),
+    };
+    let header = [
+        "PLAN", "STATUS", "AGE", "CHECK", "PROVIDER", "BRANCH", "GOAL",
+    ];
+    let cells: Vec<[String; 6]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.id.clone(),
+                r.status.as_str().to_string(),
+                r.age.clone(),
+                check(r.check),
+                r.provider.clone(),
+                r.place.clone(),
+            ]
+        })
+        .collect();
+    let mut widths: Vec<usize> = header[..6].iter().map(|h| h.chars().count()).collect();
+    for row in &cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    // On a narrow terminal the branch column gives way first (branch names repeat the goal),
+    // then the goal.
+    let fixed = |widths: &[usize]| widths.iter().map(|w| w + 2).sum::<usize>();
+    if let Some(columns) = columns {
+        let over = (fixed(&widths) + MIN_GOAL).saturating_sub(columns);
+        widths[5] = widths[5].saturating_sub(over).max(MIN_BRANCH);
+    }
+    let goal_room = columns.map(|c| c.saturating_sub(fixed(&widths)).max(MIN_GOAL));
+    let line = |cells: [String; 6], goal: &str, colour: [Option<&str>; 2]| {
+        let mut out = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            // Padding is counted on the plain text, then the cell is coloured; AGE is
+            // right-aligned.
+            let cell = fit(cell, Some(*w));
+            let pad = " ".repeat(w - cell.chars().count());
+            let painted = match (i, colour) {
+                (1, [Some(c), _]) | (3, [_, Some(c)]) => ui::paint(c, &cell),
+                _ => cell,
+            };
+            match i {
+                2 => out.push_str(&format!("{pad}{painted}  ")),
+                _ => out.push_str(&format!("{painted}{pad}  ")),
+            }
+        }
+        out.push_str(&fit(goal, goal_room));
+        format!("{}\n", out.trim_end())
+    };
+    let mut out = String::new();
+    let head: [String; 6] = std::array::from_fn(|i| header[i].to_string());
+    out.push_str(&line(head, header[6], [None, None]));
+    for (row, cells) in rows.iter().zip(cells) {
+        let check_colour = match row.check {
+            None => None,
+            Some(0) => Some("green"),
+            Some(_) => Some("red"),
+        };
+        out.push_str(&line(
+            cells,
+            &row.goal,
+            [Some(status_colour(row.status)), check_colour],
+        ));
+    }
+    out
+}
+
+/// The colour of a status (a git colour value).
+pub fn status_colour(status: Status) -> &'static str {
+    match status {
+        Status::Proposed => "yellow",
+        Status::Applied => "green",
+        Status::Failed => "red",
+        Status::Merged => "cyan",
+        Status::Discarded => "normal",
+    }
+}
+
+/// `text` cut to `room` characters, the last one `…`, when it is longer.
+fn fit(text: &str, room: Option<usize>) -> String {
+    match room {
+        Some(room) if text.chars().count() > room => {
+            let kept: String = text.chars().take(room.saturating_sub(1)).collect();
+            format!("{kept}…")
+        }
+        _ => text.to_string(),
+    }
 }

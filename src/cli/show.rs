@@ -49,8 +49,24 @@ pub fn run(args: ShowArgs) -> CliResult {
             ));
         }
     }
-    ui::out(&out);
+    ui::out_painted(&paint(&text::block(&out), status));
     Ok(())
+}
+
+/// Colours a description already made safe, as `git show` colours a commit: the first line in
+/// `color.diff.commit` (yellow), and the status in its colour.
+fn paint(text: &str, status: Status) -> String {
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let first = match ui::palette() {
+        Some(palette) => palette.paint("commit", first),
+        None => first.to_string(),
+    };
+    let label = format!("Status: {}\n", status.as_str());
+    let coloured = format!(
+        "Status: {}\n",
+        ui::paint(super::list::status_colour(status), status.as_str())
+    );
+    format!("{first}\n{}", rest.replacen(&label, &coloured, 1))
 }
 
 /// A titled list; `multi_line` items keep their newlines (indented), others show them as `^J`.

@@ -64,6 +64,7 @@ const SLOTS: &[(&str, &str)] = &[
     ("new", "green"),
     ("context", "normal"),
     ("func", "normal"),
+    ("commit", "yellow"),
 ];
 
 /// SGR sequences for each diff slot; an empty string leaves the slot plain.
@@ -89,7 +90,7 @@ impl Palette {
         Palette { slots }
     }
 
-    /// `text` in the colour of `slot` (one of meta, frag, old, new, context, func).
+    /// `text` in the colour of `slot` (one of meta, frag, old, new, context, func, commit).
     pub fn paint(&self, slot: &str, text: &str) -> String {
         match self.slots.get(slot).map(String::as_str) {
             Some("") | None => text.to_string(),

@@ -57,6 +57,10 @@ pub struct Ui {
     stdout_term: bool,
     stderr_tty: bool,
     color_err: bool,
+    /// papayu's own colours (a status, a header) on stdout: `color.papayu`, `color.ui`.
+    color_out: bool,
+    /// The width to lay tables out in: the terminal's, or none (a pipe gets whole lines).
+    columns: Option<usize>,
     palette: Option<Palette>,
     pager: Option<String>,
     settings: Settings,
@@ -103,6 +107,8 @@ impl Ui {
             .then(|| Palette::from_config(&config));
         let own_keys = ["color.papayu", "color.ui"];
         let color_err = color::wanted(settings.color, &config, &own_keys, terminal(stderr_tty));
+        let color_out = color::wanted(settings.color, &config, &own_keys, out_term);
+        let columns = (stdout_tty || pager_env.in_use).then(|| terminal_columns(stdout_tty));
         let pager = match settings.no_pager || settings.json || !stdout_tty {
             true => None,
             false => pager::command(&pager_env, &config),
@@ -116,6 +122,8 @@ impl Ui {
             stdout_term: stdout_tty || pager_env.in_use,
             stderr_tty,
             color_err,
+            color_out,
+            columns,
             palette,
             pager,
             settings: settings.clone(),
@@ -162,6 +170,41 @@ impl Ui {
             true => format!("{sgr}{text}\x1b[m"),
             false => text.to_string(),
         }
+    }
+}
+
+/// The terminal's width: asked of the terminal itself, else `COLUMNS` (which git sets for the
+/// pager it starts), else 80.
+fn terminal_columns(stdout_tty: bool) -> usize {
+    #[cfg(unix)]
+    if stdout_tty {
+        // SAFETY: TIOCGWINSZ writes one winsize into the zeroed struct passed; stdout is open.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+        if rc == 0 && size.ws_col > 0 {
+            return usize::from(size.ws_col);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = stdout_tty;
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|c: &usize| *c > 0)
+        .unwrap_or(80)
+}
+
+/// The width to fit a table to on stdout; `None` when stdout is not a terminal.
+pub fn columns() -> Option<usize> {
+    ui().columns
+}
+
+/// `text` in a git colour (`"green"`, `"bold red"`) when papayu's own output on stdout is
+/// coloured (`--color`, `color.papayu`, `color.ui`); `text` must already be safe to show.
+pub fn paint(color: &str, text: &str) -> String {
+    match ui().color_out.then(|| color::sgr(color)).flatten() {
+        Some(seq) if !seq.is_empty() => format!("{seq}{text}\x1b[m"),
+        _ => text.to_string(),
     }
 }
 
