@@ -424,3 +424,47 @@ fn list_fits_the_terminal_and_colours_statuses_and_show_is_coloured_like_git_sho
         piped.stdout
     );
 }
+
+#[test]
+fn config_shows_the_provider_in_use_first_and_is_paged() {
+    let repo = repo();
+    repo.git(["config", "papayu.provider", "openai:gpt-5-mini"])
+        .ok();
+    let env = [
+        ("GIT_PAGER", "sed s/^/PAGED:/"),
+        ("OPENAI_API_KEY", "sk-test-not-a-key"),
+    ];
+    let (out, status) = on_terminal(&repo, &["config"], &env);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(
+        out.starts_with(
+            "PAGED:provider in use: openai:gpt-5-mini at https://api.openai.com/v1  \
+             (papayu.provider from file:.git/config)\n"
+        ),
+        "{out:?}"
+    );
+    assert!(!out.contains("sk-test-not-a-key"), "{out:?}");
+
+    let env = [
+        ("PAPAYU_LLM_PROVIDERS", "anthropic:claude-x"),
+        ("ANTHROPIC_API_KEY", "k"),
+    ];
+    let run = repo.papayu_env(["config"], &env).ok();
+    assert!(
+        run.stdout.starts_with(
+            "provider in use: anthropic:claude-x at https://api.anthropic.com  \
+             (papayu.provider from env PAPAYU_LLM_PROVIDERS)\n"
+        ),
+        "the environment wins over git config: {}",
+        run.stdout
+    );
+    let unset = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let default = unset.papayu(["config"]).ok();
+    assert!(
+        default
+            .stdout
+            .starts_with("provider in use: ollama at http://127.0.0.1:11434  (default"),
+        "{}",
+        default.stdout
+    );
+}

@@ -277,6 +277,77 @@ pub const SETTINGS: &[Setting] = &[
     ),
 ];
 
+/// The providers a plan would ask now, as `plan` resolves them, and what decided that.
+#[derive(Debug, serde::Serialize)]
+struct InUse {
+    /// `NAME:MODEL` (or `NAME`) and URL of each provider, in the order asked.
+    endpoints: Vec<serde_json::Value>,
+    /// The setting that chose them and where it was set, or `default`.
+    origin: String,
+    /// Why no provider can be asked, when the settings do not resolve.
+    problem: Option<String>,
+}
+
+impl InUse {
+    fn line(&self) -> String {
+        let what = match &self.problem {
+            Some(problem) => format!("none: {problem}"),
+            None => self
+                .endpoints
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} at {}",
+                        e["provider"].as_str().unwrap_or(""),
+                        e["url"].as_str().unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        format!("provider in use: {what}  ({})\n\n", self.origin)
+    }
+}
+
+/// Resolves the providers exactly as `plan` would (without its flags), and names the setting
+/// behind them from the rows: `papayu.provider`, else `papayu.apiUrl`, else the default.
+fn in_use(store: &Store, rows: &[Row]) -> InUse {
+    let sources = git_papayu::llm::config::Sources {
+        git: store.config_values("papayu."),
+        env: git_papayu::ask::env_map(),
+        flags: Default::default(),
+    };
+    let origin = ["papayu.provider", "papayu.apiUrl"]
+        .iter()
+        .filter_map(|name| rows.iter().find(|r| r.name == *name))
+        .find(|r| r.origin != "default")
+        .map_or_else(
+            || "default: nothing configured, so the local Ollama".to_string(),
+            |r| format!("{} from {}", r.name, r.origin),
+        );
+    match git_papayu::llm::config::resolve(&sources) {
+        Ok(endpoints) => InUse {
+            endpoints: endpoints
+                .iter()
+                .map(|e| {
+                    let provider = match e.model.is_empty() {
+                        true => e.name.clone(),
+                        false => format!("{}:{}", e.name, e.model),
+                    };
+                    serde_json::json!({ "provider": provider, "url": e.base_url })
+                })
+                .collect(),
+            origin,
+            problem: None,
+        },
+        Err(p) => InUse {
+            endpoints: Vec::new(),
+            origin,
+            problem: Some(p.reason),
+        },
+    }
+}
+
 #[derive(Debug, serde::Serialize)]
 struct Row {
     name: String,
@@ -337,9 +408,11 @@ pub fn run(args: ConfigArgs) -> CliResult {
             about: "provider or other papayu setting".to_string(),
         });
     }
-    ui::data(&serde_json::json!({ "settings": rows }));
+    let in_use = in_use(&store, &rows);
+    ui::data(&serde_json::json!({ "settings": rows, "provider": in_use }));
+    ui::paged();
     let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
-    let mut out = String::new();
+    let mut out = in_use.line();
     for r in &rows {
         out.push_str(&format!(
             "{:<width$}  {}  ({})\n",
