@@ -468,3 +468,74 @@ fn config_shows_the_provider_in_use_first_and_is_paged() {
         default.stdout
     );
 }
+
+#[test]
+fn help_opens_the_commands_manual_page_and_falls_back_to_the_built_in_help() {
+    let has_man = std::process::Command::new("sh")
+        .args(["-c", "command -v man"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_man {
+        eprintln!("man is not installed here; nothing to open");
+        return;
+    }
+    let repo = repo();
+    let root = repo.path().join(".git/manual");
+    repo.papayu(["install-man", root.join("man1").to_str().unwrap()])
+        .ok();
+    let manpath = root.to_str().unwrap().to_string();
+    let env = [
+        ("MANPATH", manpath.as_str()),
+        ("MANPAGER", "cat"),
+        ("MANWIDTH", "80"),
+    ];
+    // man on a terminal overstrikes bold text (`X\x08X`): keep the letters.
+    let unstrike = |text: String| {
+        let mut out = String::new();
+        for c in text.chars() {
+            match c {
+                '\x08' => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    for args in [&["help", "plan"][..], &["plan", "--help"]] {
+        let (out, status) = on_terminal(&repo, args, &env);
+        let out = unstrike(out);
+        assert_eq!(status, Some(0), "{out}");
+        for section in ["OPTIONS", "GLOBAL OPTIONS", "EXAMPLES", "EXIT STATUS"] {
+            assert!(out.contains(section), "{args:?}: {section}: {out:?}");
+        }
+        assert!(out.contains("--response"), "{out:?}");
+    }
+    let top = unstrike(on_terminal(&repo, &["help"], &env).0);
+    assert!(top.contains("REQUESTS IN WORDS"), "{top:?}");
+
+    let nowhere = repo.path().join(".git/no-manual");
+    std::fs::create_dir_all(&nowhere).unwrap();
+    let env = [("MANPATH", nowhere.to_str().unwrap()), ("MANPAGER", "cat")];
+    let (out, status) = on_terminal(&repo, &["help", "plan"], &env);
+    assert_eq!(status, Some(0), "{out}");
+    // clap styles its headings on a terminal: keep the text.
+    let mut plain = String::new();
+    let mut rest = out.as_str();
+    while let Some(at) = rest.find("\x1b[") {
+        plain.push_str(&rest[..at]);
+        let end = rest[at..].find('m').map_or(rest.len(), |m| at + m + 1);
+        rest = &rest[end..];
+    }
+    plain.push_str(rest);
+    let out = plain;
+    assert!(
+        out.contains("Usage: git papayu plan"),
+        "built-in help: {out:?}"
+    );
+    let global = out.find("Global options:").expect("global options apart");
+    assert!(
+        out.find("--response").unwrap() < global && out[global..].contains("--json"),
+        "{out:?}"
+    );
+}

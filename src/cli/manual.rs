@@ -3,7 +3,10 @@
 //!
 //! git turns `git papayu --help` into `man git-papayu`, so the pages are named as git names its
 //! own (`git-papayu.1`, `git-papayu-plan.1`, …) and installed by default where `man` looks
-//! beside the running binary (`<bin>/../share/man/man1`).
+//! beside the running binary (`<bin>/../share/man/man1`). `git papayu help CMD` and
+//! `git papayu CMD --help` open `git-papayu-CMD(1)` the same way when `man` has it, and fall back
+//! to the built-in help otherwise. Every page ends with EXAMPLES and EXIT STATUS, and the main
+//! page says how requests in words are routed.
 
 use std::path::{Path, PathBuf};
 
@@ -72,12 +75,254 @@ fn default_man_dir() -> Result<PathBuf, Problem> {
     Ok(prefix.join("share").join("man").join("man1"))
 }
 
-fn render(cmd: clap::Command) -> Vec<u8> {
+/// A page as clap_mangen renders it, with papayu's own sections before VERSION.
+fn render(cmd: clap::Command, sub: Option<&str>) -> Vec<u8> {
+    let has_args = cmd.get_arguments().any(|a| !a.is_hide_set());
+    let has_subs = cmd.get_subcommands().any(|s| !s.is_hide_set());
+    let has_version = cmd.get_version().is_some() || cmd.get_long_version().is_some();
+    let man = clap_mangen::Man::new(cmd);
     let mut out = Vec::new();
-    clap_mangen::Man::new(cmd)
-        .render(&mut out)
-        .expect("rendering to memory does not fail");
+    let mut parts = || -> std::io::Result<()> {
+        man.render_title(&mut out)?;
+        man.render_name_section(&mut out)?;
+        man.render_synopsis_section(&mut out)?;
+        man.render_description_section(&mut out)?;
+        if has_args {
+            man.render_options_section(&mut out)?;
+        }
+        if has_subs {
+            man.render_subcommands_section(&mut out)?;
+        }
+        if sub.is_none() {
+            out.extend_from_slice(REQUESTS.as_bytes());
+        }
+        out.extend_from_slice(examples(sub).as_bytes());
+        out.extend_from_slice(EXIT_STATUS.as_bytes());
+        match has_version {
+            true => man.render_version_section(&mut out),
+            false => Ok(()),
+        }
+    };
+    parts().expect("rendering to memory does not fail");
     out
+}
+
+/// How `git papayu "<words>"` is routed (see the router).
+const REQUESTS: &str = r#".SH "REQUESTS IN WORDS"
+Anything that is not a command is read as a request:
+.TP
+\fBplan:\fR \fIgoal\fR, \fBapply:\fR \fIgoal\fR
+plan for the goal; \fBapply:\fR then applies the plan.
+.TP
+\fBok\fR, \fBapply\fR, \fByes\fR, \fBда\fR, \fBприменяй\fR
+apply the newest plan on HEAD.
+.TP
+\fBfix\fR ..., \fBисправь\fR ..., \fBпочини\fR ...
+plan in fixit mode.
+.TP
+\fBcreate\fR ..., \fBсоздай\fR ..., \fBсгенерируй\fR ...
+plan, then apply.
+.TP
+any other request of several words
+plan for it.
+.PP
+A single unknown word is taken for a mistyped command: a usage error (exit status 2).
+"#;
+
+const EXIT_STATUS: &str = r#".SH "EXIT STATUS"
+.TP
+\fB0\fR
+success.
+.TP
+\fB1\fR
+a rejection: the plan, the input or the repository's state was refused; each problem is printed as
+\fIERR_CODE: reason\fR with a hint. Nothing was changed.
+.TP
+\fB2\fR
+a usage error: the command line itself is wrong.
+.TP
+\fB3\fR
+an internal failure, or git or the file system failed.
+.PP
+Under \fB\-\-json\fR the exit status is the same.
+"#;
+
+/// Examples for a page: `(command line, what it does)`.
+fn example_lines(sub: Option<&str>) -> &'static [(&'static str, &'static str)] {
+    match sub {
+        None => &[
+            (
+                "git papayu plan \"handle None in parse\"",
+                "ask for a plan and show its preview",
+            ),
+            (
+                "git papayu apply --check \"pytest -q\"",
+                "apply the newest plan on a papayu/* branch and run a check",
+            ),
+            (
+                "git papayu \"fix the failing test\"",
+                "a request in words: plan in fixit mode",
+            ),
+            ("git papayu ok", "apply the newest plan"),
+            ("git papayu merge", "merge the applied plan"),
+            ("git papayu undo", "undo the last operation"),
+        ],
+        Some("plan") => &[
+            (
+                "git papayu plan \"add a --verbose flag\"",
+                "ask the configured provider",
+            ),
+            (
+                "git papayu plan \"fix the crash\" --log crash.txt",
+                "with a log for context",
+            ),
+            (
+                "git papayu plan \"rename foo\" --response answer.json",
+                "use an answer pasted from elsewhere",
+            ),
+        ],
+        Some("apply") => &[
+            (
+                "git papayu apply",
+                "apply HEAD's newest plan, checked by the configured command",
+            ),
+            (
+                "git papayu apply 3f9c1d2e --check \"cargo test\"",
+                "apply one plan and check it",
+            ),
+        ],
+        Some("list") => &[("git papayu list -n 10", "the ten newest plans")],
+        Some("show") => &[(
+            "git papayu show papayu/add-b-3f9c1d2e7a",
+            "a plan by its branch",
+        )],
+        Some("diff") => &[(
+            "git papayu diff -- --stat",
+            "what the applied plan changed, as a diffstat",
+        )],
+        Some("merge") => &[(
+            "git papayu merge --squash",
+            "merge the applied plan as one commit",
+        )],
+        Some("discard") => &[("git papayu discard 3f9c1d2e", "drop a plan and its branch")],
+        Some("undo") => &[("git papayu undo", "undo the last operation")],
+        Some("redo") => &[("git papayu redo", "redo what undo undid")],
+        Some("refine") => &[(
+            "git papayu refine 3f9c1d2e \"also update the docs\"",
+            "ask for a change to an applied plan",
+        )],
+        Some("config") => &[(
+            "git papayu config --json",
+            "every setting, with where it came from",
+        )],
+        Some("context") => &[(
+            "git papayu context \"fix the parser\"",
+            "what a model would be shown for a goal",
+        )],
+        Some("trace") => &[
+            ("git papayu trace list", "the newest traces"),
+            ("git papayu trace show", "the newest trace"),
+        ],
+        Some("gc") => &[("git papayu gc --dry-run", "what would be pruned")],
+        Some("init") => &[(
+            "git papayu init --share origin",
+            "share plans with a remote",
+        )],
+        Some("validate") => &[(
+            "git papayu validate answer.json",
+            "check a plan without storing it",
+        )],
+        Some("patch") => &[(
+            "git papayu patch src/a.rs fix.diff --in-place",
+            "apply a unified diff to one file",
+        )],
+        Some("install-man") => &[(
+            "git papayu install-man ~/.local/share/man/man1",
+            "write the pages there",
+        )],
+        Some("completions") => &[(
+            "git papayu completions bash > ~/.local/share/bash-completion/completions/git-papayu",
+            "bash completion",
+        )],
+        Some(_) => &[],
+    }
+}
+
+fn examples(sub: Option<&str>) -> String {
+    let lines = example_lines(sub);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = ".SH EXAMPLES\n".to_string();
+    for (cmd, what) in lines {
+        out.push_str(&format!(
+            ".TP\n\\fB{}\\fR\n{}\n",
+            roff_escape(cmd),
+            roff_escape(what)
+        ));
+    }
+    out
+}
+
+/// Text safe in a roff line: backslashes and dashes escaped, no line starting with a dot.
+fn roff_escape(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    match escaped.starts_with(['.', '\'']) {
+        true => format!("\\&{escaped}"),
+        false => escaped,
+    }
+}
+
+/// The page `git papayu help CMD` or `git papayu CMD --help` asks for, when it asks for one:
+/// `git-papayu` or `git-papayu-CMD`. `-h` is the short help, as with git.
+pub fn help_page(args: &[String]) -> Option<String> {
+    let mut words = Vec::new();
+    let mut rest = args.iter();
+    let mut long_help = false;
+    while let Some(arg) = rest.next() {
+        match arg.as_str() {
+            "--" => break,
+            "-C" | "--color" => {
+                rest.next();
+            }
+            "--help" => long_help = true,
+            a if a.starts_with('-') => {}
+            a => words.push(a),
+        }
+    }
+    let top = command();
+    let name = match words.split_first() {
+        Some((&"help", rest)) => rest.first().copied(),
+        _ if long_help => words.first().copied(),
+        _ => return None,
+    };
+    match name {
+        None => Some("git-papayu".to_string()),
+        Some(name) => top
+            .get_subcommands()
+            .find(|s| !s.is_hide_set() && s.get_name() == name)
+            .map(|s| format!("git-papayu-{}", s.get_name())),
+    }
+}
+
+/// Opens `page` with `man` when stdout is a terminal and `man` has the page; its exit status
+/// then. `None` (use the built-in help) otherwise.
+pub fn open_page(page: &str) -> Option<u8> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let found = std::process::Command::new("man")
+        .args(["-w", page])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        return None;
+    }
+    let status = std::process::Command::new("man").arg(page).status().ok()?;
+    Some(status.code().map_or(1, |c| u8::try_from(c).unwrap_or(1)))
 }
 
 fn write_page(dir: &Path, name: &str, page: &[u8]) -> Result<PathBuf, Problem> {
@@ -95,14 +340,20 @@ pub fn install_man(args: InstallManArgs) -> CliResult {
     };
     std::fs::create_dir_all(&dir)
         .map_err(|e| Problem::new(Code::Io, format!("creating {}: {e}", dir.display())))?;
-    let top = command();
-    let mut written = vec![write_page(&dir, "git-papayu", &render(top.clone()))?];
-    for sub in top.get_subcommands().filter(|s| !s.is_hide_set()) {
+    let mut top = command();
+    // Built, each command carries the global options (under their own heading).
+    top.build();
+    let mut written = vec![write_page(&dir, "git-papayu", &render(top.clone(), None))?];
+    for sub in top
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+    {
         let name = format!("git-papayu-{}", sub.get_name());
         let page = render(
             sub.clone()
                 .name(name.clone())
                 .bin_name(format!("git papayu {}", sub.get_name())),
+            Some(sub.get_name()),
         );
         written.push(write_page(&dir, &name, &page)?);
     }

@@ -34,28 +34,31 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use git_papayu::Problem;
 
+/// The heading the global options are listed under, apart from each command's own.
+const GLOBAL: &str = "Global options";
+
 /// Ask an LLM for a plan, keep it as a git note, apply it as a commit on a papayu/* branch.
 #[derive(Debug, Parser)]
 #[command(name = "git papayu", bin_name = "git papayu", version, about, long_about = None)]
 #[command(allow_external_subcommands = true)]
 struct Cli {
     /// Run as if started in DIR (like git -C).
-    #[arg(short = 'C', value_name = "DIR", global = true)]
+    #[arg(short = 'C', value_name = "DIR", global = true, help_heading = GLOBAL)]
     directory: Option<std::path::PathBuf>,
     /// Print one JSON document on stdout, errors included (shape: docs/json.md).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     json: bool,
     /// Show more: event lines, how each patch hunk was placed, a check's output as it runs.
-    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    #[arg(short, long, global = true, conflicts_with = "quiet", help_heading = GLOBAL)]
     verbose: bool,
     /// Show less: no progress and no status lines (warnings and errors still show).
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
     quiet: bool,
     /// When to colour output (default: color.papayu, color.ui, else auto).
-    #[arg(long, value_name = "WHEN", value_enum, global = true)]
+    #[arg(long, value_name = "WHEN", value_enum, global = true, help_heading = GLOBAL)]
     color: Option<ui::When>,
     /// Never page output (git --no-pager and pager.papayu=false do the same).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     no_pager: bool,
     #[command(subcommand)]
     command: Command,
@@ -127,6 +130,10 @@ impl From<anyhow::Error> for CliError {
 pub type CliResult = Result<(), CliError>;
 
 pub fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(status) = manual::help_page(&args).and_then(|page| manual::open_page(&page)) {
+        return ExitCode::from(status);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
