@@ -51,7 +51,7 @@ struct Cli {
     /// Show more: event lines, how each patch hunk was placed, a check's output as it runs.
     #[arg(short, long, global = true, conflicts_with = "quiet", help_heading = GLOBAL)]
     verbose: bool,
-    /// Show less: no progress and no status lines (warnings and errors still show).
+    /// Show less: nothing on success but what you asked to see (warnings and errors still show).
     #[arg(short, long, global = true, help_heading = GLOBAL)]
     quiet: bool,
     /// When to colour output (default: color.papayu, color.ui, else auto).
