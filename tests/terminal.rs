@@ -423,6 +423,12 @@ fn list_fits_the_terminal_and_colours_statuses_and_show_is_coloured_like_git_sho
         "a pipe gets whole lines: {}",
         piped.stdout
     );
+    assert_eq!(
+        piped.stdout.lines().count(),
+        2,
+        "and no header: {}",
+        piped.stdout
+    );
 }
 
 #[test]

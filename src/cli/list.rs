@@ -135,8 +135,9 @@ const MIN_BRANCH: usize = 12;
 /// A goal shorter than this is not truncated further, even on a narrow terminal.
 const MIN_GOAL: usize = 16;
 
-/// The table under a header row, each column as wide as its widest cell, the goal last and cut
-/// with `…` to fit `columns` (on a terminal); statuses and checks coloured when stdout is.
+/// The table, each column as wide as its widest cell and the goal last; on a terminal
+/// (`columns`) under a header row, and cut with `…` to fit; statuses and checks coloured when
+/// stdout is.
 fn render_table(rows: &[Row], columns: Option<usize>) -> String {
     let check = |c: Option<i32>| match c {
         None => "-".to_string(),
@@ -193,8 +194,11 @@ fn render_table(rows: &[Row], columns: Option<usize>) -> String {
         format!("{}\n", out.trim_end())
     };
     let mut out = String::new();
-    let head: [String; 6] = std::array::from_fn(|i| header[i].to_string());
-    out.push_str(&line(head, header[6], [None, None]));
+    // The header is for a reader: a pipe gets one line per plan (`list | head -1`).
+    if columns.is_some() {
+        let head: [String; 6] = std::array::from_fn(|i| header[i].to_string());
+        out.push_str(&line(head, header[6], [None, None]));
+    }
     for (row, cells) in rows.iter().zip(cells) {
         let check_colour = match row.check {
             None => None,
