@@ -971,3 +971,49 @@ fn a_failure_after_a_fallback_leads_with_the_root_cause_and_the_path() {
     );
     assert_eq!(repo.snapshot(), before);
 }
+
+#[test]
+fn options_after_the_free_text_are_options() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&v1_answer())]);
+    traceback_log(&repo);
+    let out = run(
+        &repo,
+        &["fix the failing test", "--log", "failure.log", "--json"],
+        &compat_env(&fake),
+    )
+    .ok();
+    let stored: Value = serde_json::from_str(&out.stdout).expect("--json after the text");
+    assert_eq!(stored["plans"][0]["plan"]["goal"], "fix the failing test");
+    let sent = user_texts(&fake.requests()[0].json);
+    assert!(sent.contains("ZeroDivisionError"), "the log: {sent}");
+    assert!(
+        sent.contains("from src.stats import mean"),
+        "the test file: {sent}"
+    );
+    assert!(!sent.contains("--log"), "{sent}");
+}
+
+#[test]
+fn a_near_miss_of_a_command_is_refused_before_a_model_is_asked() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&v1_answer())]);
+    let env = compat_env(&fake);
+    let out = run(&repo, &["lst", "plans"], &env).code(2);
+    assert!(out.stderr.contains("ERR_UNKNOWN_COMMAND"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("did you mean 'list'?"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&repo, &["lst"], &env).code(2);
+    assert!(
+        out.stderr.contains("did you mean 'list'?"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&repo, &["fix the test", "--bogus"], &env).code(2);
+    assert!(out.stderr.contains("ERR_USAGE"), "{}", out.stderr);
+    assert!(fake.requests().is_empty());
+    assert!(notes(&repo).is_empty());
+}

@@ -131,25 +131,36 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    let request = match &cli.command {
+        Command::Request(words) => Some(router::parse(words)),
+        _ => None,
+    };
+    let after = match &request {
+        Some(Ok(request)) => &request.globals,
+        _ => &router::Globals::default(),
+    };
     let json = match &cli.command {
-        Command::Request(words) => cli.json || router::wants_json(words),
+        Command::Request(words) => cli.json || after.json || router::wants_json(words),
         _ => cli.json,
     };
     ui::init(ui::Settings {
         json,
-        verbose: cli.verbose,
-        quiet: cli.quiet,
-        color: cli.color,
-        no_pager: cli.no_pager,
+        verbose: cli.verbose || after.verbose,
+        quiet: cli.quiet || after.quiet,
+        color: after.color.or(cli.color),
+        no_pager: cli.no_pager || after.no_pager,
     });
     ui::set_command(&command_name(&cli.command));
-    if let Some(dir) = &cli.directory
+    if let Some(dir) = after.directory.as_ref().or(cli.directory.as_ref())
         && let Err(e) = std::env::set_current_dir(dir)
     {
         return ui::finish(Err(CliError::Usage(Problem::new(
             git_papayu::Code::Io,
             format!("cannot change to {}: {e}", dir.display()),
         ))));
+    }
+    if let Some(request) = request {
+        return ui::finish(request.and_then(router::run));
     }
     ui::finish(dispatch(cli.command))
 }
@@ -227,6 +238,6 @@ fn dispatch(command: Command) -> CliResult {
         Command::InstallMan(args) => manual::install_man(args),
         Command::Completions(args) => manual::completions(args),
         Command::Complete(args) => manual::complete(args),
-        Command::Request(words) => router::run(words),
+        Command::Request(_) => unreachable!("requests are run from main"),
     }
 }
