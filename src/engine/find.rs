@@ -185,3 +185,95 @@ pub fn target_of(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<
     let candidates = if on_head.is_empty() { copies } else { &on_head };
     Ok(store.newest_commit(candidates).unwrap_or(base))
 }
+
+/// Which open plans a command without a plan id acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Applied, with a local proposal branch (`merge`).
+    Applied,
+    /// Proposed or applied (`discard`).
+    Any,
+}
+
+impl Open {
+    fn admits(self, ledger: &Ledger, id: &str) -> bool {
+        match (self, ledger.status(id)) {
+            (_, Status::Applied) => ledger.proposal(id).is_some(),
+            (Open::Any, Status::Proposed) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The plan named by `spec`, as [`find`]; without one, the newest open proposal on `HEAD` —
+/// never a merged, discarded or failed plan, and never the plan `HEAD` carries out after a
+/// merge. Refuses when `HEAD` has no open proposal, naming the open ones elsewhere.
+pub fn find_open(
+    store: &Store,
+    spec: Option<&str>,
+    open: Open,
+) -> Result<(Ledger, PlanRecord), Problem> {
+    if spec.is_some() {
+        return find(store, spec);
+    }
+    let head = head_commit(store)?;
+    let on_head = store.plans_on(&[head])?;
+    let index = store.plan_index()?;
+    let mut candidates = Vec::new();
+    for record in on_head.records.iter().filter(|r| on_head.is_on(r, head)) {
+        let ledger = store.ledger_about(&index, &record.id)?;
+        if open.admits(&ledger, &record.id) {
+            candidates.push(record);
+        }
+    }
+    if let Some((id, _)) = newest(store, &candidates)? {
+        let ledger = store.ledger_about(&index, &id)?;
+        if let Some(record) = ledger.records.iter().find(|r| r.id == id).cloned() {
+            return Ok((ledger, record));
+        }
+    }
+    Err(nothing_open(store, open))
+}
+
+/// `ERR_PLAN_NOT_FOUND` for a command without a plan id when `HEAD` has no open proposal,
+/// listing the open plans elsewhere (newest first, at most five).
+fn nothing_open(store: &Store, open: Open) -> Problem {
+    let what = match open {
+        Open::Applied => "no applied proposal on HEAD",
+        Open::Any => "no open proposal on HEAD",
+    };
+    let Ok(ledger) = store.ledger() else {
+        return Problem::new(
+            Code::PlanNotFound,
+            format!("{what}; name one (git papayu list)"),
+        );
+    };
+    let elsewhere: Vec<String> = ledger
+        .records
+        .iter()
+        .rev()
+        .filter(|r| open.admits(&ledger, &r.id))
+        .map(|r| match ledger.branch(&r.id) {
+            Some(branch) => format!("{} ({branch})", r.short_id()),
+            None => format!("{} ({})", r.short_id(), ledger.status(&r.id).as_str()),
+        })
+        .collect();
+    if elsewhere.is_empty() {
+        return Problem::new(
+            Code::PlanNotFound,
+            format!("{what}, and none elsewhere; see git papayu list"),
+        );
+    }
+    let shown: Vec<&str> = elsewhere.iter().take(5).map(String::as_str).collect();
+    let more = match elsewhere.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Problem::new(
+        Code::PlanNotFound,
+        format!(
+            "{what}; open: {}{more}; name one (git papayu list)",
+            shown.join(", ")
+        ),
+    )
+}
