@@ -1017,3 +1017,103 @@ fn a_near_miss_of_a_command_is_refused_before_a_model_is_asked() {
     assert!(fake.requests().is_empty());
     assert!(notes(&repo).is_empty());
 }
+
+#[test]
+fn a_refined_plan_its_refinement_and_its_branch_all_name_the_proposal() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "first\n",
+    ))]);
+    let planned = run(&repo, &["plan", "Add notes", "--json"], &compat_env(&fake)).ok();
+    let planned: Value = serde_json::from_str(&planned.stdout).unwrap();
+    let a = planned["plans"][0]["plan"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    repo.papayu(["apply", "--no-check"]).ok();
+    let second = serde_json::json!({
+        "summary": "Say more",
+        "actions": [{"kind": "PATCH_FILE", "path": "NOTES.md", "base_sha256": sha("first\n"),
+                     "patch": "@@ -1 +1,2 @@\n first\n+second\n"}]
+    })
+    .to_string();
+    let fake2 = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("NOTES.md")),
+        fake_llm::openai_chat(&second),
+    ]);
+    let refined = run(
+        &repo,
+        &[
+            "refine",
+            &a[..7],
+            "also support csv",
+            "--no-check",
+            "--json",
+        ],
+        &compat_env(&fake2),
+    )
+    .ok();
+    let refined: Value = serde_json::from_str(&refined.stdout).unwrap();
+    let b = refined["plan"]["id"].as_str().unwrap().to_string();
+    let branch = refined["branch"].as_str().unwrap().to_string();
+    let tip = repo.rev(&branch);
+    // An unapplied plan on HEAD made later: merge without an id must not take it.
+    repo.papayu_stdin(
+        ["plan", "Add other notes", "--response", "-"],
+        create_answer("OTHER.md", "other\n").as_bytes(),
+    )
+    .ok();
+
+    let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
+    let status = |id: &str| {
+        list["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .map(|p| p["status"].clone())
+            .unwrap()
+    };
+    assert_eq!(status(&a), "refined");
+    assert_eq!(status(&b), "applied");
+
+    for spec in [&a[..7], &b[..7], branch.as_str()] {
+        let shown: Value =
+            serde_json::from_str(&repo.papayu(["show", spec, "--json"]).ok().stdout).unwrap();
+        assert_eq!(shown["plan"]["id"], b.as_str(), "show {spec}");
+        assert_eq!(shown["branch"], branch.as_str(), "show {spec}");
+        assert_eq!(shown["chain"][0]["plan"], a.as_str());
+        assert_eq!(shown["chain"][0]["status"], "refined");
+        assert_eq!(shown["chain"][0]["refined_by"], b.as_str());
+        assert_eq!(shown["chain"][0]["feedback"], "also support csv");
+        repo.papayu(["diff", spec]).ok();
+    }
+    let text = repo.papayu(["show", &a[..7]]).ok().stdout;
+    assert!(
+        text.contains(&format!("refined by {}: \"also support csv\"", &b[..10])),
+        "{text}"
+    );
+
+    let merged: Value =
+        serde_json::from_str(&repo.papayu(["merge", "--json"]).ok().stdout).unwrap();
+    assert_eq!(
+        merged["plan"],
+        b.as_str(),
+        "the refined proposal, not the unapplied plan"
+    );
+    assert_eq!(repo.rev("main"), tip);
+    repo.papayu(["undo"]).ok();
+    let merged: Value =
+        serde_json::from_str(&repo.papayu(["merge", &a[..7], "--json"]).ok().stdout).unwrap();
+    assert_eq!(
+        merged["plan"],
+        b.as_str(),
+        "the refined plan's id merges its proposal"
+    );
+    assert_eq!(repo.rev("main"), tip);
+    let shown: Value =
+        serde_json::from_str(&repo.papayu(["show", &a[..7], "--json"]).ok().stdout).unwrap();
+    assert_eq!(shown["status"], "merged");
+    assert_eq!(shown["chain"][0]["status"], "refined");
+    repo.fsck();
+}
