@@ -1117,3 +1117,65 @@ fn a_refined_plan_its_refinement_and_its_branch_all_name_the_proposal() {
     assert_eq!(shown["chain"][0]["status"], "refined");
     repo.fsck();
 }
+
+#[test]
+fn verbose_event_values_are_quoted_and_never_none() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("README.md")),
+        fake_llm::openai_chat(&patch_answer("    return something_else(items)")),
+        fake_llm::openai_chat(&patch_answer("    return total(items) / len(items)")),
+    ]);
+    let out = run(&repo, &["plan", "Fix mean", "-v"], &compat_env(&fake)).ok();
+    let events: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()) && l.contains('='))
+        .collect();
+    assert!(
+        events
+            .iter()
+            .any(|l| l.starts_with("CONTEXT_CACHE_MISS type=read_file key=read_file:README.md")),
+        "{}",
+        out.stderr
+    );
+    let failed = events
+        .iter()
+        .find(|l| l.starts_with("VALIDATION_FAILED"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    let reason = failed.split_once("reason=").unwrap().1;
+    assert!(reason.starts_with('"') && reason.ends_with('"'), "{failed}");
+    assert!(reason.contains(' '), "spaces stay spaces: {failed}");
+    for line in &events {
+        assert!(!line.contains("None"), "{line}");
+    }
+}
+
+#[test]
+fn no_provider_is_said_in_two_short_lines() {
+    let repo = repo();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = run(
+        &repo,
+        &["plan", "Add notes"],
+        &[("OLLAMA_HOST".to_string(), format!("127.0.0.1:{port}"))],
+    )
+    .code(1);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("ERR_LLM_NOT_CONFIGURED: "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        lines.iter().all(|l| l.chars().count() <= 100),
+        "{}",
+        out.stderr
+    );
+    assert!(lines[1].contains("--response"), "{}", out.stderr);
+}

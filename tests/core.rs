@@ -1184,3 +1184,36 @@ fn discard_and_merge_without_an_id_take_only_an_open_proposal_on_head() {
     assert!(out.stderr.contains(&branch), "{}", out.stderr);
     repo.papayu(["discard", &other[..7]]).ok();
 }
+
+#[test]
+fn usage_errors_are_one_papayu_line_with_where_to_read_more() {
+    let repo = repo();
+    for (args, command) in [
+        (&["plan"][..], "plan"),
+        (&["list", "--bogus"][..], "list"),
+        (&["merge", "a", "b"][..], "merge"),
+    ] {
+        let out = repo.papayu(args).code(2);
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{}", out.stderr);
+        assert!(lines[0].starts_with("ERR_USAGE: "), "{}", out.stderr);
+        assert!(
+            lines[0].ends_with(&format!("; see git papayu help {command}")),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn a_passed_check_is_said_the_same_way() {
+    let repo = repo();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let out = repo.papayu(["apply", "--check", "true"]).ok();
+    assert!(
+        out.stderr.contains("Check passed: true ("),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("check passed"), "{}", out.stderr);
+}

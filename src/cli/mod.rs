@@ -165,35 +165,51 @@ pub fn main() -> ExitCode {
     ui::finish(dispatch(cli.command))
 }
 
-/// clap's own errors (and --help, --version). Under `--json` a usage error is a JSON document
-/// too, with clap's first line as its reason.
+/// clap's own errors (and --help, --version). A usage error is papayu's like every other:
+/// `ERR_USAGE: <what is wrong>; see git papayu help <command>` on stderr, exit 2 — or, under
+/// `--json`, a JSON document with that reason.
 fn usage_error(e: clap::Error) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let json = args
-        .iter()
-        .take_while(|a| a.as_str() != "--")
-        .any(|a| a == "--json");
-    if !json || !e.use_stderr() {
+    if !e.use_stderr() {
         let _ = e.print();
-        return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        return ExitCode::SUCCESS;
     }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = || args.iter().take_while(|a| a.as_str() != "--");
+    let json = options().any(|a| a == "--json");
     ui::init(ui::Settings {
-        json: true,
+        json,
         ..ui::Settings::default()
     });
     let command = args.iter().find(|a| !a.starts_with('-')).cloned();
     ui::set_command(command.as_deref().unwrap_or_default());
-    let rendered = e.render().to_string();
-    let reason = rendered
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("invalid command line")
-        .trim_start_matches("error: ")
-        .to_string();
     ui::finish(Err(CliError::Usage(Problem::new(
         git_papayu::Code::Usage,
-        reason,
+        usage_reason(&e, command.as_deref()),
     ))))
+}
+
+/// clap's message in one line, without its usage and tips, and where to read more.
+fn usage_reason(e: &clap::Error, command: Option<&str>) -> String {
+    use clap::CommandFactory;
+    let rendered = e.render().to_string();
+    let what: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("tip:"))
+        .collect();
+    let what = what.join(" ");
+    let what = what.trim_start_matches("error: ");
+    let what = if what.is_empty() {
+        "invalid command line"
+    } else {
+        what
+    };
+    let known = command.filter(|c| Cli::command().find_subcommand(c).is_some());
+    match known {
+        Some(c) => format!("{what}; see git papayu help {c}"),
+        None => format!("{what}; see git papayu help"),
+    }
 }
 
 /// The command's name as the `--json` document gives it.

@@ -120,6 +120,12 @@ pub fn run(args: RefineArgs) -> CliResult {
                 &commit.to_string()[..10]
             ));
             ui::out(&render::diffstat(&planned.changes));
+            if let Some(report) = &check {
+                ui::status(&format!(
+                    "Check passed: {} ({:.1}s)",
+                    report.command, report.seconds
+                ));
+            }
             Ok(())
         }
         Refined::NothingChanged { planned } => {
