@@ -1088,6 +1088,14 @@ fn a_refined_plan_its_refinement_and_its_branch_all_name_the_proposal() {
         assert_eq!(shown["chain"][0]["feedback"], "also support csv");
         repo.papayu(["diff", spec]).ok();
     }
+    let again = repo.papayu(["apply", &a[..7], "--no-check"]).code(1);
+    assert!(
+        again
+            .stderr
+            .contains(&format!("already applied as {branch}")),
+        "{}",
+        again.stderr
+    );
     let text = repo.papayu(["show", &a[..7]]).ok().stdout;
     assert!(
         text.contains(&format!("refined by {}: \"also support csv\"", &b[..10])),
