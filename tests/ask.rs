@@ -971,3 +971,219 @@ fn a_failure_after_a_fallback_leads_with_the_root_cause_and_the_path() {
     );
     assert_eq!(repo.snapshot(), before);
 }
+
+#[test]
+fn options_after_the_free_text_are_options() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&v1_answer())]);
+    traceback_log(&repo);
+    let out = run(
+        &repo,
+        &["fix the failing test", "--log", "failure.log", "--json"],
+        &compat_env(&fake),
+    )
+    .ok();
+    let stored: Value = serde_json::from_str(&out.stdout).expect("--json after the text");
+    assert_eq!(stored["plans"][0]["plan"]["goal"], "fix the failing test");
+    let sent = user_texts(&fake.requests()[0].json);
+    assert!(sent.contains("ZeroDivisionError"), "the log: {sent}");
+    assert!(
+        sent.contains("from src.stats import mean"),
+        "the test file: {sent}"
+    );
+    assert!(!sent.contains("--log"), "{sent}");
+}
+
+#[test]
+fn a_near_miss_of_a_command_is_refused_before_a_model_is_asked() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&v1_answer())]);
+    let env = compat_env(&fake);
+    let out = run(&repo, &["lst", "plans"], &env).code(2);
+    assert!(out.stderr.contains("ERR_UNKNOWN_COMMAND"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("did you mean 'list'?"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&repo, &["lst"], &env).code(2);
+    assert!(
+        out.stderr.contains("did you mean 'list'?"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&repo, &["fix the test", "--bogus"], &env).code(2);
+    assert!(out.stderr.contains("ERR_USAGE"), "{}", out.stderr);
+    assert!(fake.requests().is_empty());
+    assert!(notes(&repo).is_empty());
+}
+
+#[test]
+fn a_refined_plan_its_refinement_and_its_branch_all_name_the_proposal() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "first\n",
+    ))]);
+    let planned = run(&repo, &["plan", "Add notes", "--json"], &compat_env(&fake)).ok();
+    let planned: Value = serde_json::from_str(&planned.stdout).unwrap();
+    let a = planned["plans"][0]["plan"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    repo.papayu(["apply", "--no-check"]).ok();
+    let second = serde_json::json!({
+        "summary": "Say more",
+        "actions": [{"kind": "PATCH_FILE", "path": "NOTES.md", "base_sha256": sha("first\n"),
+                     "patch": "@@ -1 +1,2 @@\n first\n+second\n"}]
+    })
+    .to_string();
+    let fake2 = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("NOTES.md")),
+        fake_llm::openai_chat(&second),
+    ]);
+    let refined = run(
+        &repo,
+        &[
+            "refine",
+            &a[..7],
+            "also support csv",
+            "--no-check",
+            "--json",
+        ],
+        &compat_env(&fake2),
+    )
+    .ok();
+    let refined: Value = serde_json::from_str(&refined.stdout).unwrap();
+    let b = refined["plan"]["id"].as_str().unwrap().to_string();
+    let branch = refined["branch"].as_str().unwrap().to_string();
+    let tip = repo.rev(&branch);
+    // An unapplied plan on HEAD made later: merge without an id must not take it.
+    repo.papayu_stdin(
+        ["plan", "Add other notes", "--response", "-"],
+        create_answer("OTHER.md", "other\n").as_bytes(),
+    )
+    .ok();
+
+    let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
+    let status = |id: &str| {
+        list["plans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .map(|p| p["status"].clone())
+            .unwrap()
+    };
+    assert_eq!(status(&a), "refined");
+    assert_eq!(status(&b), "applied");
+
+    for spec in [&a[..7], &b[..7], branch.as_str()] {
+        let shown: Value =
+            serde_json::from_str(&repo.papayu(["show", spec, "--json"]).ok().stdout).unwrap();
+        assert_eq!(shown["plan"]["id"], b.as_str(), "show {spec}");
+        assert_eq!(shown["branch"], branch.as_str(), "show {spec}");
+        assert_eq!(shown["chain"][0]["plan"], a.as_str());
+        assert_eq!(shown["chain"][0]["status"], "refined");
+        assert_eq!(shown["chain"][0]["refined_by"], b.as_str());
+        assert_eq!(shown["chain"][0]["feedback"], "also support csv");
+        repo.papayu(["diff", spec]).ok();
+    }
+    let again = repo.papayu(["apply", &a[..7], "--no-check"]).code(1);
+    assert!(
+        again
+            .stderr
+            .contains(&format!("already applied as {branch}")),
+        "{}",
+        again.stderr
+    );
+    let text = repo.papayu(["show", &a[..7]]).ok().stdout;
+    assert!(
+        text.contains(&format!("refined by {}: \"also support csv\"", &b[..10])),
+        "{text}"
+    );
+
+    let merged: Value =
+        serde_json::from_str(&repo.papayu(["merge", "--json"]).ok().stdout).unwrap();
+    assert_eq!(
+        merged["plan"],
+        b.as_str(),
+        "the refined proposal, not the unapplied plan"
+    );
+    assert_eq!(repo.rev("main"), tip);
+    repo.papayu(["undo"]).ok();
+    let merged: Value =
+        serde_json::from_str(&repo.papayu(["merge", &a[..7], "--json"]).ok().stdout).unwrap();
+    assert_eq!(
+        merged["plan"],
+        b.as_str(),
+        "the refined plan's id merges its proposal"
+    );
+    assert_eq!(repo.rev("main"), tip);
+    let shown: Value =
+        serde_json::from_str(&repo.papayu(["show", &a[..7], "--json"]).ok().stdout).unwrap();
+    assert_eq!(shown["status"], "merged");
+    assert_eq!(shown["chain"][0]["status"], "refined");
+    repo.fsck();
+}
+
+#[test]
+fn verbose_event_values_are_quoted_and_never_none() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("README.md")),
+        fake_llm::openai_chat(&patch_answer("    return something_else(items)")),
+        fake_llm::openai_chat(&patch_answer("    return total(items) / len(items)")),
+    ]);
+    let out = run(&repo, &["plan", "Fix mean", "-v"], &compat_env(&fake)).ok();
+    let events: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()) && l.contains('='))
+        .collect();
+    assert!(
+        events
+            .iter()
+            .any(|l| l.starts_with("CONTEXT_CACHE_MISS type=read_file key=read_file:README.md")),
+        "{}",
+        out.stderr
+    );
+    let failed = events
+        .iter()
+        .find(|l| l.starts_with("VALIDATION_FAILED"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    let reason = failed.split_once("reason=").unwrap().1;
+    assert!(reason.starts_with('"') && reason.ends_with('"'), "{failed}");
+    assert!(reason.contains(' '), "spaces stay spaces: {failed}");
+    for line in &events {
+        assert!(!line.contains("None"), "{line}");
+    }
+}
+
+#[test]
+fn no_provider_is_said_in_two_short_lines() {
+    let repo = repo();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = run(
+        &repo,
+        &["plan", "Add notes"],
+        &[("OLLAMA_HOST".to_string(), format!("127.0.0.1:{port}"))],
+    )
+    .code(1);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", out.stderr);
+    assert!(
+        lines[0].starts_with("ERR_LLM_NOT_CONFIGURED: "),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        lines.iter().all(|l| l.chars().count() <= 100),
+        "{}",
+        out.stderr
+    );
+    assert!(lines[1].contains("--response"), "{}", out.stderr);
+}

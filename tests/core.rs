@@ -1144,3 +1144,76 @@ fn an_interrupted_ref_transaction_is_completed_by_the_next_command() {
         "the intent is cleared"
     );
 }
+
+#[test]
+fn discard_and_merge_without_an_id_take_only_an_open_proposal_on_head() {
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    apply_json(&repo, &["--no-check"]);
+    repo.papayu(["merge"]).ok();
+
+    // Right after the merge, HEAD carries the merged plan out; it is not open.
+    let before = repo.snapshot();
+    let out = repo.papayu(["discard"]).err("ERR_PLAN_NOT_FOUND");
+    assert!(
+        out.stderr.contains("no open proposal on HEAD"),
+        "{}",
+        out.stderr
+    );
+    repo.papayu(["merge"]).err("ERR_PLAN_NOT_FOUND");
+    assert_eq!(repo.snapshot(), before, "a refusal changes nothing");
+    let shown: Value =
+        serde_json::from_str(&repo.papayu(["show", &id, "--json"]).ok().stdout).unwrap();
+    assert_eq!(shown["status"], "merged", "{shown}");
+
+    // An open proposal elsewhere is named, not taken.
+    let notes = serde_json::json!({
+        "summary": "Add notes",
+        "actions": [{"kind": "CREATE_FILE", "path": "NOTES.md", "content": "notes\n"}]
+    })
+    .to_string();
+    let other = plan(&repo, "Add notes", &notes, &[]);
+    let branch = apply_json(&repo, &["--no-check"])["branch"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    repo.write("README.md", "# moved on\n");
+    repo.commit_all("moved on");
+    let out = repo.papayu(["discard"]).err("ERR_PLAN_NOT_FOUND");
+    assert!(out.stderr.contains(&other[..7]), "{}", out.stderr);
+    assert!(out.stderr.contains(&branch), "{}", out.stderr);
+    repo.papayu(["discard", &other[..7]]).ok();
+}
+
+#[test]
+fn usage_errors_are_one_papayu_line_with_where_to_read_more() {
+    let repo = repo();
+    for (args, command) in [
+        (&["plan"][..], "plan"),
+        (&["list", "--bogus"][..], "list"),
+        (&["merge", "a", "b"][..], "merge"),
+    ] {
+        let out = repo.papayu(args).code(2);
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{}", out.stderr);
+        assert!(lines[0].starts_with("ERR_USAGE: "), "{}", out.stderr);
+        assert!(
+            lines[0].ends_with(&format!("; see git papayu help {command}")),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn a_passed_check_is_said_the_same_way() {
+    let repo = repo();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let out = repo.papayu(["apply", "--check", "true"]).ok();
+    assert!(
+        out.stderr.contains("Check passed: true ("),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("check passed"), "{}", out.stderr);
+}

@@ -771,14 +771,11 @@ fn without_hints_naming(mut p: Problem, tried: &[String]) -> Problem {
     p
 }
 
-/// A reason folded into one whitespace-free token for an event line.
+/// A reason as an event line's value: at most 120 characters, secrets masked, quoted when it
+/// is more than one word.
 fn one_token(text: &str) -> String {
-    let folded: String = text
-        .chars()
-        .take(120)
-        .map(|c| if c.is_whitespace() { '_' } else { c })
-        .collect();
-    crate::context::mask_secrets(&folded)
+    let short: String = text.chars().take(120).collect();
+    crate::context::event_value(&crate::context::mask_secrets(&short))
 }
 
 /// The environment as a map (read once by the caller, passed down).

@@ -167,7 +167,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             }
             if let Some(report) = &check {
                 ui::status(&format!(
-                    "check passed: {} ({:.1}s)",
+                    "Check passed: {} ({:.1}s)",
                     report.command, report.seconds
                 ));
             }

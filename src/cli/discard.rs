@@ -12,7 +12,8 @@ use super::{CliResult, ui};
 /// even after git gc. A proposal branch you added commits to is kept unless you pass --force.
 #[derive(Debug, Args)]
 pub struct DiscardArgs {
-    /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
+    /// Plan id (a unique prefix) or proposal branch; default: the newest open (proposed or
+    /// applied) plan on HEAD.
     pub plan: Option<String>,
     /// Delete the proposal branch even when it holds commits papayu did not make.
     #[arg(long)]

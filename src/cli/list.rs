@@ -221,6 +221,7 @@ pub fn status_colour(status: Status) -> &'static str {
         Status::Applied => "green",
         Status::Failed => "red",
         Status::Merged => "cyan",
+        Status::Refined => "blue",
         Status::Discarded => "normal",
     }
 }

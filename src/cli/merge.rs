@@ -15,7 +15,7 @@ use super::{CliResult, ui};
 /// worktree) and the plan is merged. Undo with git papayu undo, which brings the branch back.
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
+    /// Plan id (a unique prefix) or proposal branch; default: the newest applied proposal on HEAD.
     pub plan: Option<String>,
     /// Make one commit with the proposal's changes and message instead of a merge.
     #[arg(long, conflicts_with = "ff_only")]

@@ -138,19 +138,27 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    let request = match &cli.command {
+        Command::Request(words) => Some(router::parse(words)),
+        _ => None,
+    };
+    let after = match &request {
+        Some(Ok(request)) => &request.globals,
+        _ => &router::Globals::default(),
+    };
     let json = match &cli.command {
-        Command::Request(words) => cli.json || router::wants_json(words),
+        Command::Request(words) => cli.json || after.json || router::wants_json(words),
         _ => cli.json,
     };
     ui::init(ui::Settings {
         json,
-        verbose: cli.verbose,
-        quiet: cli.quiet,
-        color: cli.color,
-        no_pager: cli.no_pager,
+        verbose: cli.verbose || after.verbose,
+        quiet: cli.quiet || after.quiet,
+        color: after.color.or(cli.color),
+        no_pager: cli.no_pager || after.no_pager,
     });
     ui::set_command(&command_name(&cli.command));
-    if let Some(dir) = &cli.directory
+    if let Some(dir) = after.directory.as_ref().or(cli.directory.as_ref())
         && let Err(e) = std::env::set_current_dir(dir)
     {
         return ui::finish(Err(CliError::Usage(Problem::new(
@@ -158,38 +166,57 @@ pub fn main() -> ExitCode {
             format!("cannot change to {}: {e}", dir.display()),
         ))));
     }
+    if let Some(request) = request {
+        return ui::finish(request.and_then(router::run));
+    }
     ui::finish(dispatch(cli.command))
 }
 
-/// clap's own errors (and --help, --version). Under `--json` a usage error is a JSON document
-/// too, with clap's first line as its reason.
+/// clap's own errors (and --help, --version). A usage error is papayu's like every other:
+/// `ERR_USAGE: <what is wrong>; see git papayu help <command>` on stderr, exit 2 — or, under
+/// `--json`, a JSON document with that reason.
 fn usage_error(e: clap::Error) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let json = args
-        .iter()
-        .take_while(|a| a.as_str() != "--")
-        .any(|a| a == "--json");
-    if !json || !e.use_stderr() {
+    if !e.use_stderr() {
         let _ = e.print();
-        return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        return ExitCode::SUCCESS;
     }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = || args.iter().take_while(|a| a.as_str() != "--");
+    let json = options().any(|a| a == "--json");
     ui::init(ui::Settings {
-        json: true,
+        json,
         ..ui::Settings::default()
     });
     let command = args.iter().find(|a| !a.starts_with('-')).cloned();
     ui::set_command(command.as_deref().unwrap_or_default());
-    let rendered = e.render().to_string();
-    let reason = rendered
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("invalid command line")
-        .trim_start_matches("error: ")
-        .to_string();
     ui::finish(Err(CliError::Usage(Problem::new(
         git_papayu::Code::Usage,
-        reason,
+        usage_reason(&e, command.as_deref()),
     ))))
+}
+
+/// clap's message in one line, without its usage and tips, and where to read more.
+fn usage_reason(e: &clap::Error, command: Option<&str>) -> String {
+    use clap::CommandFactory;
+    let rendered = e.render().to_string();
+    let what: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("tip:"))
+        .collect();
+    let what = what.join(" ");
+    let what = what.trim_start_matches("error: ");
+    let what = if what.is_empty() {
+        "invalid command line"
+    } else {
+        what
+    };
+    let known = command.filter(|c| Cli::command().find_subcommand(c).is_some());
+    match known {
+        Some(c) => format!("{what}; see git papayu help {c}"),
+        None => format!("{what}; see git papayu help"),
+    }
 }
 
 /// The command's name as the `--json` document gives it.
@@ -234,6 +261,6 @@ fn dispatch(command: Command) -> CliResult {
         Command::InstallMan(args) => manual::install_man(args),
         Command::Completions(args) => manual::completions(args),
         Command::Complete(args) => manual::complete(args),
-        Command::Request(words) => router::run(words),
+        Command::Request(_) => unreachable!("requests are run from main"),
     }
 }

@@ -54,7 +54,8 @@ pub fn run(args: RefineArgs) -> CliResult {
         (None, false) => CheckChoice::Configured,
     };
     let store = Store::open()?;
-    let target = refine::target(&store, Some(&plan))?;
+    let mut target = refine::target(&store, Some(&plan))?;
+    target.feedback = feedback.trim().to_string();
     let goal = format!(
         "{}\n\nThe proposal on branch {} already makes a change for this goal; its files are shown as they are now on that branch ({}). Review feedback to address: {}",
         target.record.goal.trim(),
@@ -119,6 +120,12 @@ pub fn run(args: RefineArgs) -> CliResult {
                 &commit.to_string()[..10]
             ));
             ui::out(&render::diffstat(&planned.changes));
+            if let Some(report) = &check {
+                ui::status(&format!(
+                    "Check passed: {} ({:.1}s)",
+                    report.command, report.seconds
+                ));
+            }
             Ok(())
         }
         Refined::NothingChanged { planned } => {

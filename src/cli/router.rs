@@ -6,7 +6,11 @@
 //! - a request starting with a create verb (`create`, `создай`, `сгенерируй`) → plan, then apply;
 //! - any other request of several words → plan.
 //!
-//! A single unknown word is a mistyped command, not a request: it is a usage error.
+//! The free text is one quoted argument, or bare words up to the first option; options after it
+//! are options (`git papayu "fix the failing test" --log test.log --json`). A single unknown
+//! word is a mistyped command, not a request: it is a usage error, with the command it is a
+//! near miss of; so are several bare words whose first is a near miss of a command
+//! (`git papayu lst plans`). Both are refused before any model is asked.
 
 use std::path::PathBuf;
 
@@ -15,7 +19,7 @@ use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
 use super::asking::{self, Ask};
-use super::{CliError, CliResult, apply, plan};
+use super::{CliError, CliResult, apply, plan, ui};
 
 /// What a request asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,16 +84,81 @@ pub fn route(text: &str) -> Route {
     }
 }
 
+/// The global options, when they come after the free text (`git papayu "…" --json -v`).
+#[derive(Debug, Default, clap::Args)]
+pub struct Globals {
+    /// Run as if started in DIR (like git -C).
+    #[arg(short = 'C', value_name = "DIR")]
+    pub directory: Option<PathBuf>,
+    /// Print one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Show more.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Show less.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// When to colour output.
+    #[arg(long, value_name = "WHEN", value_enum)]
+    pub color: Option<ui::When>,
+    /// Never page output.
+    #[arg(long)]
+    pub no_pager: bool,
+}
+
 /// `git papayu ok --no-check`: a confirmation followed only by options takes apply's options
-/// (and `--json`), never a goal.
+/// (and the global ones), never a goal.
 #[derive(Debug, clap::Parser)]
 #[command(name = "git papayu ok", no_binary_name = true)]
 struct OkArgs {
     #[command(flatten)]
     apply: apply::ApplyArgs,
-    /// Print one JSON document on stdout.
+    #[command(flatten)]
+    globals: Globals,
+}
+
+/// The options after a request's text: plan's options for asking, and the global ones.
+#[derive(Debug, clap::Parser)]
+#[command(name = "git papayu \"<request>\"", no_binary_name = true)]
+struct RequestArgs {
+    /// A log or error report to send with the goal ('-' for stdin); may be repeated.
+    #[arg(long = "log", visible_alias = "error-report", value_name = "FILE|-")]
+    logs: Vec<PathBuf>,
+    /// Provider(s) to ask, comma-separated, each NAME or NAME:MODEL.
+    #[arg(long, value_name = "P")]
+    provider: Option<String>,
+    /// Model to ask for.
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// How the model is asked to work: chat, fixit or fix-plan.
+    #[arg(long, value_name = "MODE")]
+    llm_mode: Option<String>,
+    /// Write an accepted memory_patch without asking.
     #[arg(long)]
-    json: bool,
+    accept_memory: bool,
+    #[command(flatten)]
+    globals: Globals,
+}
+
+/// A request taken apart: where it goes, with which options.
+#[derive(Debug)]
+pub struct Request {
+    pub globals: Globals,
+    action: Action,
+}
+
+#[derive(Debug)]
+enum Action {
+    Confirm(apply::ApplyArgs),
+    Route {
+        route: Route,
+        logs: Vec<PathBuf>,
+        provider: Option<String>,
+        model: Option<String>,
+        llm_mode: Option<String>,
+        accept_memory: bool,
+    },
 }
 
 /// The options after a confirmation word, when that is all the request holds.
@@ -102,43 +171,179 @@ fn confirm_options(words: &[String]) -> Option<&[String]> {
     .then_some(rest)
 }
 
-/// Whether a request asks for `--json` (`git papayu ok --json`).
+/// Whether the words ask for `--json` anywhere before a `--` (for errors found while taking a
+/// request apart, before its options are known).
 pub fn wants_json(words: &[String]) -> bool {
-    confirm_options(words).is_some_and(|rest| rest.iter().any(|w| w == "--json"))
+    words
+        .iter()
+        .take_while(|w| w.as_str() != "--")
+        .any(|w| w == "--json")
 }
 
-/// Runs a free-text request (the words after `git papayu`).
-pub fn run(words: Vec<String>) -> CliResult {
-    if let Some(options) = confirm_options(&words) {
-        use clap::Parser;
-        let args = OkArgs::try_parse_from(options).map_err(|e| {
-            let rendered = e.render().to_string();
-            let reason = rendered
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid options")
-                .trim_start_matches("error: ")
-                .to_string();
-            CliError::Usage(Problem::new(Code::Usage, reason))
-        })?;
-        return apply::run(args.apply);
+/// Whether the first word of bare free text is one the router knows (`plan:`, `apply:`, a
+/// confirmation, a fix or create verb).
+fn starts_with_router_word(first: &str) -> bool {
+    let lower = first.to_lowercase();
+    if lower.starts_with("plan:") || lower.starts_with("apply:") {
+        return true;
     }
-    let text = words.join(" ");
-    match route(&text) {
-        Route::Unknown(word) => Err(CliError::Usage(Problem::new(
-            Code::UnknownCommand,
-            format!(
-                "'{}' is not a papayu command; see git papayu help, or write a request in words: git papayu \"fix the failing test\"",
-                word.escape_debug()
-            ),
-        ))),
+    let bare = lower.trim_end_matches([':', ',', '.', '!']);
+    CONFIRM.contains(&bare) || FIX_VERBS.contains(&bare) || CREATE_VERBS.contains(&bare)
+}
+
+/// Edit distance counting a swap of neighbours as one edit.
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The command a word is a near miss of, if any (`lst` → `list`).
+pub fn suggestion(word: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let word = word.to_lowercase();
+    if word.chars().count() < 2 {
+        return None;
+    }
+    let most = if word.chars().count() <= 4 { 1 } else { 2 };
+    let cli = super::Cli::command();
+    let mut names: Vec<String> = cli
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name().to_string())
+        .collect();
+    names.push("help".to_string());
+    names
+        .into_iter()
+        .map(|name| (distance(&word, &name), name))
+        .filter(|(d, _)| *d <= most)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
+}
+
+fn unknown_command(raw: &str, several: bool) -> CliError {
+    let word = raw.escape_debug().to_string();
+    let reason = match suggestion(raw) {
+        Some(name) if several => format!(
+            "'{word}' is not a papayu command; did you mean '{name}'? To send the words as a request, quote them: git papayu \"{word} …\""
+        ),
+        Some(name) => {
+            format!("'{word}' is not a papayu command; did you mean '{name}'? see git papayu help")
+        }
+        None => format!(
+            "'{word}' is not a papayu command; see git papayu help, or write a request in words: git papayu \"fix the failing test\""
+        ),
+    };
+    CliError::Usage(Problem::new(Code::UnknownCommand, reason))
+}
+
+/// A clap error in the options after a request, as papayu's usage error.
+fn options_error(e: clap::Error) -> CliError {
+    let rendered = e.render().to_string();
+    let reason = rendered
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("invalid options")
+        .trim_start_matches("error: ")
+        .to_string();
+    CliError::Usage(Problem::new(
+        Code::Usage,
+        format!("{reason}; see git papayu help plan"),
+    ))
+}
+
+/// Takes the words after `git papayu` apart: the free text (one quoted argument, or bare words
+/// up to the first option), then the options. Nothing is asked of a model here, so a mistyped
+/// command or a bad option costs nothing.
+pub fn parse(words: &[String]) -> Result<Request, CliError> {
+    use clap::Parser;
+    if let Some(options) = confirm_options(words) {
+        let args = OkArgs::try_parse_from(options).map_err(options_error)?;
+        return Ok(Request {
+            globals: args.globals,
+            action: Action::Confirm(args.apply),
+        });
+    }
+    let split = words
+        .iter()
+        .position(|w| w.len() > 1 && w.starts_with('-'))
+        .unwrap_or(words.len());
+    let (text, options) = words.split_at(split);
+    if let [first, _, ..] = text
+        && !first.chars().any(char::is_whitespace)
+        && !starts_with_router_word(first)
+        && suggestion(first).is_some()
+    {
+        return Err(unknown_command(first, true));
+    }
+    let route = route(&text.join(" "));
+    if let Route::Unknown(word) = &route {
+        return Err(unknown_command(word, false));
+    }
+    let args = RequestArgs::try_parse_from(options).map_err(options_error)?;
+    Ok(Request {
+        globals: args.globals,
+        action: Action::Route {
+            route,
+            logs: args.logs,
+            provider: args.provider,
+            model: args.model,
+            llm_mode: args.llm_mode,
+            accept_memory: args.accept_memory,
+        },
+    })
+}
+
+/// Runs a request taken apart by [`parse`].
+pub fn run(request: Request) -> CliResult {
+    let (route, how) = match request.action {
+        Action::Confirm(args) => return apply::run(args),
+        Action::Route {
+            route,
+            logs,
+            provider,
+            model,
+            llm_mode,
+            accept_memory,
+        } => (
+            route,
+            How {
+                logs,
+                provider,
+                model,
+                llm_mode,
+                accept_memory,
+            },
+        ),
+    };
+    match route {
+        Route::Unknown(word) => Err(unknown_command(&word, false)),
         Route::ApplyLatest => apply_plans(None),
         Route::Plan { goal, fix } => {
-            plan_only(goal, fix)?;
+            plan_only(goal, fix, how)?;
             Ok(())
         }
         Route::PlanAndApply { goal } => {
-            let ids = plan_only(goal, false)?;
+            let ids = plan_only(goal, false, how)?;
             for id in ids {
                 apply_plans(Some(id))?;
             }
@@ -147,7 +352,16 @@ pub fn run(words: Vec<String>) -> CliResult {
     }
 }
 
-fn plan_only(goal: String, fix: bool) -> Result<Vec<String>, CliError> {
+/// How to ask, from the options after the text.
+struct How {
+    logs: Vec<PathBuf>,
+    provider: Option<String>,
+    model: Option<String>,
+    llm_mode: Option<String>,
+    accept_memory: bool,
+}
+
+fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError> {
     if goal.trim().is_empty() {
         return Err(CliError::Usage(Problem::new(
             Code::UnknownCommand,
@@ -161,14 +375,14 @@ fn plan_only(goal: String, fix: bool) -> Result<Vec<String>, CliError> {
         base,
         protocol: None,
         phase: Mode::Plan,
-        llm_mode: fix.then(|| "fixit".to_string()),
-        provider: None,
-        model: None,
-        logs: Vec::<PathBuf>::new(),
+        llm_mode: how.llm_mode.or_else(|| fix.then(|| "fixit".to_string())),
+        provider: how.provider,
+        model: how.model,
+        logs: how.logs,
     };
     let planned = asking::ask_and_store(&store, ask)?;
     plan::show_planned(&planned);
-    asking::offer_memory(&store, &planned, false)?;
+    asking::offer_memory(&store, &planned, how.accept_memory)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())
 }
 

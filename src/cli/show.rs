@@ -1,11 +1,11 @@
 //! `git papayu show`: one plan in full.
 
 use clap::Args;
-use git_papayu::engine::find::find;
+use git_papayu::engine::find::{find, refined_by};
 use git_papayu::store::Store;
 use git_papayu::store::records::{Event, EventKind, PlanRecord, PlanStats, Status};
 
-use super::{CliResult, render, text, ui};
+use super::{CliError, CliResult, render, text, ui};
 
 /// Show one plan: goal, summary, steps, risks, questions, actions, status and history.
 #[derive(Debug, Args)]
@@ -21,6 +21,7 @@ pub fn run(args: ShowArgs) -> CliResult {
     let status = ledger.status(&record.id);
     let events = ledger.events_of(&record.id);
     let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);
+    let chain = chain(&store, &record.id)?;
     ui::data(&serde_json::json!({
         "plan": record,
         "verified": record.verified,
@@ -28,9 +29,41 @@ pub fn run(args: ShowArgs) -> CliResult {
         "branch": ledger.branch(&record.id),
         "events": events,
         "claims": claims,
+        "chain": chain.iter().map(|l| serde_json::json!({
+            "plan": l.id,
+            "status": l.status,
+            "refined_by": l.refined_by,
+            "feedback": l.feedback,
+        })).collect::<Vec<_>>(),
     }));
     ui::paged();
     let mut out = describe(&record, Some(status), events);
+    if !chain.is_empty() {
+        out.push_str(
+            "Refinements:
+",
+        );
+        for link in &chain {
+            let short = &link.id[..10];
+            let this = if link.id == record.id {
+                " (this one)"
+            } else {
+                ""
+            };
+            match (&link.refined_by, &link.feedback) {
+                (Some(by), Some(feedback)) => out.push_str(&format!(
+                    "  {short} refined by {}: \"{}\"{this}\n",
+                    &by[..by.len().min(10)],
+                    text::line(feedback)
+                )),
+                (Some(by), None) => out.push_str(&format!(
+                    "  {short} refined by {}{this}\n",
+                    &by[..by.len().min(10)]
+                )),
+                _ => out.push_str(&format!("  {short} {}{this}\n", link.status.as_str())),
+            }
+        }
+    }
     if !claims.is_empty() {
         out.push_str("Claims from shared notes (no operation here made them; not in effect):\n");
         let now = git_papayu::store::records::now_millis();
@@ -67,6 +100,60 @@ fn paint(text: &str, status: Status) -> String {
         ui::paint(super::list::status_colour(status), status.as_str())
     );
     format!("{first}\n{}", rest.replacen(&label, &coloured, 1))
+}
+
+/// One plan of a refinement chain.
+struct Link {
+    id: String,
+    status: Status,
+    refined_by: Option<String>,
+    feedback: Option<String>,
+}
+
+/// The refinement chain a plan is part of, oldest first (empty when it is not refined and
+/// refines nothing): each plan, its status, its refinement and the feedback that refinement
+/// addressed.
+fn chain(store: &Store, id: &str) -> Result<Vec<Link>, CliError> {
+    let ledger = store.ledger()?;
+    let parent_of = |child: &str| {
+        ledger
+            .records
+            .iter()
+            .find(|r| refined_by(&ledger, &r.id).as_deref() == Some(child))
+            .map(|r| r.id.clone())
+    };
+    let mut ids = vec![id.to_string()];
+    while let Some(parent) = parent_of(&ids[0]) {
+        if ids.contains(&parent) || ids.len() > 64 {
+            break;
+        }
+        ids.insert(0, parent);
+    }
+    while let Some(child) = ids.last().and_then(|last| refined_by(&ledger, last)) {
+        if ids.contains(&child) || ids.len() > 64 {
+            break;
+        }
+        ids.push(child);
+    }
+    if ids.len() < 2 {
+        return Ok(Vec::new());
+    }
+    Ok(ids
+        .into_iter()
+        .map(|id| {
+            let refined = ledger
+                .events_of(&id)
+                .iter()
+                .rev()
+                .find(|e| e.event == EventKind::Refined);
+            Link {
+                status: ledger.status(&id),
+                refined_by: refined_by(&ledger, &id),
+                feedback: refined.and_then(|e| e.feedback.clone()),
+                id,
+            }
+        })
+        .collect())
 }
 
 /// A titled list; `multi_line` items keep their newlines (indented), others show them as `^J`.

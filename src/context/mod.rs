@@ -602,12 +602,28 @@ fn request_key(r: &ContextRequest) -> (String, &'static str) {
             path,
             start_line,
             end_line,
-        } => (
-            format!("read_file:{path}:{start_line:?}:{end_line:?}"),
-            "read_file",
-        ),
-        ContextRequest::Search { query, glob } => (format!("search:{query}:{glob:?}"), "search"),
-        ContextRequest::Logs { source, last_n } => (format!("logs:{source}:{last_n:?}"), "logs"),
+        } => {
+            let range = match (start_line, end_line) {
+                (None, None) => String::new(),
+                (start, end) => format!(
+                    ":{}-{}",
+                    start.map(|n| n.to_string()).unwrap_or_default(),
+                    end.map(|n| n.to_string()).unwrap_or_default()
+                ),
+            };
+            (format!("read_file:{path}{range}"), "read_file")
+        }
+        ContextRequest::Search { query, glob } => {
+            let glob = glob
+                .as_deref()
+                .map(|g| format!(" in {g}"))
+                .unwrap_or_default();
+            (format!("search:{query}{glob}"), "search")
+        }
+        ContextRequest::Logs { source, last_n } => {
+            let last = last_n.map(|n| format!(":last {n}")).unwrap_or_default();
+            (format!("logs:{source}{last}"), "logs")
+        }
         ContextRequest::Env => ("env".to_string(), "env"),
     }
 }
@@ -648,10 +664,35 @@ pub fn fulfil(
 }
 
 fn event_key(key: &str) -> String {
-    key.chars()
-        .map(|c| if c.is_whitespace() { '_' } else { c })
-        .take(100)
-        .collect()
+    let key: String = key.chars().take(100).collect();
+    event_value(&key)
+}
+
+/// A value for an event line (`KEY=value`): as it is when it is one plain word, else quoted
+/// with `"` and `\` escaped, so spaces stay spaces and the line still splits on them.
+pub fn event_value(text: &str) -> String {
+    let plain = !text.is_empty()
+        && !text
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '"' || c == '\\');
+    if plain {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_whitespace() => out.push(' '),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn answer(

@@ -4,7 +4,9 @@
 
 use crate::codes::{Code, Problem};
 use crate::store::oplog;
-use crate::store::records::{Ledger, PlanRecord, Status, now_millis, one_of, spec_prefix};
+use crate::store::records::{
+    EventKind, Ledger, PlanRecord, Status, now_millis, one_of, spec_prefix,
+};
 use crate::store::{Oid, Store, StoreError};
 
 /// Finds the plan a command is about: the one named (an id prefix or a proposal branch); else
@@ -38,6 +40,7 @@ pub fn find_explained(
         let records: Vec<&PlanRecord> = found.iter().map(|(_, r)| r).collect();
         let i = one_of(&prefix, &records)?;
         let (ledger, record) = found.swap_remove(i);
+        let (ledger, record) = follow_refinements(&about, ledger, record)?;
         return Ok((ledger, record, None));
     }
     let head = head_commit(store)?;
@@ -51,6 +54,7 @@ pub fn find_explained(
     if let Some((id, why)) = newest(store, &candidates)?
         && let Some((ledger, record)) = about(&id)?
     {
+        let (ledger, record) = follow_refinements(&about, ledger, record)?;
         return Ok((ledger, record, Some(why)));
     }
     for id in carried_out(store, head)? {
@@ -63,6 +67,47 @@ pub fn find_explained(
         }
     }
     Err(no_plan_on_head())
+}
+
+/// Reads the ledger exact for one plan, and its record (`None` when no note holds it).
+type About<'a> = dyn Fn(&str) -> Result<Option<(Ledger, PlanRecord)>, Problem> + 'a;
+
+/// The proposal a plan stands for: the plan itself while it has its branch, else — when it was
+/// refined — the refinement that carries the branch now, followed through every refinement
+/// (a refined proposal's branch tip belongs to its newest refinement).
+fn follow_refinements(
+    about: &About<'_>,
+    ledger: Ledger,
+    record: PlanRecord,
+) -> Result<(Ledger, PlanRecord), Problem> {
+    let mut current = (ledger, record);
+    // A chain is a few refinements; the bound only guards against a cycle in forged notes.
+    for _ in 0..64 {
+        let (ledger, record) = &current;
+        if ledger.proposal(&record.id).is_some() {
+            break;
+        }
+        let Some(next) = refined_by(ledger, &record.id) else {
+            break;
+        };
+        match about(&next)? {
+            Some(found) => current = found,
+            None => break,
+        }
+    }
+    Ok(current)
+}
+
+/// The plan's refinement, from its newest `refined` event (an undone refinement's event is
+/// cancelled and not listed).
+pub fn refined_by(ledger: &Ledger, id: &str) -> Option<String> {
+    ledger
+        .events_of(id)
+        .iter()
+        .rev()
+        .find(|e| e.event == EventKind::Refined)
+        .and_then(|e| e.detail.clone())
+        .filter(|child| child != id)
 }
 
 /// The newest of `candidates` by local evidence: a plan this clone's operation log made wins
@@ -184,4 +229,107 @@ pub fn target_of(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<
     let on_head: Vec<Oid> = copies.iter().copied().filter(|&c| in_history(c)).collect();
     let candidates = if on_head.is_empty() { copies } else { &on_head };
     Ok(store.newest_commit(candidates).unwrap_or(base))
+}
+
+/// Which open plans a command without a plan id acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// Applied, with a local proposal branch (`merge`).
+    Applied,
+    /// Proposed or applied (`discard`).
+    Any,
+}
+
+impl Open {
+    fn admits(self, ledger: &Ledger, id: &str) -> bool {
+        match (self, ledger.status(id)) {
+            (_, Status::Applied) => ledger.proposal(id).is_some(),
+            (Open::Any, Status::Proposed) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The plan named by `spec`, as [`find`]; without one, the newest open proposal on `HEAD` —
+/// never a merged, discarded or failed plan, and never the plan `HEAD` carries out after a
+/// merge. Refuses when `HEAD` has no open proposal, naming the open ones elsewhere.
+pub fn find_open(
+    store: &Store,
+    spec: Option<&str>,
+    open: Open,
+) -> Result<(Ledger, PlanRecord), Problem> {
+    if spec.is_some() {
+        return find(store, spec);
+    }
+    let head = head_commit(store)?;
+    let on_head = store.plans_on(&[head])?;
+    let index = store.plan_index()?;
+    let about = |id: &str| -> Result<Option<(Ledger, PlanRecord)>, Problem> {
+        let ledger = store.ledger_about(&index, id)?;
+        let record = ledger.records.iter().find(|r| r.id == id).cloned();
+        Ok(record.map(|r| (ledger, r)))
+    };
+    // Each plan on HEAD stands for its proposal (a refined plan for its newest refinement);
+    // the newest plan on HEAD whose proposal is open wins.
+    let mut candidates = Vec::new();
+    let mut proposals = Vec::new();
+    for record in on_head.records.iter().filter(|r| on_head.is_on(r, head)) {
+        let Some((ledger, found)) = about(&record.id)? else {
+            continue;
+        };
+        let (ledger, proposal) = follow_refinements(&about, ledger, found)?;
+        if open.admits(&ledger, &proposal.id) {
+            candidates.push(record);
+            proposals.push((record.id.clone(), (ledger, proposal)));
+        }
+    }
+    if let Some((id, _)) = newest(store, &candidates)?
+        && let Some(i) = proposals.iter().position(|(on_head, _)| *on_head == id)
+    {
+        return Ok(proposals.swap_remove(i).1);
+    }
+    Err(nothing_open(store, open))
+}
+
+/// `ERR_PLAN_NOT_FOUND` for a command without a plan id when `HEAD` has no open proposal,
+/// listing the open plans elsewhere (newest first, at most five).
+fn nothing_open(store: &Store, open: Open) -> Problem {
+    let what = match open {
+        Open::Applied => "no applied proposal on HEAD",
+        Open::Any => "no open proposal on HEAD",
+    };
+    let Ok(ledger) = store.ledger() else {
+        return Problem::new(
+            Code::PlanNotFound,
+            format!("{what}; name one (git papayu list)"),
+        );
+    };
+    let elsewhere: Vec<String> = ledger
+        .records
+        .iter()
+        .rev()
+        .filter(|r| open.admits(&ledger, &r.id))
+        .map(|r| match ledger.branch(&r.id) {
+            Some(branch) => format!("{} ({branch})", r.short_id()),
+            None => format!("{} ({})", r.short_id(), ledger.status(&r.id).as_str()),
+        })
+        .collect();
+    if elsewhere.is_empty() {
+        return Problem::new(
+            Code::PlanNotFound,
+            format!("{what}, and none elsewhere; see git papayu list"),
+        );
+    }
+    let shown: Vec<&str> = elsewhere.iter().take(5).map(String::as_str).collect();
+    let more = match elsewhere.len() - shown.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Problem::new(
+        Code::PlanNotFound,
+        format!(
+            "{what}; open: {}{more}; name one (git papayu list)",
+            shown.join(", ")
+        ),
+    )
 }

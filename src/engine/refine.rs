@@ -23,6 +23,8 @@ pub struct Target {
     pub tip: Oid,
     /// Paths the proposal changed relative to the plan's base.
     pub changed: Vec<String>,
+    /// The review feedback this refinement addresses (kept on the `refined` event).
+    pub feedback: String,
 }
 
 /// How a refinement ended.
@@ -86,6 +88,7 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
         branch: branch.name,
         tip: branch.tip,
         changed,
+        feedback: String::new(),
     })
 }
 
@@ -165,6 +168,7 @@ pub fn advance(
     event.branch = Some(target.branch.clone());
     event.commit = Some(commit.to_string());
     event.detail = Some(record.id.clone());
+    event.feedback = Some(target.feedback.trim().to_string()).filter(|f| !f.is_empty());
     let mut pending = Pending::new(
         OpKind::Refine,
         format!("refine {} on {}", target.record.short_id(), target.branch),

@@ -9,7 +9,7 @@
 //! [`crate::store::proposals`]). Discard deletes such a branch only when its tip is the plan's
 //! own commit; when the user added commits on top it asks for `--force`.
 
-use super::find::find;
+use super::find::{Open, find_open};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::proposals::LocalBranch;
@@ -110,7 +110,7 @@ pub fn merge(
     style: MergeStyle,
     keep_branch: bool,
 ) -> Result<Merged, Problem> {
-    let (ledger, record) = find(store, spec)?;
+    let (ledger, record) = find_open(store, spec, Open::Applied)?;
     let (branch, tip) = live_branch(&ledger, &record).ok_or_else(|| {
         Problem::new(
             Code::PlanState,
@@ -291,7 +291,7 @@ fn abort_merge(store: &Store) {
 /// Deletes a plan's local proposal branches and marks it discarded. A branch holding commits
 /// papayu did not make is deleted only with `force`.
 pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discarded, Problem> {
-    let (ledger, record) = find(store, spec)?;
+    let (ledger, record) = find_open(store, spec, Open::Any)?;
     let status = ledger.status(&record.id);
     let branches: Vec<LocalBranch> = ledger.proposals(&record.id).to_vec();
     if status == Status::Discarded && branches.is_empty() {

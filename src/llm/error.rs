@@ -6,7 +6,7 @@ use crate::codes::{Code, Problem};
 /// masked before it is kept.
 #[derive(Debug, thiserror::Error)]
 pub enum LlmError {
-    #[error("nothing is configured and no Ollama answers at {url}")]
+    #[error("no provider is configured and no Ollama answers at {url}")]
     NotConfigured { url: String },
     #[error("{provider} at {url} cannot be reached: {reason}")]
     Unreachable {
@@ -84,7 +84,7 @@ impl LlmError {
         let (code, hint) = match self {
             LlmError::NotConfigured { .. } => (
                 Code::LlmNotConfigured,
-                "configure a provider (PAPAYU_LLM_PROVIDERS or git config papayu.provider, with OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST), or pass the answer with --response FILE",
+                "set papayu.provider (git papayu config), or pass the answer with --response FILE",
             ),
             LlmError::Unreachable { .. } => (
                 Code::LlmUnreachable,
@@ -139,6 +139,10 @@ impl LlmError {
                 "name one with --model, PAPAYU_LLM_MODEL or git config papayu.model",
             ),
         };
+        if let LlmError::NotConfigured { .. } = self {
+            // Two short lines: what is wrong, then what to do.
+            return Problem::new(code, self.to_string()).with_detail(format!("hint: {hint}"));
+        }
         Problem::new(code, format!("{self}; {hint}"))
     }
 }

@@ -183,6 +183,9 @@ pub struct Event {
     pub output_tail: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For `refined`: the review feedback the refinement addressed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
     /// For `undone` and `redone`: the [`line_hash`] of the line this event cancels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancels: Option<String>,
@@ -204,6 +207,7 @@ impl Event {
             exit_code: None,
             output_tail: None,
             detail: None,
+            feedback: None,
             cancels: None,
         }
     }
@@ -291,6 +295,8 @@ impl PlanRecord {
 pub enum Status {
     Proposed,
     Applied,
+    /// Superseded by a refinement that carries its proposal branch now.
+    Refined,
     Failed,
     Merged,
     Discarded,
@@ -301,6 +307,7 @@ impl Status {
         match self {
             Status::Proposed => "proposed",
             Status::Applied => "applied",
+            Status::Refined => "refined",
             Status::Failed => "failed",
             Status::Merged => "merged",
             Status::Discarded => "discarded",
@@ -582,9 +589,10 @@ impl Ledger {
             };
         }
         match newest {
-            None
-            | Some(EventKind::Applied | EventKind::Refined)
-            | Some(EventKind::Undone | EventKind::Redone) => Status::Proposed,
+            None | Some(EventKind::Applied) | Some(EventKind::Undone | EventKind::Redone) => {
+                Status::Proposed
+            }
+            Some(EventKind::Refined) => Status::Refined,
             Some(EventKind::Failed) => Status::Failed,
             Some(EventKind::Merged) => Status::Merged,
             Some(EventKind::Discarded) => Status::Discarded,
