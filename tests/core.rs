@@ -221,6 +221,38 @@ fn apply_commits_on_its_own_branch_with_trailers() {
 }
 
 #[test]
+fn a_long_summary_gives_a_subject_of_at_most_72_characters_cut_at_a_word() {
+    let repo = repo();
+    let summary = "Handle None in parse by returning an empty string early, and cover the \
+                   new branch with a test";
+    let mut answer: Value = serde_json::from_str(&fix_answer()).unwrap();
+    answer["summary"] = summary.into();
+    let id = plan(&repo, "Fix parse on None", &answer.to_string(), &[]);
+    let out = apply_json(&repo, &["--no-check"]);
+    let branch = out["branch"].as_str().unwrap();
+
+    let subject = repo.git(["log", "-1", "--format=%s", branch]).ok().stdout;
+    let subject = subject.trim_end();
+    assert_eq!(
+        subject,
+        "Handle None in parse by returning an empty string early, and cover the"
+    );
+    assert!(subject.chars().count() <= 72);
+    let body = repo.git(["log", "-1", "--format=%b", branch]).ok().stdout;
+    assert!(body.starts_with(&format!("{summary}\n")), "{body}");
+    let trailers = repo
+        .git([
+            "log",
+            "-1",
+            "--format=%(trailers:key=Papayu-Plan,valueonly)",
+            branch,
+        ])
+        .ok()
+        .stdout;
+    assert_eq!(trailers.trim(), id);
+}
+
+#[test]
 fn list_show_and_diff_describe_the_plan() {
     let repo = repo();
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
