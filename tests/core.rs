@@ -253,6 +253,37 @@ fn a_long_summary_gives_a_subject_of_at_most_72_characters_cut_at_a_word() {
 }
 
 #[test]
+fn diff_passes_git_diff_options_without_a_double_dash() {
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    for args in [
+        vec!["diff", &id[..6], "--stat"],
+        vec!["diff", "--stat"],
+        vec!["diff", &id[..6], "--", "--stat"],
+    ] {
+        let stat = repo.papayu(&args).ok().stdout;
+        assert!(stat.contains("2 files changed"), "{args:?}: {stat}");
+        assert!(!stat.contains("+    if value is None:"), "{args:?}: {stat}");
+    }
+    let names = repo
+        .papayu(["diff", &id[..6], "--name-only", "--", "tests"])
+        .ok()
+        .stdout;
+    assert_eq!(names, "tests/test_parser.py\n");
+    let out: Value = serde_json::from_str(
+        &repo
+            .papayu(["diff", &id[..6], "--stat", "--json"])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        out["diff"].as_str().unwrap().contains("2 files changed"),
+        "{out:#}"
+    );
+}
+
+#[test]
 fn list_show_and_diff_describe_the_plan() {
     let repo = repo();
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);

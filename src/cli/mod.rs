@@ -127,12 +127,13 @@ impl From<anyhow::Error> for CliError {
 pub type CliResult = Result<(), CliError>;
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
-    let json = match &cli.command {
+    let json = match &mut cli.command {
         Command::Request(words) => cli.json || router::wants_json(words),
+        Command::Diff(args) => args.take_json() || cli.json,
         _ => cli.json,
     };
     ui::init(ui::Settings {
