@@ -284,6 +284,32 @@ fn diff_passes_git_diff_options_without_a_double_dash() {
 }
 
 #[test]
+fn apply_without_a_check_says_nothing_was_tested() {
+    const NOTHING_TESTED: &str = "no check configured: nothing was tested \
+                                  (set papayu.checkCommand or .papa-yu/project.json)";
+    let repo = repo();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let run = repo.papayu(["ok"]).ok();
+    assert!(run.stderr.contains(NOTHING_TESTED), "{}", run.stderr);
+
+    // Under --json it is a warning in the document.
+    let repo = self::repo();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let out = apply_json(&repo, &[]);
+    assert_eq!(out["warnings"][0], NOTHING_TESTED, "{out:#}");
+
+    // Asked for no check, or a check that ran: nothing to say.
+    for args in [&["--no-check"][..], &["--check", "true"]] {
+        let repo = self::repo();
+        plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+        let mut all = vec!["apply"];
+        all.extend_from_slice(args);
+        let run = repo.papayu(all).ok();
+        assert!(!run.stderr.contains("nothing was tested"), "{}", run.stderr);
+    }
+}
+
+#[test]
 fn list_show_and_diff_describe_the_plan() {
     let repo = repo();
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);

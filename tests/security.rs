@@ -93,6 +93,14 @@ fn a_check_that_writes_outside_its_worktree_fails() {
         let check = format!("echo evil > '{}'", victim.display());
         let out = apply_failing(&repo, &["--check", &check], "ERR_CHECK_FAILED");
         assert_eq!(out["check"]["passed"], false);
+        // Said as a denial, with the way to allow it, not as the tests failing.
+        let reason = out["errors"][0]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("denied by the sandbox: ")
+                && reason.contains("Permission denied")
+                && reason.contains("papayu.checkWritable"),
+            "{out:#}"
+        );
         assert!(
             out["check"]["output_tail"]
                 .as_str()
