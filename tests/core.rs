@@ -586,6 +586,47 @@ fn merge_refuses_dirty_tree_and_aborts_failed_merges() {
 }
 
 #[test]
+fn merge_keeps_unrelated_local_changes_as_git_merge_does() {
+    for style in [&[][..], &["--ff-only"], &["--squash"]] {
+        let repo = repo();
+        let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+        let applied = apply_json(&repo, &["--no-check"]);
+        repo.write("README.md", "# demo, edited but not committed\n");
+        std::fs::write(repo.path().join("notes.txt"), "untracked\n").unwrap();
+        let mut args = vec!["merge", &id[..]];
+        args.extend_from_slice(style);
+        repo.papayu(&args).ok();
+        assert!(repo.read("src/parser.py").contains("is None"), "{style:?}");
+        assert_eq!(repo.read("README.md"), "# demo, edited but not committed\n");
+        assert_eq!(
+            repo.git(["status", "--porcelain"]).ok().stdout,
+            " M README.md\n?? notes.txt\n",
+            "{style:?}"
+        );
+        if style.is_empty() {
+            assert_eq!(repo.rev("HEAD"), applied["commit"].as_str().unwrap());
+        }
+        // The proposal commit holds only the plan's files, never the local edit.
+        let files = repo
+            .git(["show", "--name-only", "--format=", "HEAD"])
+            .ok()
+            .stdout;
+        assert!(!files.contains("README.md"), "{style:?}: {files}");
+    }
+
+    // Staged changes are refused, as git merge refuses them: they would go into the merge.
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    apply_json(&repo, &["--no-check"]);
+    repo.write("README.md", "# staged\n");
+    repo.git(["add", "README.md"]).ok();
+    let before = repo.snapshot();
+    repo.papayu(["merge", &id, "--squash"])
+        .err("ERR_DIRTY_WORKTREE");
+    assert_eq!(repo.snapshot(), before);
+}
+
+#[test]
 fn squash_merge_makes_one_commit_with_the_plan_message() {
     let repo = repo();
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
