@@ -383,6 +383,45 @@ fn the_reused_worktree_is_cleaned_before_each_check() {
 }
 
 #[test]
+fn build_caches_survive_the_clean_between_checks_and_nothing_else_does() {
+    let repo = TestRepo::with_files(&[
+        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+        ("app.txt", "v1\n"),
+    ]);
+    plan(&repo, "one", &new_file("one.txt"), &[]);
+    let write = "mkdir -p target/debug pkg/__pycache__ sub/target && echo o > target/debug/out \
+                 && echo c > pkg/__pycache__/m.pyc && echo s > sub/target/s && echo j > junk.txt";
+    let out = apply_json(&repo, &["--check", write]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+    plan(&repo, "two", &new_file("two.txt"), &[]);
+    let kept = "test -f target/debug/out && test -f pkg/__pycache__/m.pyc && test ! -e sub/target \
+                && test ! -e junk.txt && test ! -e one.txt && test -f two.txt";
+    let out = apply_json(&repo, &["--check", kept]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+
+    // papayu.checkCache replaces the defaults.
+    repo.git(["config", "papayu.checkCache", "keep/"]).ok();
+    plan(&repo, "three", &new_file("three.txt"), &[]);
+    let out = apply_json(&repo, &["--check", "mkdir -p keep && echo k > keep/k"]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+    plan(&repo, "four", &new_file("four.txt"), &[]);
+    let check = "test -f keep/k && test ! -e target && test ! -e pkg/__pycache__";
+    let out = apply_json(&repo, &["--check", check]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+
+    // Without a Cargo.toml, a target/ directory is not a cache.
+    let repo = self::repo();
+    plan(&repo, "one", &new_file("one.txt"), &[]);
+    apply_json(
+        &repo,
+        &["--check", "mkdir -p target && echo o > target/out"],
+    );
+    plan(&repo, "two", &new_file("two.txt"), &[]);
+    let out = apply_json(&repo, &["--check", "test ! -e target"]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+}
+
+#[test]
 fn the_check_sees_the_full_tree_in_a_sparse_checkout() {
     let repo = TestRepo::with_files(&[("a/x.txt", "x\n"), ("b/y.txt", "y\n")]);
     repo.git(["sparse-checkout", "set", "a"]).ok();
