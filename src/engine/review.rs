@@ -191,10 +191,10 @@ pub fn merge(
             format!("you are on {branch}; check out the branch to merge into"),
         ));
     }
-    require_clean_for_merge(store, tip)?;
     let old = store.ref_value(&into)?;
     let old =
         old.ok_or_else(|| Problem::new(Code::PlanState, "the current branch has no commit yet"))?;
+    require_clean_for_merge(store, tip)?;
 
     store.announce_merge(&MergeIntent {
         plan: record.id.clone(),
