@@ -221,6 +221,95 @@ fn apply_commits_on_its_own_branch_with_trailers() {
 }
 
 #[test]
+fn a_long_summary_gives_a_subject_of_at_most_72_characters_cut_at_a_word() {
+    let repo = repo();
+    let summary = "Handle None in parse by returning an empty string early, and cover the \
+                   new branch with a test";
+    let mut answer: Value = serde_json::from_str(&fix_answer()).unwrap();
+    answer["summary"] = summary.into();
+    let id = plan(&repo, "Fix parse on None", &answer.to_string(), &[]);
+    let out = apply_json(&repo, &["--no-check"]);
+    let branch = out["branch"].as_str().unwrap();
+
+    let subject = repo.git(["log", "-1", "--format=%s", branch]).ok().stdout;
+    let subject = subject.trim_end();
+    assert_eq!(
+        subject,
+        "Handle None in parse by returning an empty string early, and cover the"
+    );
+    assert!(subject.chars().count() <= 72);
+    let body = repo.git(["log", "-1", "--format=%b", branch]).ok().stdout;
+    assert!(body.starts_with(&format!("{summary}\n")), "{body}");
+    let trailers = repo
+        .git([
+            "log",
+            "-1",
+            "--format=%(trailers:key=Papayu-Plan,valueonly)",
+            branch,
+        ])
+        .ok()
+        .stdout;
+    assert_eq!(trailers.trim(), id);
+}
+
+#[test]
+fn diff_passes_git_diff_options_without_a_double_dash() {
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    for args in [
+        vec!["diff", &id[..6], "--stat"],
+        vec!["diff", "--stat"],
+        vec!["diff", &id[..6], "--", "--stat"],
+    ] {
+        let stat = repo.papayu(&args).ok().stdout;
+        assert!(stat.contains("2 files changed"), "{args:?}: {stat}");
+        assert!(!stat.contains("+    if value is None:"), "{args:?}: {stat}");
+    }
+    let names = repo
+        .papayu(["diff", &id[..6], "--name-only", "--", "tests"])
+        .ok()
+        .stdout;
+    assert_eq!(names, "tests/test_parser.py\n");
+    let out: Value = serde_json::from_str(
+        &repo
+            .papayu(["diff", &id[..6], "--stat", "--json"])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        out["diff"].as_str().unwrap().contains("2 files changed"),
+        "{out:#}"
+    );
+}
+
+#[test]
+fn apply_without_a_check_says_nothing_was_tested() {
+    const NOTHING_TESTED: &str = "no check configured: nothing was tested \
+                                  (set papayu.checkCommand or .papa-yu/project.json)";
+    let repo = repo();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let run = repo.papayu(["ok"]).ok();
+    assert!(run.stderr.contains(NOTHING_TESTED), "{}", run.stderr);
+
+    // Under --json it is a warning in the document.
+    let repo = self::repo();
+    plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    let out = apply_json(&repo, &[]);
+    assert_eq!(out["warnings"][0], NOTHING_TESTED, "{out:#}");
+
+    // Asked for no check, or a check that ran: nothing to say.
+    for args in [&["--no-check"][..], &["--check", "true"]] {
+        let repo = self::repo();
+        plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+        let mut all = vec!["apply"];
+        all.extend_from_slice(args);
+        let run = repo.papayu(all).ok();
+        assert!(!run.stderr.contains("nothing was tested"), "{}", run.stderr);
+    }
+}
+
+#[test]
 fn list_show_and_diff_describe_the_plan() {
     let repo = repo();
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
@@ -494,6 +583,47 @@ fn merge_refuses_dirty_tree_and_aborts_failed_merges() {
         "a conflicted merge is aborted"
     );
     assert!(!repo.path().join(".git/MERGE_HEAD").exists());
+}
+
+#[test]
+fn merge_keeps_unrelated_local_changes_as_git_merge_does() {
+    for style in [&[][..], &["--ff-only"], &["--squash"]] {
+        let repo = repo();
+        let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+        let applied = apply_json(&repo, &["--no-check"]);
+        repo.write("README.md", "# demo, edited but not committed\n");
+        std::fs::write(repo.path().join("notes.txt"), "untracked\n").unwrap();
+        let mut args = vec!["merge", &id[..]];
+        args.extend_from_slice(style);
+        repo.papayu(&args).ok();
+        assert!(repo.read("src/parser.py").contains("is None"), "{style:?}");
+        assert_eq!(repo.read("README.md"), "# demo, edited but not committed\n");
+        assert_eq!(
+            repo.git(["status", "--porcelain"]).ok().stdout,
+            " M README.md\n?? notes.txt\n",
+            "{style:?}"
+        );
+        if style.is_empty() {
+            assert_eq!(repo.rev("HEAD"), applied["commit"].as_str().unwrap());
+        }
+        // The proposal commit holds only the plan's files, never the local edit.
+        let files = repo
+            .git(["show", "--name-only", "--format=", "HEAD"])
+            .ok()
+            .stdout;
+        assert!(!files.contains("README.md"), "{style:?}: {files}");
+    }
+
+    // Staged changes are refused, as git merge refuses them: they would go into the merge.
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    apply_json(&repo, &["--no-check"]);
+    repo.write("README.md", "# staged\n");
+    repo.git(["add", "README.md"]).ok();
+    let before = repo.snapshot();
+    repo.papayu(["merge", &id, "--squash"])
+        .err("ERR_DIRTY_WORKTREE");
+    assert_eq!(repo.snapshot(), before);
 }
 
 #[test]

@@ -93,6 +93,14 @@ fn a_check_that_writes_outside_its_worktree_fails() {
         let check = format!("echo evil > '{}'", victim.display());
         let out = apply_failing(&repo, &["--check", &check], "ERR_CHECK_FAILED");
         assert_eq!(out["check"]["passed"], false);
+        // Said as a denial, with the way to allow it, not as the tests failing.
+        let reason = out["errors"][0]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("denied by the sandbox: ")
+                && reason.contains("Permission denied")
+                && reason.contains("papayu.checkWritable"),
+            "{out:#}"
+        );
         assert!(
             out["check"]["output_tail"]
                 .as_str()
@@ -372,6 +380,45 @@ fn the_reused_worktree_is_cleaned_before_each_check() {
     );
     assert_eq!(out["check"]["fresh_worktree"], false);
     assert_eq!(out["check"]["passed"], true);
+}
+
+#[test]
+fn build_caches_survive_the_clean_between_checks_and_nothing_else_does() {
+    let repo = TestRepo::with_files(&[
+        ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+        ("app.txt", "v1\n"),
+    ]);
+    plan(&repo, "one", &new_file("one.txt"), &[]);
+    let write = "mkdir -p target/debug pkg/__pycache__ sub/target && echo o > target/debug/out \
+                 && echo c > pkg/__pycache__/m.pyc && echo s > sub/target/s && echo j > junk.txt";
+    let out = apply_json(&repo, &["--check", write]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+    plan(&repo, "two", &new_file("two.txt"), &[]);
+    let kept = "test -f target/debug/out && test -f pkg/__pycache__/m.pyc && test ! -e sub/target \
+                && test ! -e junk.txt && test ! -e one.txt && test -f two.txt";
+    let out = apply_json(&repo, &["--check", kept]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+
+    // papayu.checkCache replaces the defaults.
+    repo.git(["config", "papayu.checkCache", "keep/"]).ok();
+    plan(&repo, "three", &new_file("three.txt"), &[]);
+    let out = apply_json(&repo, &["--check", "mkdir -p keep && echo k > keep/k"]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+    plan(&repo, "four", &new_file("four.txt"), &[]);
+    let check = "test -f keep/k && test ! -e target && test ! -e pkg/__pycache__";
+    let out = apply_json(&repo, &["--check", check]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
+
+    // Without a Cargo.toml, a target/ directory is not a cache.
+    let repo = self::repo();
+    plan(&repo, "one", &new_file("one.txt"), &[]);
+    apply_json(
+        &repo,
+        &["--check", "mkdir -p target && echo o > target/out"],
+    );
+    plan(&repo, "two", &new_file("two.txt"), &[]);
+    let out = apply_json(&repo, &["--check", "test ! -e target"]);
+    assert_eq!(out["check"]["passed"], true, "{out:#}");
 }
 
 #[test]

@@ -165,11 +165,13 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             if let Some(chosen) = chosen {
                 result["chosen"] = chosen;
             }
-            if let Some(report) = &check {
-                ui::status(&format!(
+            match &check {
+                Some(report) => ui::status(&format!(
                     "Check passed: {} ({:.1}s)",
                     report.command, report.seconds
-                ));
+                )),
+                None if matches!(request.check, CheckChoice::Configured) => ui::warn(NO_CHECK),
+                None => {}
             }
             if verbose {
                 for change in &changes {
@@ -314,6 +316,10 @@ fn run_all(args: ApplyArgs) -> CliResult {
     }
 }
 
+/// Said when a plan is applied with no check at all, so a silent apply is never read as tested.
+const NO_CHECK: &str =
+    "no check configured: nothing was tested (set papayu.checkCommand or .papa-yu/project.json)";
+
 /// The problem a failed check is reported with.
 fn failure(report: &CheckReport, plan: &str) -> Problem {
     if report.timed_out {
@@ -328,6 +334,15 @@ fn failure(report: &CheckReport, plan: &str) -> Problem {
     let exit = report
         .exit_code
         .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
+    if let Some(line) = report.sandbox.denial(&report.output_tail) {
+        return Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{}` failed ({exit}), denied by the sandbox: {line}; no branch was created and plan {plan} is marked failed; see papayu.checkWritable (docs/security.md) to let the check write there",
+                report.command
+            ),
+        );
+    }
     Problem::new(
         Code::CheckFailed,
         format!(

@@ -174,6 +174,12 @@ pub const SETTINGS: &[Setting] = &[
         "variables passed to the check beyond PATH, LANG, LC_*, TERM, TZ (NAME or PREFIX*)",
     ),
     s(
+        Some("papayu.checkCache"),
+        None,
+        "/target (with Cargo.toml), node_modules/.cache, .pytest_cache, __pycache__, .gradle",
+        "build caches kept in the check worktree between checks",
+    ),
+    s(
         None,
         Some("PAPAYU_NORMALIZE_EOL"),
         "",

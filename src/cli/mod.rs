@@ -134,7 +134,7 @@ pub fn main() -> ExitCode {
     if let Some(status) = manual::help_page(&args).and_then(|page| manual::open_page(&page)) {
         return ExitCode::from(status);
     }
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
@@ -146,8 +146,9 @@ pub fn main() -> ExitCode {
         Some(Ok(request)) => &request.globals,
         _ => &router::Globals::default(),
     };
-    let json = match &cli.command {
+    let json = match &mut cli.command {
         Command::Request(words) => cli.json || after.json || router::wants_json(words),
+        Command::Diff(args) => args.take_json() || cli.json,
         _ => cli.json,
     };
     ui::init(ui::Settings {

@@ -240,23 +240,53 @@ fn record_failure(
     oplog::commit(store, &pending).map(|_| ())
 }
 
-/// The commit message: the plan's summary, then the trailers that tie the commit to its plan.
+/// The commit message: a subject of at most [`SUBJECT_MAX`] characters, the whole summary in the
+/// body when the subject had to be cut, then the trailers that tie the commit to its plan.
 pub fn commit_message(record: &PlanRecord) -> String {
     let summary = record
         .plan
         .summary
         .as_deref()
         .map(str::trim)
-        .filter(|s| !s.is_empty());
-    let mut message = match summary {
-        Some(s) => s.to_string(),
-        None => format!("papayu: {}", record.goal_line()),
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("papayu: {}", record.goal_line()));
+    let first = summary.lines().next().unwrap_or("").trim();
+    let subject = subject_line(first);
+    let mut message = if subject == first {
+        summary.clone()
+    } else {
+        format!("{subject}\n\n{summary}")
     };
     message.push_str(&format!(
         "\n\nPapayu-Plan: {}\nPapayu-Trace: {}\n",
         record.id, record.trace_id
     ));
     message
+}
+
+/// The longest subject git's tools show without cutting it, as `git log --oneline` users expect.
+pub const SUBJECT_MAX: usize = 72;
+
+/// `line` cut to [`SUBJECT_MAX`] characters at the last space that fits (mid-word only when a
+/// single word is longer), with trailing punctuation and spaces dropped.
+fn subject_line(line: &str) -> &str {
+    if line.chars().count() <= SUBJECT_MAX {
+        return line;
+    }
+    let limit = line
+        .char_indices()
+        .nth(SUBJECT_MAX)
+        .map_or(line.len(), |(i, _)| i);
+    let cut = if line[limit..].starts_with(' ') {
+        &line[..limit]
+    } else {
+        match line[..limit].rfind(' ') {
+            Some(space) if space > 0 => &line[..space],
+            _ => &line[..limit],
+        }
+    };
+    cut.trim_end_matches([' ', ',', ';', ':', '-'])
 }
 
 /// `papayu/<slug>-<id10>`, where the slug comes from the goal: its letters and digits in any
@@ -280,4 +310,22 @@ pub fn branch_name(record: &PlanRecord) -> String {
     let slug = slug.trim_matches('-');
     let slug = if slug.is_empty() { "plan" } else { slug };
     format!("papayu/{slug}-{}", record.short_id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SUBJECT_MAX, subject_line};
+
+    #[test]
+    fn a_subject_is_cut_at_a_word_and_never_inside_a_character() {
+        assert_eq!(subject_line("short"), "short");
+        let words = "слово ".repeat(20);
+        let cut = subject_line(words.trim_end());
+        assert!(cut.chars().count() <= SUBJECT_MAX);
+        assert!(cut.ends_with("слово"), "{cut}");
+        let one = "x".repeat(100);
+        assert_eq!(subject_line(&one).len(), SUBJECT_MAX);
+        let exact = format!("{} tail", "y".repeat(SUBJECT_MAX));
+        assert_eq!(subject_line(&exact), "y".repeat(SUBJECT_MAX));
+    }
 }

@@ -53,7 +53,18 @@ pub struct CheckSettings {
     /// Environment variables passed to the check beyond the built-in few (`papayu.checkEnv`):
     /// names, or prefixes ending in `*`.
     pub env: Vec<String>,
+    /// Build caches kept in the check worktree from one check to the next (`papayu.checkCache`,
+    /// gitignore patterns); `None` keeps [`DEFAULT_CACHES`].
+    pub cache: Option<Vec<String>>,
 }
+
+/// The build caches kept by default; `/target` only where the tree has a `Cargo.toml`.
+pub const DEFAULT_CACHES: &[&str] = &[
+    "node_modules/.cache",
+    ".pytest_cache",
+    "__pycache__",
+    ".gradle",
+];
 
 impl Default for CheckSettings {
     fn default() -> Self {
@@ -63,6 +74,7 @@ impl Default for CheckSettings {
             sandbox: true,
             writable: Vec::new(),
             env: Vec::new(),
+            cache: None,
         }
     }
 }
@@ -108,12 +120,22 @@ impl CheckSettings {
                 "environment variable names (NAME, or PREFIX* for several)",
             )
         })?;
+        // Set at all, it replaces the defaults; a single empty value keeps nothing.
+        let cache = store.config_all("papayu.checkCache");
+        let cache = (!cache.is_empty()).then(|| {
+            cache
+                .iter()
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+                .collect()
+        });
         Ok(CheckSettings {
             network,
             timeout: (secs > 0).then(|| Duration::from_secs(secs)),
             sandbox,
             writable,
             env,
+            cache,
         })
     }
 }
@@ -320,6 +342,18 @@ pub fn is_secret_var(name: &str) -> bool {
         || upper.contains("SECRET")
 }
 
+/// The build caches the slot keeps for a check of `commit`.
+fn caches(store: &Store, commit: Oid, settings: &CheckSettings) -> Vec<String> {
+    if let Some(list) = &settings.cache {
+        return list.clone();
+    }
+    let mut list: Vec<String> = DEFAULT_CACHES.iter().map(|c| c.to_string()).collect();
+    if matches!(store.file_at(commit, "Cargo.toml"), Ok(FileAt::File(_))) {
+        list.insert(0, "/target".into());
+    }
+    list
+}
+
 /// Moves a slot to `commit`, cleans it, and runs `command` there with `sh -c`, sandboxed, in
 /// its own process group. Every chunk of output is passed to `output` as it arrives.
 pub fn run(
@@ -332,7 +366,7 @@ pub fn run(
     output: &mut dyn FnMut(&[u8]),
 ) -> Result<CheckReport, StoreError> {
     let started = Instant::now();
-    let fresh = slot.update(store, commit)?;
+    let fresh = slot.update(store, commit, &caches(store, commit, settings))?;
     let tmp = tempfile::Builder::new()
         .prefix("papayu-check-")
         .tempdir()

@@ -100,6 +100,65 @@ pub fn require_clean(store: &Store) -> Result<(), Problem> {
     Ok(())
 }
 
+/// Refuses what `git merge` refuses: staged changes (they would go into the merge commit), and
+/// uncommitted changes to a path the merge changes. Changes to other paths stay as they are,
+/// through the merge and through an abort.
+fn require_clean_for_merge(store: &Store, tip: Oid) -> Result<(), Problem> {
+    let names = |args: &[&str]| -> Result<Vec<String>, Problem> {
+        let out = git_output(store, args)?;
+        if !out.status.success() {
+            return Err(Problem::new(
+                Code::Git,
+                format!(
+                    "git {} failed: {}",
+                    args[0],
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            ));
+        }
+        Ok(out
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect())
+    };
+    let diff = [
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--ignore-submodules=dirty",
+    ];
+    let staged = names(&[&diff[..], &["--cached"]].concat())?;
+    if let Some(path) = staged.first() {
+        return Err(Problem::new(
+            Code::DirtyWorktree,
+            format!(
+                "you have staged changes ({path}); they would go into the merge commit: commit them, or unstage them with git restore --staged"
+            ),
+        ));
+    }
+    let modified = names(&diff)?;
+    if modified.is_empty() {
+        return Ok(());
+    }
+    let range = format!("HEAD...{tip}");
+    let touched: std::collections::HashSet<String> =
+        names(&[&diff[..], &[range.as_str(), "--"]].concat())?
+            .into_iter()
+            .collect();
+    match modified.iter().find(|p| touched.contains(*p)) {
+        Some(path) => Err(Problem::new(
+            Code::DirtyWorktree,
+            format!(
+                "your uncommitted changes to {path} would be overwritten by the merge; commit or stash them first"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Merges a plan's proposal into the current branch as one logged operation: git's merge (hooks
 /// included), then the plan's `merged` event, the log entry and — unless `keep_branch` — the
 /// proposal branch's deletion, all or nothing. A failure after git moved the branch puts the
@@ -132,10 +191,10 @@ pub fn merge(
             format!("you are on {branch}; check out the branch to merge into"),
         ));
     }
-    require_clean(store)?;
     let old = store.ref_value(&into)?;
     let old =
         old.ok_or_else(|| Problem::new(Code::PlanState, "the current branch has no commit yet"))?;
+    require_clean_for_merge(store, tip)?;
 
     store.announce_merge(&MergeIntent {
         plan: record.id.clone(),

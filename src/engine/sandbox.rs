@@ -103,6 +103,28 @@ impl serde::Serialize for Enforced {
 }
 
 impl Enforced {
+    /// The line of a failed check's output that shows a write the sandbox refused, if any.
+    ///
+    /// Landlock refuses a write with `EACCES`, which tools print as "Permission denied"; where
+    /// writes were confined, such a line is far more often the sandbox than the test itself, and
+    /// saying so points at `papayu.checkWritable` instead of at the code under test.
+    pub fn denial(&self, output: &str) -> Option<String> {
+        match self {
+            Enforced::On(c) if c.writes_confined => {}
+            _ => return None,
+        }
+        let line = output
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| l.contains("Permission denied") || l.contains("os error 13"))?;
+        let mut shown: String = line.chars().take(200).collect();
+        if shown.len() < line.len() {
+            shown.push('…');
+        }
+        Some(shown)
+    }
+
     /// A one-line warning when the check ran with less protection than asked for.
     pub fn warning(&self, network_allowed: bool) -> Option<String> {
         let c = match self {

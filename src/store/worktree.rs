@@ -10,7 +10,9 @@
 //!
 //! Before every check the slot is cleaned of untracked and ignored files (`git clean -ffdx`),
 //! so nothing an earlier check wrote can influence the next one, and it always holds the full
-//! tree, even when the user's own checkout is sparse.
+//! tree, even when the user's own checkout is sparse. The one exception is the build caches the
+//! caller names (`target/`, `__pycache__/`, ...): they are kept, so a second build is warm, and
+//! what an earlier check left in them is exactly what a later check may find there.
 //!
 //! A check runs model-written code with write access to its slot, including the slot's `.git`
 //! file: the slot's link to its administrative directory is verified before each use, so a
@@ -169,16 +171,21 @@ impl Slot {
         Ok(())
     }
 
-    /// Removes every untracked and ignored file, nested repositories included.
-    fn clean(&self) -> Result<(), StoreError> {
+    /// Removes every untracked and ignored file, nested repositories included, except what
+    /// matches the gitignore patterns in `keep`.
+    fn clean(&self, keep: &[String]) -> Result<(), StoreError> {
         let mut cmd = git_in(&self.path);
         cmd.args(["clean", "-ffdxq"]);
+        for pattern in keep {
+            cmd.arg("-e").arg(pattern);
+        }
         run(cmd, "cleaning the check worktree")
     }
 
-    /// Moves the slot to `commit`, creating it the first time. Returns `true` when it had to be
-    /// created (a full checkout) rather than updated.
-    pub fn update(&self, store: &Store, commit: Oid) -> Result<bool, StoreError> {
+    /// Moves the slot to `commit`, creating it the first time, and cleans it of everything but
+    /// the caches in `keep`. Returns `true` when it had to be created (a full checkout) rather
+    /// than updated.
+    pub fn update(&self, store: &Store, commit: Oid, keep: &[String]) -> Result<bool, StoreError> {
         if let Some(admin) = self.admin_dir(store) {
             // We hold the slot's lock, so an index lock left in it can only be a leftover of a
             // papayu process that was killed while updating it.
@@ -187,7 +194,7 @@ impl Slot {
             // rewrites only the files that differ, and discards whatever a previous check
             // changed in tracked files, so every check sees exactly the proposal.
             run(self.checkout(commit), "updating the check worktree")?;
-            self.clean()?;
+            self.clean(keep)?;
             return Ok(false);
         }
         if self.path.exists() {
