@@ -15,10 +15,12 @@ const MAX_DEF_FILES: usize = 24;
 const MAX_LISTED: usize = 40;
 
 /// What the map is about: the files sent (whole or in part) and the tree's best-ranked files.
-pub struct Focus<'a> {
-    pub sent: &'a [String],
-    pub sent_whole: &'a [String],
-    pub ranked: &'a [String],
+pub(super) struct Focus<'a> {
+    pub(super) sent: &'a [String],
+    pub(super) sent_whole: &'a [String],
+    pub(super) ranked: &'a [String],
+    /// What may be read (the private marks, read once per gather).
+    pub(super) private: &'a Private,
 }
 /// Files larger than this are not read for definitions.
 const MAX_DEF_FILE: usize = 512 * 1024;
@@ -27,7 +29,7 @@ const MAX_DEF_FILE: usize = 512 * 1024;
 const COLLAPSE_OVER: usize = 12;
 
 /// The map text, at most `chars` characters.
-pub fn repo_map(snap: &Snapshot<'_>, goal: &str, focus: &Focus<'_>, chars: usize) -> String {
+pub(super) fn repo_map(snap: &Snapshot<'_>, goal: &str, focus: &Focus<'_>, chars: usize) -> String {
     if chars == 0 {
         return String::new();
     }
@@ -181,7 +183,7 @@ fn definitions(
         })
         .collect();
     ranked.sort();
-    let private = Private::of(snap);
+    let private = focus.private;
     let chosen: Vec<(&str, Oid)> = ranked
         .into_iter()
         .filter(|r| private.allows(r.3))

@@ -25,7 +25,6 @@ use serde::Serialize;
 pub use corpus::Corpus;
 pub use diet::{DietReport, diet, truncate};
 pub use locate::{Mention, map_path, mentions};
-pub use map::repo_map;
 pub use query::Query;
 pub use rank::{Ranked, Ranking, is_test_path, rank};
 pub use search::{Hit, MAX_QUERY_CHARS, MAX_SEARCH_HITS, query_problem, search};
@@ -357,8 +356,9 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
     }
     let mut files: Vec<(String, Wanted)> = wanted.into_iter().collect();
     files.sort_by_key(|(_, (_, _, priority, order))| (*priority, *order));
+    let private = Private::of(snap);
     for (path, (windows, source, priority, _)) in files {
-        if !may_read(snap, &path) {
+        if !private.allows(&path) {
             out.withheld.push((path, "protected path".to_string()));
             continue;
         }
@@ -404,7 +404,7 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
             text.clone(),
         ));
     }
-    let ranking = add_ranked(snap, input, budget, &mut out);
+    let ranking = add_ranked(snap, input, budget, &private, &mut out);
     let sent_whole: Vec<String> = out
         .blocks
         .iter()
@@ -427,6 +427,7 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
         sent: &sent,
         sent_whole: &sent_whole,
         ranked: &ranked,
+        private: &private,
     };
     let map = map::repo_map(snap, &input.goal, &focus, budget.map_chars);
     if !map.is_empty() {
@@ -451,10 +452,15 @@ const SLACK: usize = 200;
 /// Ranks the tree against the goal and fills the room the other blocks leave, within the
 /// diet: the whole tree when it fits, else the best files, whole when they fit, else as
 /// windows around what matched. Returns the ranking (for the map).
-fn add_ranked(snap: &Snapshot<'_>, input: &Input, budget: &Budget, out: &mut Gathered) -> Ranking {
+fn add_ranked(
+    snap: &Snapshot<'_>,
+    input: &Input,
+    budget: &Budget,
+    private: &Private,
+    out: &mut Gathered,
+) -> Ranking {
     let corpus = Corpus::of(snap);
     let query = Query::of(&input.goal, &input.logs);
-    let private = Private::of(snap);
     let ranking = rank(&corpus, &query, &|p| private.allows(p));
     let counted = out
         .blocks
@@ -500,7 +506,6 @@ fn add_ranked(snap: &Snapshot<'_>, input: &Input, budget: &Budget, out: &mut Gat
         }
     }
     let matcher = rank::Matcher::new(&query);
-    let mut idf: Option<Vec<f64>> = None;
     for (f, score, reason) in order {
         if slots == 0 || room < MIN_RANKED_CHARS {
             break;
@@ -514,8 +519,7 @@ fn add_ranked(snap: &Snapshot<'_>, input: &Input, budget: &Budget, out: &mut Gat
         let windows = if text.chars().count() <= allowance {
             Vec::new()
         } else {
-            let idf = idf.get_or_insert_with(|| rank::idf(&corpus, &matcher));
-            let anchors = matcher.anchors(&corpus, f, idf);
+            let anchors = matcher.anchors(&corpus, f, &ranking.idf);
             fill::windows(&text, &anchors, allowance)
         };
         let Some(mut block) = file_block(snap, path, &windows, &reason, 3) else {

@@ -58,6 +58,8 @@ pub struct Ranked {
 /// The tree ranked against a query: files with a positive score, best first.
 pub struct Ranking {
     pub files: Vec<Ranked>,
+    /// How rare each query term is in the corpus (BM25's idf), for weighting anchors.
+    pub idf: Vec<f64>,
 }
 
 /// Where a goal term occurs in one file: the line (1-based) and how much it matters.
@@ -491,7 +493,10 @@ pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> R
     let n = corpus.len();
     let t = query.terms.len();
     if n == 0 {
-        return Ranking { files: Vec::new() };
+        return Ranking {
+            files: Vec::new(),
+            idf: Vec::new(),
+        };
     }
     let matcher = Matcher::new(query);
     let data = &corpus.data;
@@ -678,24 +683,7 @@ pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> R
         })
         .collect();
     files.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
-    Ranking { files }
-}
-
-/// How rare each term is in the corpus (BM25's idf), for weighting anchors.
-pub fn idf(corpus: &Corpus, matcher: &Matcher<'_>) -> Vec<f64> {
-    let t = matcher.query.terms.len();
-    let mut seen: Vec<HashSet<usize>> = vec![HashSet::new(); t];
-    let mut file = 0usize;
-    matcher.scan(&corpus.data, 0..corpus.data.len(), |o| {
-        while corpus.starts[file + 1] <= o.start {
-            file += 1;
-        }
-        seen[o.term].insert(file);
-    });
-    let n = corpus.len() as f64;
-    seen.iter()
-        .map(|s| (1.0 + (n - s.len() as f64 + 0.5) / (s.len() as f64 + 0.5)).ln())
-        .collect()
+    Ranking { files, idf }
 }
 
 /// Files containing `phrase`: exactly, else ignoring case, else its longest plain fragment
