@@ -28,6 +28,7 @@ mod rules;
 mod schema;
 mod shape;
 mod types;
+pub mod validator;
 
 pub use content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, is_non_printable, normalize_eol};
 pub use extract::{MAX_INPUT_BYTES, MAX_JSON_DEPTH};
