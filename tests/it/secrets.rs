@@ -2,7 +2,7 @@
 //! matches what git matches, a mask is never written back over the real text, and nothing secret
 //! reaches the notes, the operation log or a model request.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};

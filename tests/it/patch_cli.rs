@@ -1,6 +1,6 @@
 //! `git papayu patch` through the real binary: output, --in-place, refusals, exit codes.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

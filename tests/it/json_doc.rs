@@ -1,7 +1,7 @@
 //! Every command's `--json` document against docs/json.md: the envelope, and each command's
 //! fields with their types, read from the documentation's own examples.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! say more than their action, attributes, odd repositories, worktrees, merges, large files,
 //! scale and storage upkeep. Every test runs the real binary and checks with the real git CLI.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use serde_json::Value;

@@ -363,3 +363,81 @@ impl Rng {
         &items[self.below(items.len())]
     }
 }
+
+/// Whether `program` is on `PATH`. A test that cannot run without it calls this first and
+/// returns early when it is missing, saying so on stderr; with `PAPAYU_TEST_REQUIRE_TOOLS=1`
+/// (set by `.ci/run`, which installs them) a missing tool fails the test instead, so CI can never
+/// pass a test that did not run.
+pub fn tool(program: &str, why: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        skip(&format!("{program} is not installed: {why}"));
+    }
+    found
+}
+
+/// Reports a test that cannot run here: on stderr, or as a failure under
+/// `PAPAYU_TEST_REQUIRE_TOOLS=1`.
+pub fn skip(why: &str) {
+    if std::env::var_os("PAPAYU_TEST_REQUIRE_TOOLS").is_some_and(|v| v == "1") {
+        panic!("PAPAYU_TEST_REQUIRE_TOOLS=1, yet {why}");
+    }
+    eprintln!("skipped: {why}");
+}
+
+/// Waits (at most a minute) until a process named `name` runs below process `ancestor`;
+/// `false` if none appeared. Read from `/proc`, so a test can act at a known moment rather
+/// than after a guessed sleep.
+pub fn wait_for_descendant(ancestor: u32, name: &str) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if descendants_named(ancestor, name) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+fn descendants_named(ancestor: u32, name: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    let parent_of = |pid: u32| -> Option<(u32, String)> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // pid (comm) state ppid …; comm may hold spaces and parentheses.
+        let open = stat.find('(')?;
+        let close = stat.rfind(')')?;
+        let comm = stat[open + 1..close].to_string();
+        let ppid = stat[close + 2..].split(' ').nth(1)?.parse().ok()?;
+        Some((ppid, comm))
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Some((mut up, comm)) = parent_of(pid) else {
+            continue;
+        };
+        if comm != name {
+            continue;
+        }
+        while up > 1 {
+            if up == ancestor {
+                return true;
+            }
+            match parent_of(up) {
+                Some((next, _)) => up = next,
+                None => break,
+            }
+        }
+    }
+    false
+}

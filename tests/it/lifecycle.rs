@@ -1,7 +1,7 @@
 //! The git-native core through the real binary: plan → apply → review → merge/discard → undo.
 //! Every test checks the result with the real git CLI.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use serde_json::Value;
@@ -822,7 +822,11 @@ fn killed_apply_leaves_refs_at_old_or_new() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Killed only once its check is running, however slow the machine.
+    assert!(
+        common::wait_for_descendant(child.id(), "sleep"),
+        "the check never started"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(repo.snapshot(), before);
@@ -1169,20 +1173,29 @@ fn sample_pre_push_hook_keeps_proposals_private() {
 #[test]
 fn apply_verbose_names_the_strategy_of_each_hunk() {
     let repo = repo();
-    // The hunk's line numbers are wrong and its context lost its indentation: the engine
-    // still places it, and says how.
+    // The hunk's line numbers are wrong and the whole hunk is indented four columns too deep:
+    // the engine still places it, re-indents the added line, and says which strategy did it.
     let answer = serde_json::json!({"actions": [{
         "kind": "PATCH_FILE", "path": "src/parser.py", "base_sha256": sha256(PARSER.as_bytes()),
-        "patch": "@@ -7,2 +7,3 @@\n def parse(value):\n+    value = value or ''\n     return value.strip()\n"
+        "patch": "@@ -7,2 +7,3 @@\n     def parse(value):\n+        value = value or ''\n         return value.strip()\n"
     }]})
     .to_string();
     let id = plan(&repo, "verbose", &answer, &[]);
     let run = repo.papayu(["apply", &id, "--no-check", "-v"]).ok();
     assert!(
         run.stderr
-            .contains("src/parser.py: hunk 1 placed at line 1"),
+            .contains("src/parser.py: hunk 1 placed at line 1 by indent (offset -6)"),
         "{}",
         run.stderr
+    );
+    let branch = branches(&repo).trim().to_string();
+    let applied = repo
+        .git(["show", &format!("{branch}:src/parser.py")])
+        .ok()
+        .stdout;
+    assert_eq!(
+        applied,
+        "def parse(value):\n    value = value or ''\n    return value.strip()\n"
     );
     let trace_dir = repo.path().join(".git/papayu/traces");
     let traces: Vec<Value> = std::fs::read_dir(&trace_dir)

@@ -1,7 +1,7 @@
 //! Hostile input through the real binary: a model's answer, a check command that misbehaves, a
 //! proposal that tries to choose its own check. Each test pins a class of attack, not one case.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::process::Stdio;
@@ -930,7 +930,7 @@ fn have_python() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        eprintln!("skipped: python3 (with socket.MSG_FASTOPEN) is needed to probe the sandbox");
+        common::skip("python3 (with socket.MSG_FASTOPEN) is needed to probe the sandbox");
     }
     found
 }

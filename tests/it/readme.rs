@@ -1,6 +1,6 @@
 //! The README's quickstart runs as written (with the built binary on PATH instead of installed).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Finding traces: `trace list` (newest first), `trace show` without an id, and a failed plan's
 //! trace saying each rejection once.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};

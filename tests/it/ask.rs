@@ -2,7 +2,7 @@
 //! provider's wire format. Every test checks what was sent, what was stored, and (on failure)
 //! that nothing was.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};

@@ -1,7 +1,7 @@
 //! `-q`, as git's: a command that changes something prints nothing on success, warnings and
 //! errors still show, and what the user asked to see is still printed.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 

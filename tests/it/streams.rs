@@ -3,7 +3,7 @@
 //! server's window, each through the real binary against a fake server speaking all four wire
 //! formats. Every failure must leave the repository as it was.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm, Reply, Wire};

@@ -1,7 +1,7 @@
 //! What `git papayu context` gathers: the files failing tests live in and the modules they
 //! test, and a repository map with the definitions of the files the goal is about.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use serde_json::Value;

@@ -2,9 +2,7 @@
 //! and its slots, `NO_COLOR`, `TERM=dumb`) and the pager (`GIT_PAGER`, `core.pager`,
 //! `pager.papayu`), run under a real pseudo-terminal; and neither when output is a pipe.
 
-#![cfg(unix)]
-
-mod common;
+use crate::common;
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -477,12 +475,7 @@ fn config_shows_the_provider_in_use_first_and_is_paged() {
 
 #[test]
 fn help_opens_the_commands_manual_page_and_falls_back_to_the_built_in_help() {
-    let has_man = std::process::Command::new("sh")
-        .args(["-c", "command -v man"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_man {
-        eprintln!("man is not installed here; nothing to open");
+    if !common::tool("man", "help has no manual page to open") {
         return;
     }
     let repo = repo();

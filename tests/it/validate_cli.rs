@@ -1,6 +1,6 @@
 //! `git papayu validate` through the real binary: exit codes, output streams, and hostile input.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! `search` context requests over a commit give the hits `git grep -n` gives on that commit,
 //! from a cold start and from the per-tree cache alike.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use git_papayu::context::{Hit, search};

@@ -1,7 +1,7 @@
 //! Shared notes are claims, undo never rewinds them, and commits made for the user follow git's
 //! identity and signing rules: through the real binary, checked with the real git CLI.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -527,12 +527,7 @@ fn without_an_identity_apply_is_refused_with_gits_hint() {
 
 #[test]
 fn proposal_commits_are_signed_when_commit_gpgsign_is_on() {
-    if std::process::Command::new("ssh-keygen")
-        .arg("-?")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: ssh-keygen is not installed, so no ssh signing key can be made");
+    if !common::tool("ssh-keygen", "no ssh signing key can be made without it") {
         return;
     }
     let repo = repo();

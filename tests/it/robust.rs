@@ -2,7 +2,7 @@
 //! broken tool, odd environments, dangling refs. Each command ends with a code and a status of
 //! 0–3, and a failure of git underneath exits 3. A small deterministic fuzzer drives it.
 
-mod common;
+use crate::common;
 
 use common::{Rng, TestRepo};
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! file, and previews of huge or binary files are summarised, not printed. Alone in its test
 //! binary, so the peak memory of the child processes it measures is its own.
 
-mod common;
+use crate::common;
 
 use common::TestRepo;
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! recorded plan, error code or applied tree. `make golden` regenerates the cases from the
 //! scenarios below through `git papayu trace to-golden`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
