@@ -9,6 +9,7 @@
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod ask;
+pub mod build;
 pub mod codes;
 pub mod context;
 pub mod engine;

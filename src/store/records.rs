@@ -17,6 +17,7 @@ use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use super::ids::{is_object_id, is_plan_id, is_proposal_branch};
 use super::proposals::{self, LocalBranch};
 use super::{StoreError, notes};
 use crate::codes::{Code, Problem};
@@ -223,21 +224,6 @@ impl Event {
                 None => !self.event.is_cancel(),
             }
     }
-}
-
-/// Whether `text` is a plan id (or a line hash): 40 lowercase hex digits.
-pub fn is_plan_id(text: &str) -> bool {
-    text.len() == 40 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// Whether `text` is a full object id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
-pub fn is_object_id(text: &str) -> bool {
-    matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// Whether `name` is a branch name papayu may own: `papayu/…`, valid as a git ref.
-pub fn is_proposal_branch(name: &str) -> bool {
-    name.starts_with("papayu/") && git2::Reference::is_valid_name(&format!("refs/heads/{name}"))
 }
 
 /// The name of one note line: the first 40 hex digits of the SHA-256 of its text (without its
