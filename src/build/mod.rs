@@ -7,6 +7,8 @@
 //! itself, and it never writes half a plan: every problem is collected first.
 
 mod eol;
+#[cfg(test)]
+mod tests;
 mod tree;
 
 pub use eol::{AutoCrlf, Conversion};

@@ -189,10 +189,17 @@ fn label(index: usize, action: &Action) -> String {
 
 impl Builder<'_> {
     fn fail(&mut self, code: Code, index: usize, action: &Action, why: impl AsRef<str>) {
-        self.problems.push(Problem::new(
-            code,
-            format!("{}: {}", label(index, action), why.as_ref()),
-        ));
+        self.problems
+            .push(Problem::new(code, why.as_ref()).about(label(index, action)));
+    }
+
+    /// [`Builder::fail`] with what to do about it.
+    fn fail_hint(&mut self, code: Code, index: usize, action: &Action, why: &str, hint: &str) {
+        self.problems.push(
+            Problem::new(code, why)
+                .with_hint(hint)
+                .about(label(index, action)),
+        );
     }
 
     /// The base tree's entry at `path` (ignoring the overlay).
@@ -264,10 +271,7 @@ impl Builder<'_> {
         opts: &BuildOptions<'_>,
     ) {
         if let Err(p) = crate::protocol::check_path(&action.path) {
-            self.problems.push(Problem::new(
-                p.code,
-                format!("{}: {}", label(index, action), p.reason),
-            ));
+            self.problems.push(p.about(label(index, action)));
             return;
         }
         if !self.parents_ok(index, action) {
@@ -452,11 +456,12 @@ impl Builder<'_> {
                 action,
                 "a symlink exists at this path",
             ),
-            _ => self.fail(
+            _ => self.fail_hint(
                 Code::TargetExists,
                 index,
                 action,
-                "the file already exists; change it with UPDATE_FILE (v1) or PATCH_FILE (v2)",
+                "the file already exists",
+                "change it with UPDATE_FILE (v1) or PATCH_FILE (v2)",
             ),
         }
     }
@@ -481,11 +486,12 @@ impl Builder<'_> {
                 return None;
             }
             Entry::Missing => {
-                self.fail(
+                self.fail_hint(
                     Code::TargetMissing,
                     index,
                     action,
-                    "no such file in the commit the plan applies to; create it with CREATE_FILE",
+                    "no such file in the commit the plan applies to",
+                    "create it with CREATE_FILE",
                 );
                 return None;
             }
@@ -520,8 +526,7 @@ impl Builder<'_> {
         let blob = match self.base.blob(oid) {
             Ok(b) => Arc::<[u8]>::from(b),
             Err(p) => {
-                let reason = format!("{}: {}", label(index, action), p.reason);
-                self.problems.push(Problem::new(p.code, reason));
+                self.problems.push(p.about(label(index, action)));
                 return None;
             }
         };
@@ -535,14 +540,23 @@ impl Builder<'_> {
         if let Some(read) = opts.read {
             match read.iter().find(|f| f.path == action.path) {
                 Some(seen) if seen.blob_oid != fingerprint.blob_oid => {
-                    self.fail(Code::BaseMismatch, index, action, format!(
-                        "the file changed since the plan read it (blob {} then, {} now); make a new plan",
-                        short(&seen.blob_oid), short(&fingerprint.blob_oid)));
+                    let why = format!(
+                        "the file changed since the plan read it (blob {} then, {} now)",
+                        short(&seen.blob_oid),
+                        short(&fingerprint.blob_oid)
+                    );
+                    self.fail_hint(Code::BaseMismatch, index, action, &why, "make a new plan");
                     return None;
                 }
                 Some(_) => {}
                 None if action.kind == ActionKind::UpdateFile => {
-                    self.fail(Code::UpdateWithoutBase, index, action, "the plan never read this file, so it cannot replace it; make a new plan that reads it");
+                    self.fail_hint(
+                        Code::UpdateWithoutBase,
+                        index,
+                        action,
+                        "the plan never read this file, so it cannot replace it",
+                        "make a new plan that reads it",
+                    );
                     return None;
                 }
                 None => {}
@@ -595,9 +609,18 @@ impl Builder<'_> {
             .to_ascii_lowercase();
         let found = sha256_hex(&old);
         if expected != found {
-            self.fail(Code::BaseMismatch, index, action, format!(
-                "base_sha256 {} does not match the file ({}); re-read the file and regenerate the change",
-                short(&expected), short(&found)));
+            let why = format!(
+                "base_sha256 {} does not match the file ({})",
+                short(&expected),
+                short(&found)
+            );
+            self.fail_hint(
+                Code::BaseMismatch,
+                index,
+                action,
+                &why,
+                "re-read the file and regenerate the change",
+            );
             return;
         }
         let Ok(text) = std::str::from_utf8(&old) else {
@@ -652,12 +675,7 @@ impl Builder<'_> {
                 };
                 self.record_write(action, Some(old), content.into_bytes(), executable, hunks)
             }
-            Err(p) => {
-                let reason = format!("{}: {}", label(index, action), p.reason);
-                let detail = p.detail.unwrap_or_default();
-                self.problems
-                    .push(Problem::new(p.code, reason).with_detail(detail));
-            }
+            Err(p) => self.problems.push(p.about(label(index, action))),
         }
     }
 
@@ -673,8 +691,16 @@ impl Builder<'_> {
         match unmask(real, &written) {
             Ok(content) => Some(content),
             Err(MaskWritten { line }) => {
-                self.fail(Code::MaskedSecret, index, action, format!(
-                    "line {line} of the new text writes {MASK} where the file holds a secret the model only saw masked; keep that line exactly as it was shown, or leave the secret to a person"));
+                let why = format!(
+                    "line {line} of the new text writes {MASK} where the file holds a secret the model only saw masked"
+                );
+                self.fail_hint(
+                    Code::MaskedSecret,
+                    index,
+                    action,
+                    &why,
+                    "keep that line exactly as it was shown, or leave the secret to a person",
+                );
                 None
             }
         }

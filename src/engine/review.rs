@@ -408,7 +408,7 @@ fn foreign_commits(store: &Store, branch: &LocalBranch) -> Problem {
     let newest = branch.foreign.first().and_then(|id| {
         let message = store.commit_message(*id).ok()?;
         let subject = message.lines().next().unwrap_or("").to_string();
-        Some(format!("{} {subject}", &id.to_string()[..10]))
+        Some(format!("{} {subject}", crate::store::short(id)))
     });
     Problem::new(
         Code::ForeignCommits,

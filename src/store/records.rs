@@ -138,7 +138,7 @@ impl PlanRecord {
 
     /// The first 10 hex digits, as shown to users.
     pub fn short_id(&self) -> &str {
-        &self.id[..self.id.len().min(10)]
+        &self.id[..self.id.len().min(super::SHORT)]
     }
 
     pub fn base_oid(&self) -> Result<Oid, StoreError> {
@@ -502,7 +502,7 @@ impl Ledger {
                 .get(hash)
                 .into_iter()
                 .flatten()
-                .map(|o| o.to_string()[..10].to_string())
+                .map(super::short)
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -520,14 +520,14 @@ impl Ledger {
                     true => format!(
                         "ignored a record claiming plan {} in the papayu note of {}: its content \
                          does not hash to its id (forged or damaged)",
-                        &id[..10],
+                        super::short(&id),
                         notes_of(&hash)
                     ),
                     false => format!(
                         "ignored a record of plan {} in the papayu note of {}: several different \
                          records claim that id and none can be checked (stored before plan ids \
                          were content hashes)",
-                        &id[..10],
+                        super::short(&id),
                         notes_of(&hash)
                     ),
                 });
