@@ -14,6 +14,8 @@ mod tree;
 pub use eol::{AutoCrlf, Conversion};
 pub use tree::{BuildOptions, Built, ChangeKind, FileChange, Outcome, Settings, changes};
 
+use std::sync::Arc;
+
 use crate::codes::Problem;
 use crate::protocol::Plan;
 use crate::store::{Entry, Oid, Snapshot, Store};
@@ -23,7 +25,7 @@ pub trait Base {
     /// What `path` is.
     fn entry(&self, path: &str) -> Entry;
     /// A blob's content.
-    fn blob(&self, id: Oid) -> Result<Vec<u8>, Problem>;
+    fn blob(&self, id: Oid) -> Result<Arc<[u8]>, Problem>;
     /// The names directly inside directory `dir` (`""` for the root).
     fn names(&self, dir: &str) -> Vec<String>;
     /// Every entry below directory `dir`, as full paths, parents before children.
@@ -35,7 +37,7 @@ impl Base for Snapshot<'_> {
         Snapshot::entry(self, path)
     }
 
-    fn blob(&self, id: Oid) -> Result<Vec<u8>, Problem> {
+    fn blob(&self, id: Oid) -> Result<Arc<[u8]>, Problem> {
         Ok(Snapshot::blob(self, id)?)
     }
 

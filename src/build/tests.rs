@@ -1,6 +1,7 @@
 //! The executor over an in-memory tree: no repository, no git.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::json;
 
@@ -41,10 +42,10 @@ impl Base for Memory {
         self.entries.get(path).copied().unwrap_or(Entry::Missing)
     }
 
-    fn blob(&self, id: Oid) -> Result<Vec<u8>, Problem> {
+    fn blob(&self, id: Oid) -> Result<Arc<[u8]>, Problem> {
         self.blobs
             .get(&id)
-            .cloned()
+            .map(|b| Arc::from(b.as_slice()))
             .ok_or_else(|| Problem::new(Code::Git, format!("no blob {id}")))
     }
 

@@ -524,7 +524,7 @@ impl Builder<'_> {
             }
         };
         let blob = match self.base.blob(oid) {
-            Ok(b) => Arc::<[u8]>::from(b),
+            Ok(b) => b,
             Err(p) => {
                 self.problems.push(p.about(label(index, action)));
                 return None;
@@ -790,7 +790,7 @@ impl Builder<'_> {
             if matches!(self.overlay.get(&path), Some(Overlay::Deleted)) {
                 continue;
             }
-            let old = self.base.blob(oid).map(Arc::from).ok();
+            let old = self.base.blob(oid).ok();
             self.changes.push(FileChange {
                 path,
                 kind: ChangeKind::Deleted,

@@ -99,10 +99,10 @@ impl Snapshot<'_> {
     }
 
     /// A blob's content by id (any blob, a symlink's target text included).
-    pub fn blob(&self, id: Oid) -> Result<Vec<u8>, StoreError> {
+    pub fn blob(&self, id: Oid) -> Result<std::sync::Arc<[u8]>, StoreError> {
         self.repo
             .find_blob(id)
-            .map(|b| b.content().to_vec())
+            .map(|b| std::sync::Arc::from(b.content()))
             .map_err(|e| StoreError::git(format!("reading blob {id}"), e))
     }
 
