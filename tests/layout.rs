@@ -54,6 +54,14 @@ const KNOWN_UPWARD: &[(&str, &str)] = &[
     ("engine", "trace"),
 ];
 
+/// Circles between two files of one directory that stand today, each to be removed by its own
+/// change: (directory under `src/`, file, file).
+const KNOWN_CIRCLES: &[(&str, &str, &str)] = &[
+    // The plan session is being moved out of the CLI into `ask/`; `plan` and `asking` share it
+    // until then.
+    ("cli", "asking", "plan"),
+];
+
 /// Files of `src/store` that still import `protocol` or `patch`, each with the reason.
 const STORE_EXCEPTIONS: &[&str] = &[
     // A stored record holds its plan flattened into the same JSON line (`#[serde(flatten)]
@@ -127,12 +135,19 @@ fn top_module(src: &Path, file: &Path) -> String {
     name.trim_end_matches(".rs").to_string()
 }
 
-fn library_files() -> (PathBuf, Vec<PathBuf>) {
+/// Every source file of the crate, the binary's included.
+fn source_files() -> (PathBuf, Vec<PathBuf>) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    files.retain(|f| !f.starts_with(src.join("cli")) && !f.ends_with("main.rs"));
     files.sort();
+    (src, files)
+}
+
+/// The library's files: not the binary (`main.rs` and `cli/`, which sit above every layer).
+fn library_files() -> (PathBuf, Vec<PathBuf>) {
+    let (src, mut files) = source_files();
+    files.retain(|f| !f.starts_with(src.join("cli")) && !f.ends_with("main.rs"));
     (src, files)
 }
 
@@ -204,7 +219,7 @@ fn no_module_uses_a_module_above_it() {
 /// The arrows between the files of each directory of `src/`, from `super::x` and
 /// `crate::<module>::x` paths (`mod.rs` is the directory itself, not a sibling).
 fn sibling_arrows() -> Vec<(PathBuf, String, String)> {
-    let (src, files) = library_files();
+    let (src, files) = source_files();
     let mut arrows = Vec::new();
     for file in &files {
         let dir = file.parent().expect("a parent");
@@ -249,7 +264,10 @@ fn no_circles_between_the_files_of_a_module() {
                 }
             }
         }
-        if seen.contains(from) {
+        let known = KNOWN_CIRCLES.iter().any(|(d, a, b)| {
+            dir.ends_with(d) && [a, b].contains(&&from.as_str()) && [a, b].contains(&&to.as_str())
+        });
+        if seen.contains(from) && !known {
             circles.push(format!("{}: {from} → {to} → … → {from}", dir.display()));
         }
     }

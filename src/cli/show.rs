@@ -97,7 +97,7 @@ fn paint(text: &str, status: Status) -> String {
     let label = format!("Status: {}\n", status.as_str());
     let coloured = format!(
         "Status: {}\n",
-        ui::paint(super::list::status_colour(status), status.as_str())
+        ui::paint(render::status_colour(status), status.as_str())
     );
     format!("{first}\n{}", rest.replacen(&label, &coloured, 1))
 }
