@@ -4,11 +4,18 @@
 //!
 //! - [`protocol`] reads a model's answer into a validated [`protocol::Plan`]; it is pure.
 //! - [`patch`] applies model-written diffs to text; it is pure and all-or-nothing.
-//! - [`store`] is the only module that touches git: notes, refs, the operation log, worktrees.
+//! - [`store`] is the only module that touches git: notes, refs, the operation log, worktrees,
+//!   and object-level reads and writes of trees. It knows nothing of plans or patches.
+//! - [`build`] decides what a plan does to a base tree (paths, protection, patches, line
+//!   endings), reading through the store's snapshot and handing it the edits to write.
+//!
+//! Above them sit `context` (what the model is shown), `llm`, `engine` (plan, apply, review),
+//! `ask` and `trace`; a module uses only those below it (`tests/layout.rs` holds the order).
 //!
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod ask;
+pub mod build;
 pub mod codes;
 pub mod context;
 pub mod engine;

@@ -156,7 +156,7 @@ impl FailureLog {
     pub fn of(problem: &Problem, protocol: u8) -> FailureLog {
         FailureLog {
             code: problem.code.to_string(),
-            reason: crate::context::mask_secrets(&problem.reason),
+            reason: crate::context::mask_secrets(&problem.text()),
             protocol,
             path: action_path(&problem.reason),
         }
@@ -390,7 +390,12 @@ impl<'a> Conversation<'a> {
             }
         }
         if let Some(first) = out.first_mut() {
-            first.reason = format!("{} (path: {})", first.reason, self.path.join(", "));
+            // The path ends the line, after the hint when there is one.
+            let path = format!(" (path: {})", self.path.join(", "));
+            match &mut first.hint {
+                Some(hint) => hint.push_str(&path),
+                None => first.reason.push_str(&path),
+            }
         }
         out
     }
@@ -659,7 +664,7 @@ impl<'a> Conversation<'a> {
                 "VALIDATION_FAILED provider={} code={} reason={}",
                 self.ep.name,
                 p.code,
-                one_token(&p.reason)
+                one_token(&p.text())
             ));
         }
         let codes: Vec<&str> = problems.iter().map(|p| p.code.as_str()).collect();

@@ -153,8 +153,8 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
                 ui::status(&format!(
                     "plan {}'s base {} was rewritten (amend or rebase); applied onto {}",
                     record.short_id(),
-                    &record.base[..10.min(record.base.len())],
-                    &onto.to_string()[..10]
+                    git_papayu::store::short(&record.base),
+                    git_papayu::store::short(onto)
                 ));
             }
             let chosen = result.get("chosen").cloned();
@@ -186,7 +186,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             ui::outln(&format!(
                 "Applied plan {} as {branch} ({})",
                 record.short_id(),
-                &commit.to_string()[..10]
+                git_papayu::store::short(commit)
             ));
             ui::out(&render::diffstat(&changes));
             ui::outln(&format!(
@@ -307,7 +307,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
                 failed.len(),
                 failed
                     .iter()
-                    .map(|i| &i[..10])
+                    .map(git_papayu::store::short)
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -349,7 +349,7 @@ fn in_use(store: &Store, rows: &[Row]) -> InUse {
         Err(p) => InUse {
             endpoints: Vec::new(),
             origin,
-            problem: Some(p.reason),
+            problem: Some(p.text()),
         },
     }
 }

@@ -40,10 +40,7 @@ fn repair(store: &Store, dry_run: bool) -> CliResult {
     let verb = if dry_run { "would move" } else { "moved" };
     for r in &done {
         let show = |o: Option<git_papayu::store::Oid>| {
-            o.map_or_else(
-                || "nothing (deleted)".to_string(),
-                |o| o.to_string()[..10].to_string(),
-            )
+            o.map_or_else(|| "nothing (deleted)".to_string(), git_papayu::store::short)
         };
         ui::outln(&format!(
             "{}: {verb} from {} to {}; lost: {}",

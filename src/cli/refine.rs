@@ -117,7 +117,7 @@ pub fn run(args: RefineArgs) -> CliResult {
                 target.record.short_id(),
                 planned.record.short_id(),
                 target.branch,
-                &commit.to_string()[..10]
+                git_papayu::store::short(commit)
             ));
             ui::out(&render::diffstat(&planned.changes));
             if let Some(report) = &check {

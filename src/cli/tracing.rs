@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 
 use git_papayu::Problem;
 use git_papayu::ask::{self, Transcript};
+use git_papayu::build::FileChange;
 use git_papayu::engine::check::CheckReport;
 use git_papayu::engine::plan::Planned;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
-use git_papayu::store::tree::FileChange;
 use git_papayu::trace::{self, CacheStats, CheckLog, Trace};
 
 use super::ui;

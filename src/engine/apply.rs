@@ -6,12 +6,12 @@
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
+use crate::build::{self, BuildOptions, FileChange};
 use crate::codes::{Code, Problem};
 use crate::context::mask_secrets;
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
-use crate::store::tree::{self, BuildOptions, FileChange};
 use crate::store::{Oid, Store, StoreError, worktree};
 
 pub struct ApplyRequest {
@@ -93,7 +93,7 @@ pub fn apply_with(
         .and_then(|p| Oid::from_str(p).ok())
         .and_then(|p| store.preview_tree(p, target));
     let read = Some(record.context.as_slice());
-    let mut built = tree::build(
+    let mut built = build::build(
         store,
         target_tree,
         &record.plan,
@@ -104,9 +104,9 @@ pub fn apply_with(
     )?;
     let new_tree = match (built.tree, reusable) {
         (Some(tree), _) => tree,
-        (None, Some(tree)) if tree::tree_matches(store, target_tree, tree, &built.changes) => tree,
+        (None, Some(tree)) if build::tree_matches(store, target_tree, tree, &built.changes) => tree,
         (None, _) => {
-            built = tree::build(
+            built = build::build(
                 store,
                 target_tree,
                 &record.plan,

@@ -256,7 +256,7 @@ pub fn resolve(
         .map_err(|e| Problem::new(Code::Git, format!("reading history: {e}")))?;
     Ok(project_test_command(store, commit)?.map(|c| ResolvedCheck {
         command: c,
-        source: format!("{PROJECT_FILE} at {}", &commit.to_string()[..10]),
+        source: format!("{PROJECT_FILE} at {}", crate::store::short(commit)),
     }))
 }
 
@@ -293,7 +293,7 @@ fn project_test_command(store: &Store, commit: Oid) -> Result<Option<String>, Pr
             Code::ProjectConfigInvalid,
             format!(
                 "{PROJECT_FILE} at {}: {why}; fix it, or choose the check with --check or --no-check",
-                &commit.to_string()[..10]
+                crate::store::short(commit)
             ),
         )
     };

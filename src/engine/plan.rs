@@ -10,11 +10,11 @@
 //! that `apply` uses. The preview commit is kept reachable by the operation log; `diff` shows it
 //! and `apply` reuses it once it has checked the plan again.
 
+use crate::build::{self, BuildOptions, Built, FileChange};
 use crate::codes::{Code, Problem};
 use crate::protocol::{self, Allowlist, Mode, ParseOptions, Parsed, Plan, ProtocolVersion};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Fingerprint, PlanRecord, PlanStats};
-use crate::store::tree::{self, BuildOptions, Built, FileChange};
 use crate::store::{Oid, Store, StoreError};
 
 /// What the model was shown, which decides what it may change.
@@ -217,7 +217,7 @@ pub fn prepare(
     // The dry run's changes are the same as this build's: let them go first, so a large file
     // is not held twice over.
     drop(changes);
-    let written = tree::build(
+    let written = build::build(
         store,
         base_tree,
         &plan,
@@ -290,7 +290,7 @@ fn attempt(
         allowlist: how.allowlist.clone(),
     };
     let parsed = protocol::parse_answer(answer, &options).map_err(Attempt::Parse)?;
-    let built = tree::build(
+    let built = build::build(
         store,
         base_tree,
         &parsed.plan,

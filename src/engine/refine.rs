@@ -77,7 +77,7 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
             format!(
                 "{} holds commits papayu did not make (newest {}); refine only papayu's own proposals, or move your commits to another branch",
                 branch.name,
-                &branch.tip.to_string()[..10]
+                crate::store::short(branch.tip)
             ),
         ));
     }

@@ -10,12 +10,12 @@
 //! own commit; when the user added commits on top it asks for `--force`.
 
 use super::find::{Open, find_open};
+use crate::build::{self, BuildOptions};
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
-use crate::store::tree::{self, BuildOptions};
 use crate::store::{MergeIntent, Oid, Store, worktree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -408,7 +408,7 @@ fn foreign_commits(store: &Store, branch: &LocalBranch) -> Problem {
     let newest = branch.foreign.first().and_then(|id| {
         let message = store.commit_message(*id).ok()?;
         let subject = message.lines().next().unwrap_or("").to_string();
-        Some(format!("{} {subject}", &id.to_string()[..10]))
+        Some(format!("{} {subject}", crate::store::short(id)))
     });
     Problem::new(
         Code::ForeignCommits,
@@ -469,7 +469,7 @@ pub fn diff_range(
                         write: true,
                         read: None,
                     };
-                    let built = tree::build(store, base_tree, &record.plan, &options)?;
+                    let built = build::build(store, base_tree, &record.plan, &options)?;
                     let tree = built.tree.ok_or_else(|| {
                         vec![Problem::new(
                             Code::Git,

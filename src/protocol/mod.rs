@@ -34,7 +34,7 @@ pub use content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, is_non_printable, normalize_e
 pub use extract::{MAX_INPUT_BYTES, MAX_JSON_DEPTH};
 pub use memory::{MEMORY_KEYS, MemoryType};
 pub use paths::{Allowlist, MAX_PATH_LEN, check_path, is_invisible, is_protected};
-pub use rules::{is_sha256_hex, looks_unified};
+pub use rules::{MAX_QUERY_CHARS, is_sha256_hex, looks_unified, query_problem};
 pub use schema::{request_schema, schema_file_name, schema_hash, schema_text, schema_value};
 pub use types::{Action, ActionKind, ContextRequest, Mode, Plan, ProtocolVersion, Step};
 
@@ -287,7 +287,7 @@ fn long_queries(raw: &RawPlan<'_>) -> Vec<Cover> {
         .filter(|(_, item)| {
             item.get("query")
                 .and_then(Value::as_str)
-                .is_some_and(|q| crate::context::query_problem(q).is_some())
+                .is_some_and(|q| query_problem(q).is_some())
         })
         .map(|(i, _)| Cover::Subtree(format!("/context_requests/{i}/query")))
         .collect()
@@ -399,7 +399,7 @@ fn context_request(item: &Value, i: usize, report: &mut Report) -> Option<Contex
         }
         "search" => {
             let query = need("query", &text_field(get("query")))?;
-            if let Some(why) = crate::context::query_problem(&query) {
+            if let Some(why) = query_problem(&query) {
                 report.add(
                     Code::SchemaViolation,
                     format!("at /context_requests/{i}/query: {label}: {why}"),

@@ -7,8 +7,8 @@
 
 mod cache;
 pub mod config;
-mod eol;
 mod error;
+mod ids;
 pub mod index;
 mod merges;
 pub use merges::MergeIntent;
@@ -19,7 +19,7 @@ pub mod records;
 pub mod refs;
 mod sig;
 mod snapshot;
-pub mod tree;
+mod trees;
 mod trust;
 mod work;
 pub use work::UserGit;
@@ -34,7 +34,10 @@ pub(crate) use cache::{put as cache_put, take as cache_take};
 pub use error::StoreError;
 pub(crate) use sig::days_from_civil;
 pub use sig::{author, signature};
-pub use snapshot::{FileRead, Snapshot};
+pub use snapshot::{Entry, FileRead, Snapshot};
+pub use trees::TreeEdit;
+
+pub use ids::{SHORT, short};
 
 /// Sentences about shared data the store set aside while reading it (a forged record), for the
 /// front end to show once as warnings. The store itself never prints.

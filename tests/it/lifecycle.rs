@@ -167,6 +167,43 @@ fn invalid_plan_stores_nothing() {
     assert!(!has_notes(&repo), "nothing was stored");
 }
 
+/// A rejection says what happened and, apart from it, what to do: on one line on stderr, as
+/// `reason` and `hint` under `--json`.
+#[test]
+fn a_rejection_carries_its_hint() {
+    let repo = repo();
+    let answer = r#"{"actions":[{"kind":"DELETE_FILE","path":"missing.txt"}]}"#;
+    let run = repo
+        .papayu_stdin(["plan", "delete", "--response", "-"], answer.as_bytes())
+        .err("ERR_TARGET_MISSING");
+    assert!(
+        run.stderr.contains(
+            "ERR_TARGET_MISSING: action 1 (DELETE_FILE missing.txt): no such file in the commit \
+             the plan applies to; create it with CREATE_FILE"
+        ),
+        "{}",
+        run.stderr
+    );
+    let doc = repo
+        .papayu_stdin(
+            ["--json", "plan", "delete", "--response", "-"],
+            answer.as_bytes(),
+        )
+        .json_err("ERR_TARGET_MISSING");
+    let error = &doc["errors"][0];
+    assert_eq!(
+        error["reason"],
+        "action 1 (DELETE_FILE missing.txt): no such file in the commit the plan applies to"
+    );
+    assert!(
+        error["hint"]
+            .as_str()
+            .is_some_and(|h| h.starts_with("create it with CREATE_FILE")),
+        "{doc:#}"
+    );
+    assert!(!has_notes(&repo), "nothing was stored");
+}
+
 #[test]
 fn apply_commits_on_its_own_branch_with_trailers() {
     let repo = repo();

@@ -1,8 +1,8 @@
-//! Turning a plan's actions into a new tree, straight from the object database.
+//! Turning a plan's actions into the edits of a new tree, reading the base tree through [`Base`].
 //!
 //! No checkout and no index: each action looks up only the paths it names in the base tree, and
-//! the new tree is written with `TreeUpdateBuilder`, so the cost grows with the number of
-//! changed paths, never with the size of the repository. The same code makes the dry run of
+//! the new tree is written from the resulting edits by the store, so the cost grows with the
+//! number of changed paths, never with the size of the repository. The same code makes the dry run of
 //! `plan`, checks a stored plan again at apply time (with `write: false` nothing is stored),
 //! and builds the tree when a stored one cannot be reused.
 //!
@@ -13,14 +13,14 @@
 //! `papayu-private` attribute ([`crate::protocol::attributes`]) in the base tree's
 //! `.gitattributes` files or the repository's `info/attributes`. It never writes a `.gitmodules`
 //! that `git fsck` rejects, and it writes blobs as `git add` would ([`super::eol`]).
+//! It never touches git itself: everything it knows of the repository comes through [`Base`] and
+//! [`Settings`], so it runs as well over an in-memory tree.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use git2::{FileMode, ObjectType, Oid, Repository, Tree, build::TreeUpdateBuilder};
-
-use super::Store;
+use super::Base;
 use super::eol::{self, AutoCrlf, Conversion};
 use crate::codes::{Code, Problem};
 use crate::context::{MASK, MaskWritten, has_mask, mask_secrets, unmask};
@@ -29,6 +29,7 @@ use crate::protocol::attributes::{AttributeFile, Attributes};
 use crate::protocol::gitmodules::{check_gitmodules, is_gitmodules};
 use crate::protocol::{Action, ActionKind, Plan, ProtocolVersion, is_protected, sha256_hex};
 use crate::store::records::Fingerprint;
+use crate::store::{Entry, Oid, TreeEdit, short};
 
 /// What happened to one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -72,28 +73,62 @@ pub struct BuildOptions<'a> {
     pub read: Option<&'a [Fingerprint]>,
 }
 
-/// A path's state in the base tree, as far as the plan cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Entry {
-    Missing,
-    File { oid: Oid, mode: i32 },
-    Symlink,
-    Dir,
-    Submodule,
+/// What the repository says beyond the base tree: the attribute files outside it and
+/// `core.autocrlf`.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The repository's `info/attributes`.
+    pub info_attributes: Option<String>,
+    /// `core.attributesFile` (or its default location).
+    pub global_attributes: Option<String>,
+    /// `core.autocrlf`, for paths without line-ending attributes.
+    pub autocrlf: AutoCrlf,
+}
+
+/// The result of checking a plan against a base: the changes and fingerprints of [`Built`], and
+/// the tree edits that would write it.
+#[derive(Debug)]
+pub struct Outcome {
+    pub changes: Vec<FileChange>,
+    pub touched: Vec<Fingerprint>,
+    overlay: BTreeMap<String, Overlay>,
+}
+
+impl Outcome {
+    /// The edits that turn the base tree into the plan's tree.
+    pub fn edits(&self) -> Vec<TreeEdit<'_>> {
+        self.overlay
+            .iter()
+            .filter_map(|(path, overlay)| match overlay {
+                Overlay::File {
+                    content,
+                    executable,
+                } => Some(TreeEdit::Put {
+                    path,
+                    content,
+                    executable: *executable,
+                }),
+                Overlay::Deleted | Overlay::DirDeleted => Some(TreeEdit::Remove { path }),
+                Overlay::Dir => None,
+            })
+            .collect()
+    }
 }
 
 /// What the plan has done so far to a path (an overlay on the base tree).
 #[derive(Debug, Clone)]
 enum Overlay {
-    File { content: Arc<[u8]>, mode: i32 },
+    File {
+        content: Arc<[u8]>,
+        executable: bool,
+    },
     Deleted,
     DirDeleted,
     Dir,
 }
 
 struct Builder<'r> {
-    repo: &'r Repository,
-    base: &'r Tree<'r>,
+    base: &'r dyn Base,
     overlay: BTreeMap<String, Overlay>,
     changes: Vec<FileChange>,
     touched: Vec<Fingerprint>,
@@ -105,39 +140,29 @@ struct Builder<'r> {
     autocrlf: AutoCrlf,
 }
 
-/// Applies `plan`'s actions to `base`. All problems are reported together; on any problem
-/// nothing is written.
-pub fn build(
-    store: &Store,
-    base: Oid,
+/// Applies `plan`'s actions to `base`, without writing anything. All problems are reported
+/// together.
+pub fn changes(
+    base: &dyn Base,
+    settings: &Settings,
     plan: &Plan,
     opts: &BuildOptions<'_>,
-) -> Result<Built, Vec<Problem>> {
-    let repo = &store.repo;
-    let base = repo
-        .find_tree(base)
-        .map_err(|e| vec![git_problem("reading the base tree", &e)])?;
+) -> Result<Outcome, Vec<Problem>> {
     let mut b = Builder {
-        repo,
-        base: &base,
+        base,
         overlay: BTreeMap::new(),
         changes: Vec::new(),
         touched: Vec::new(),
         problems: Vec::new(),
         attributes: Attributes::default(),
         attributes_read: HashSet::new(),
-        autocrlf: AutoCrlf::parse(
-            repo.config()
-                .and_then(|c| c.get_string("core.autocrlf"))
-                .ok()
-                .as_deref(),
-        ),
+        autocrlf: settings.autocrlf,
     };
-    if let Ok(text) = std::fs::read_to_string(repo.commondir().join("info").join("attributes")) {
-        b.attributes.add_local(AttributeFile::parse("", &text));
+    if let Some(text) = &settings.info_attributes {
+        b.attributes.add_local(AttributeFile::parse("", text));
     }
-    if let Some(text) = super::snapshot::global_attributes(repo) {
-        b.attributes.add_global(AttributeFile::parse("", &text));
+    if let Some(text) = &settings.global_attributes {
+        b.attributes.add_global(AttributeFile::parse("", text));
     }
     for (index, action) in plan.actions.iter().enumerate() {
         b.action(index, action, plan.protocol, opts);
@@ -146,20 +171,11 @@ pub fn build(
     if !b.problems.is_empty() {
         return Err(b.problems);
     }
-    let tree = if opts.write {
-        Some(b.write().map_err(|p| vec![p])?)
-    } else {
-        None
-    };
-    Ok(Built {
-        tree,
+    Ok(Outcome {
         changes: b.changes,
         touched: b.touched,
+        overlay: b.overlay,
     })
-}
-
-fn git_problem(context: &str, e: &git2::Error) -> Problem {
-    Problem::new(Code::Git, format!("{context}: {}", e.message()))
 }
 
 fn label(index: usize, action: &Action) -> String {
@@ -173,23 +189,22 @@ fn label(index: usize, action: &Action) -> String {
 
 impl Builder<'_> {
     fn fail(&mut self, code: Code, index: usize, action: &Action, why: impl AsRef<str>) {
-        self.problems.push(Problem::new(
-            code,
-            format!("{}: {}", label(index, action), why.as_ref()),
-        ));
+        self.problems
+            .push(Problem::new(code, why.as_ref()).about(label(index, action)));
+    }
+
+    /// [`Builder::fail`] with what to do about it.
+    fn fail_hint(&mut self, code: Code, index: usize, action: &Action, why: &str, hint: &str) {
+        self.problems.push(
+            Problem::new(code, why)
+                .with_hint(hint)
+                .about(label(index, action)),
+        );
     }
 
     /// The base tree's entry at `path` (ignoring the overlay).
     fn base_entry(&self, path: &str) -> Entry {
-        match self.base.get_path(std::path::Path::new(path)) {
-            Err(_) => Entry::Missing,
-            Ok(e) => match (e.kind(), e.filemode()) {
-                (Some(ObjectType::Tree), _) => Entry::Dir,
-                (Some(ObjectType::Commit), _) => Entry::Submodule,
-                (_, mode) if mode == i32::from(FileMode::Link) => Entry::Symlink,
-                (_, mode) => Entry::File { oid: e.id(), mode },
-            },
-        }
+        self.base.entry(path)
     }
 
     /// Checks every proper prefix of `path`: it must be a directory (or absent) in the plan's
@@ -209,7 +224,7 @@ impl Builder<'_> {
                     format!("'{prefix}' is a file this plan creates; a path cannot go through it"),
                 )),
                 (Some(Overlay::Deleted | Overlay::DirDeleted | Overlay::Dir), _) => None,
-                (None, Entry::Symlink) => Some((
+                (None, Entry::Symlink { .. }) => Some((
                     Code::PathThroughSymlink,
                     format!(
                         "'{prefix}' is a symlink in the base tree; papayu never writes through symlinks"
@@ -239,8 +254,8 @@ impl Builder<'_> {
     fn current(&self, path: &str) -> Entry {
         match self.overlay.get(path) {
             Some(Overlay::File { .. }) => Entry::File {
-                oid: Oid::ZERO_SHA1,
-                mode: i32::from(FileMode::Blob),
+                blob: Oid::ZERO_SHA1,
+                executable: false,
             },
             Some(Overlay::Deleted | Overlay::DirDeleted) => Entry::Missing,
             Some(Overlay::Dir) => Entry::Dir,
@@ -256,10 +271,7 @@ impl Builder<'_> {
         opts: &BuildOptions<'_>,
     ) {
         if let Err(p) = crate::protocol::check_path(&action.path) {
-            self.problems.push(Problem::new(
-                p.code,
-                format!("{}: {}", label(index, action), p.reason),
-            ));
+            self.problems.push(p.about(label(index, action)));
             return;
         }
         if !self.parents_ok(index, action) {
@@ -331,10 +343,10 @@ impl Builder<'_> {
             d => format!("{d}/.gitattributes"),
         };
         // git ignores a .gitattributes that is a symlink; so does this.
-        if let Entry::File { oid, .. } = self.base_entry(&file)
-            && let Ok(blob) = self.repo.find_blob(oid)
+        if let Entry::File { blob, .. } = self.base_entry(&file)
+            && let Ok(blob) = self.base.blob(blob)
         {
-            let text = String::from_utf8_lossy(blob.content());
+            let text = String::from_utf8_lossy(&blob);
             self.attributes.add(AttributeFile::parse(dir, &text));
         }
     }
@@ -379,20 +391,12 @@ impl Builder<'_> {
         if self.protected(dir) {
             return Some(dir.to_string());
         }
-        let Ok(Some(tree)) = self
+        let entries: Vec<String> = self
             .base
-            .get_path(std::path::Path::new(dir))
-            .map(|e| self.repo.find_tree(e.id()).ok())
-        else {
-            return None;
-        };
-        let mut entries = Vec::new();
-        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |root, e| {
-            if let Ok(name) = e.name() {
-                entries.push(format!("{dir}/{root}{name}"));
-            }
-            git2::TreeWalkResult::Ok
-        });
+            .entries_under(dir)
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
         // Every .gitattributes inside the directory applies to the files below it.
         for path in &entries {
             if let Some(sub) = path.strip_suffix("/.gitattributes") {
@@ -408,25 +412,7 @@ impl Builder<'_> {
             Some((p, n)) => (Some(p), n),
             None => (None, path),
         };
-        let siblings: Vec<String> = match parent {
-            None => self
-                .base
-                .iter()
-                .filter_map(|e| e.name().ok().map(str::to_string))
-                .collect(),
-            Some(p) => match self.base.get_path(std::path::Path::new(p)) {
-                Ok(e) => self
-                    .repo
-                    .find_tree(e.id())
-                    .map(|t| {
-                        t.iter()
-                            .filter_map(|e| e.name().ok().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                Err(_) => Vec::new(),
-            },
-        };
+        let siblings = self.base.names(parent.unwrap_or(""));
         let twin = siblings
             .into_iter()
             .find(|s| s != name && s.eq_ignore_ascii_case(name))?;
@@ -456,7 +442,7 @@ impl Builder<'_> {
         match entry {
             Entry::Missing => {
                 let content = action.content.clone().unwrap_or_default().into_bytes();
-                self.record_write(action, None, content, i32::from(FileMode::Blob), Vec::new());
+                self.record_write(action, None, content, false, Vec::new());
             }
             Entry::Dir => self.fail(
                 Code::FileDirConflict,
@@ -464,17 +450,18 @@ impl Builder<'_> {
                 action,
                 "a directory exists at this path",
             ),
-            Entry::Symlink => self.fail(
+            Entry::Symlink { .. } => self.fail(
                 Code::PathThroughSymlink,
                 index,
                 action,
                 "a symlink exists at this path",
             ),
-            _ => self.fail(
+            _ => self.fail_hint(
                 Code::TargetExists,
                 index,
                 action,
-                "the file already exists; change it with UPDATE_FILE (v1) or PATCH_FILE (v2)",
+                "the file already exists",
+                "change it with UPDATE_FILE (v1) or PATCH_FILE (v2)",
             ),
         }
     }
@@ -486,9 +473,9 @@ impl Builder<'_> {
         action: &Action,
         entry: Entry,
         opts: &BuildOptions<'_>,
-    ) -> Option<(Arc<[u8]>, i32)> {
-        let (oid, mode) = match entry {
-            Entry::File { oid, mode } if oid != Oid::ZERO_SHA1 => (oid, mode),
+    ) -> Option<(Arc<[u8]>, bool)> {
+        let (oid, executable) = match entry {
+            Entry::File { blob, executable } if blob != Oid::ZERO_SHA1 => (blob, executable),
             Entry::File { .. } => {
                 self.fail(
                     Code::ActionConflict,
@@ -499,11 +486,12 @@ impl Builder<'_> {
                 return None;
             }
             Entry::Missing => {
-                self.fail(
+                self.fail_hint(
                     Code::TargetMissing,
                     index,
                     action,
-                    "no such file in the commit the plan applies to; create it with CREATE_FILE",
+                    "no such file in the commit the plan applies to",
+                    "create it with CREATE_FILE",
                 );
                 return None;
             }
@@ -516,7 +504,7 @@ impl Builder<'_> {
                 );
                 return None;
             }
-            Entry::Symlink => {
+            Entry::Symlink { .. } => {
                 self.fail(
                     Code::PathThroughSymlink,
                     index,
@@ -535,10 +523,10 @@ impl Builder<'_> {
                 return None;
             }
         };
-        let blob = match self.repo.find_blob(oid) {
-            Ok(b) => Arc::<[u8]>::from(b.content()),
-            Err(e) => {
-                self.problems.push(git_problem(&label(index, action), &e));
+        let blob = match self.base.blob(oid) {
+            Ok(b) => b,
+            Err(p) => {
+                self.problems.push(p.about(label(index, action)));
                 return None;
             }
         };
@@ -552,21 +540,30 @@ impl Builder<'_> {
         if let Some(read) = opts.read {
             match read.iter().find(|f| f.path == action.path) {
                 Some(seen) if seen.blob_oid != fingerprint.blob_oid => {
-                    self.fail(Code::BaseMismatch, index, action, format!(
-                        "the file changed since the plan read it (blob {} then, {} now); make a new plan",
-                        short(&seen.blob_oid), short(&fingerprint.blob_oid)));
+                    let why = format!(
+                        "the file changed since the plan read it (blob {} then, {} now)",
+                        short(&seen.blob_oid),
+                        short(&fingerprint.blob_oid)
+                    );
+                    self.fail_hint(Code::BaseMismatch, index, action, &why, "make a new plan");
                     return None;
                 }
                 Some(_) => {}
                 None if action.kind == ActionKind::UpdateFile => {
-                    self.fail(Code::UpdateWithoutBase, index, action, "the plan never read this file, so it cannot replace it; make a new plan that reads it");
+                    self.fail_hint(
+                        Code::UpdateWithoutBase,
+                        index,
+                        action,
+                        "the plan never read this file, so it cannot replace it",
+                        "make a new plan that reads it",
+                    );
                     return None;
                 }
                 None => {}
             }
         }
         self.touched.push(fingerprint);
-        Some((blob, mode))
+        Some((blob, executable))
     }
 
     fn update_file(
@@ -581,7 +578,7 @@ impl Builder<'_> {
             self.fail(Code::V2UpdateExistingForbidden, index, action, "protocol v2 changes existing files with PATCH_FILE (patch + base_sha256), not UPDATE_FILE");
             return;
         }
-        let Some((old, mode)) = self.existing(index, action, entry, opts) else {
+        let Some((old, executable)) = self.existing(index, action, entry, opts) else {
             return;
         };
         let content = keep_line_endings(&old, action.content.clone().unwrap_or_default());
@@ -592,11 +589,17 @@ impl Builder<'_> {
             },
             Err(_) => content,
         };
-        self.record_write(action, Some(old), content.into_bytes(), mode, Vec::new());
+        self.record_write(
+            action,
+            Some(old),
+            content.into_bytes(),
+            executable,
+            Vec::new(),
+        );
     }
 
     fn edit_file(&mut self, index: usize, action: &Action, entry: Entry, opts: &BuildOptions<'_>) {
-        let Some((old, mode)) = self.existing(index, action, entry, opts) else {
+        let Some((old, executable)) = self.existing(index, action, entry, opts) else {
             return;
         };
         let expected = action
@@ -606,9 +609,18 @@ impl Builder<'_> {
             .to_ascii_lowercase();
         let found = sha256_hex(&old);
         if expected != found {
-            self.fail(Code::BaseMismatch, index, action, format!(
-                "base_sha256 {} does not match the file ({}); re-read the file and regenerate the change",
-                short(&expected), short(&found)));
+            let why = format!(
+                "base_sha256 {} does not match the file ({})",
+                short(&expected),
+                short(&found)
+            );
+            self.fail_hint(
+                Code::BaseMismatch,
+                index,
+                action,
+                &why,
+                "re-read the file and regenerate the change",
+            );
             return;
         }
         let Ok(text) = std::str::from_utf8(&old) else {
@@ -661,14 +673,9 @@ impl Builder<'_> {
                 } else {
                     content
                 };
-                self.record_write(action, Some(old), content.into_bytes(), mode, hunks)
+                self.record_write(action, Some(old), content.into_bytes(), executable, hunks)
             }
-            Err(p) => {
-                let reason = format!("{}: {}", label(index, action), p.reason);
-                let detail = p.detail.unwrap_or_default();
-                self.problems
-                    .push(Problem::new(p.code, reason).with_detail(detail));
-            }
+            Err(p) => self.problems.push(p.about(label(index, action))),
         }
     }
 
@@ -684,8 +691,16 @@ impl Builder<'_> {
         match unmask(real, &written) {
             Ok(content) => Some(content),
             Err(MaskWritten { line }) => {
-                self.fail(Code::MaskedSecret, index, action, format!(
-                    "line {line} of the new text writes {MASK} where the file holds a secret the model only saw masked; keep that line exactly as it was shown, or leave the secret to a person"));
+                let why = format!(
+                    "line {line} of the new text writes {MASK} where the file holds a secret the model only saw masked"
+                );
+                self.fail_hint(
+                    Code::MaskedSecret,
+                    index,
+                    action,
+                    &why,
+                    "keep that line exactly as it was shown, or leave the secret to a person",
+                );
                 None
             }
         }
@@ -698,7 +713,7 @@ impl Builder<'_> {
         entry: Entry,
         opts: &BuildOptions<'_>,
     ) {
-        if entry == Entry::Symlink {
+        if matches!(entry, Entry::Symlink { .. }) {
             // Removing a link never touches what it points at.
             self.overlay.insert(action.path.clone(), Overlay::Deleted);
             self.changes.push(FileChange {
@@ -763,30 +778,19 @@ impl Builder<'_> {
 
     /// Records every file under a deleted directory as a deletion, for previews and diffstats.
     fn list_deleted(&mut self, dir: &str) {
-        let Ok(entry) = self.base.get_path(std::path::Path::new(dir)) else {
-            return;
-        };
-        let Ok(tree) = self.repo.find_tree(entry.id()) else {
-            return;
-        };
-        let mut files = Vec::new();
-        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |root, e| {
-            if e.kind() == Some(ObjectType::Blob)
-                && let Ok(name) = e.name()
-            {
-                files.push((format!("{dir}/{root}{name}"), e.id()));
-            }
-            git2::TreeWalkResult::Ok
-        });
+        let files =
+            self.base
+                .entries_under(dir)
+                .into_iter()
+                .filter_map(|(path, entry)| match entry {
+                    Entry::File { blob, .. } | Entry::Symlink { blob } => Some((path, blob)),
+                    _ => None,
+                });
         for (path, oid) in files {
             if matches!(self.overlay.get(&path), Some(Overlay::Deleted)) {
                 continue;
             }
-            let old = self
-                .repo
-                .find_blob(oid)
-                .map(|b| Arc::from(b.content()))
-                .ok();
+            let old = self.base.blob(oid).ok();
             self.changes.push(FileChange {
                 path,
                 kind: ChangeKind::Deleted,
@@ -802,7 +806,7 @@ impl Builder<'_> {
         action: &Action,
         old: Option<Arc<[u8]>>,
         new: Vec<u8>,
-        mode: i32,
+        executable: bool,
         hunks: Vec<HunkReport>,
     ) {
         // Stored as `git add` would store it, so a renormalizing `git add` finds nothing to do.
@@ -819,15 +823,20 @@ impl Builder<'_> {
         let new: Arc<[u8]> = new.into();
         if old.as_deref() == Some(&new[..]) {
             // Writing what is already there is not a change.
-            self.overlay
-                .insert(action.path.clone(), Overlay::File { content: new, mode });
+            self.overlay.insert(
+                action.path.clone(),
+                Overlay::File {
+                    content: new,
+                    executable,
+                },
+            );
             return;
         }
         self.overlay.insert(
             action.path.clone(),
             Overlay::File {
                 content: Arc::clone(&new),
-                mode,
+                executable,
             },
         );
         self.changes.push(FileChange {
@@ -861,7 +870,7 @@ impl Builder<'_> {
                     keep.clone(),
                     Overlay::File {
                         content: Arc::from(&[][..]),
-                        mode: i32::from(FileMode::Blob),
+                        executable: false,
                     },
                 );
                 self.changes.push(FileChange {
@@ -874,113 +883,6 @@ impl Builder<'_> {
             }
         }
     }
-
-    fn write(&self) -> Result<Oid, Problem> {
-        let mut updates = TreeUpdateBuilder::new();
-        for (path, overlay) in &self.overlay {
-            match overlay {
-                Overlay::File { content, mode } => {
-                    let oid = self
-                        .repo
-                        .blob(content)
-                        .map_err(|e| git_problem("writing a blob", &e))?;
-                    let mode = if *mode == i32::from(FileMode::BlobExecutable) {
-                        FileMode::BlobExecutable
-                    } else {
-                        FileMode::Blob
-                    };
-                    updates.upsert(path.as_str(), oid, mode);
-                }
-                Overlay::Deleted | Overlay::DirDeleted => {
-                    updates.remove(path.as_str());
-                }
-                Overlay::Dir => {}
-            }
-        }
-        updates
-            .create_updated(self.repo, self.base)
-            .map_err(|e| git_problem("writing the new tree", &e))
-    }
-}
-
-/// `true` when `candidate` (a tree written earlier, e.g. by the dry run of `plan`) is exactly
-/// `base` with `changes` applied: every changed path holds the expected blob, and nothing else
-/// differs. This lets apply reuse a stored tree without trusting it.
-pub fn tree_matches(store: &Store, base: Oid, candidate: Oid, changes: &[FileChange]) -> bool {
-    let repo = &store.repo;
-    let Ok(base) = repo.find_tree(base) else {
-        return false;
-    };
-    let base = &base;
-    let Ok(candidate) = repo.find_tree(candidate) else {
-        return false;
-    };
-    for change in changes {
-        let entry = candidate.get_path(std::path::Path::new(&change.path)).ok();
-        let ok = match (&change.new, entry) {
-            (None, None) => true,
-            (Some(content), Some(entry)) => {
-                Oid::hash_object(ObjectType::Blob, content).is_ok_and(|oid| oid == entry.id())
-            }
-            _ => false,
-        };
-        if !ok {
-            return false;
-        }
-    }
-    differing_files(repo, Some(base), Some(&candidate), changes.len() + 1) == changes.len()
-}
-
-/// Counts the files that differ between two trees, descending only into subtrees whose ids
-/// differ (so the cost is the size of the difference), and stopping once `limit` is reached.
-fn differing_files(
-    repo: &Repository,
-    a: Option<&Tree<'_>>,
-    b: Option<&Tree<'_>>,
-    limit: usize,
-) -> usize {
-    let subtree = |entry: Option<git2::TreeEntry<'_>>| {
-        entry
-            .filter(|e| e.kind() == Some(ObjectType::Tree))
-            .and_then(|e| repo.find_tree(e.id()).ok())
-    };
-    let mut names: Vec<Vec<u8>> = a
-        .iter()
-        .chain(b.iter())
-        .flat_map(|t| t.iter().map(|e| e.name_bytes().to_vec()))
-        .collect();
-    names.sort();
-    names.dedup();
-    let mut count = 0;
-    for name in names {
-        if count >= limit {
-            break;
-        }
-        let path = std::path::Path::new(std::str::from_utf8(&name).unwrap_or_default());
-        let left = a.and_then(|t| t.get_path(path).ok());
-        let right = b.and_then(|t| t.get_path(path).ok());
-        if let (Some(l), Some(r)) = (&left, &right)
-            && l.id() == r.id()
-            && l.filemode() == r.filemode()
-        {
-            continue;
-        }
-        let (left_tree, right_tree) = (subtree(left.clone()), subtree(right.clone()));
-        let files = usize::from(left.is_some() && left_tree.is_none())
-            + usize::from(right.is_some() && right_tree.is_none());
-        count += match (left_tree.is_some() || right_tree.is_some(), files) {
-            (false, _) => 1,
-            (true, files) => {
-                files
-                    + differing_files(repo, left_tree.as_ref(), right_tree.as_ref(), limit - count)
-            }
-        };
-    }
-    count
-}
-
-fn short(hex: &str) -> &str {
-    &hex[..hex.len().min(12)]
 }
 
 /// Keeps a CRLF file CRLF when the model sent its new content with bare LFs.
