@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use super::content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, check_text};
 use super::paths::{is_protected, path_problem, show};
 use super::shape::{Field, RawAction};
-use super::types::{ActionKind, Mode, ProtocolVersion};
 use super::{MAX_ACTIONS, ParseOptions};
 use crate::codes::{Code, Problem};
+use crate::plan::{ActionKind, Mode, ProtocolVersion};
 
 /// Collects problems and warnings about one answer.
 pub(crate) struct Report {

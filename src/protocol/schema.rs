@@ -13,9 +13,9 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::sha256_hex;
-use super::types::ProtocolVersion;
 use super::validator::{Schema, SchemaError, Violation};
 use crate::codes::{Code, Problem};
+use crate::plan::ProtocolVersion;
 
 const V1: &str = include_str!("../../schemas/plan_v1.schema.json");
 const V2: &str = include_str!("../../schemas/plan_v2.schema.json");

@@ -21,7 +21,7 @@ pub use super::ids::{is_object_id, is_plan_id, is_proposal_branch};
 use super::proposals::{self, LocalBranch};
 use super::{StoreError, notes};
 use crate::codes::{Code, Problem};
-use crate::protocol::Plan;
+use crate::plan::Plan;
 
 /// The digest of one file a plan read: what it saw, so apply can tell if the file moved on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -44,7 +44,8 @@ fn only_the_store_touches_git() {
 /// The library's modules from the bottom up: a module may use only those listed before it.
 /// `cli` (the binary) sits above all of them.
 const LAYERS: &[&str] = &[
-    "codes", "protocol", "patch", "store", "context", "build", "llm", "engine", "ask", "trace",
+    "codes", "plan", "protocol", "patch", "store", "context", "build", "llm", "engine", "ask",
+    "trace",
 ];
 
 /// Arrows that run against [`LAYERS`] today, each to be removed by its own change.
@@ -63,11 +64,7 @@ const KNOWN_CIRCLES: &[(&str, &str, &str)] = &[
 ];
 
 /// Files of `src/store` that still import `protocol` or `patch`, each with the reason.
-const STORE_EXCEPTIONS: &[&str] = &[
-    // A stored record holds its plan flattened into the same JSON line (`#[serde(flatten)]
-    // plan: Plan`); parting them needs the ledger to be generic over the plan type.
-    "records.rs",
-];
+const STORE_EXCEPTIONS: &[&str] = &[];
 
 /// Code without comments: line comments and doc comments are dropped, strings kept.
 fn code_of(text: &str) -> String {

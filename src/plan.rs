@@ -1,6 +1,8 @@
 //! The normalized plan: what every accepted model answer becomes, whatever its spelling.
 //!
-//! These types are what the rest of the tool sees. They carry no trace of the answer's surface
+//! The bottom layer beside [`crate::codes`]: the protocol module reads answers into these types,
+//! the store keeps them in records without knowing how they were read, and the executor runs
+//! them. These types are what the rest of the tool sees. They carry no trace of the answer's surface
 //! form (array root or object root, `proposed_changes.actions` or root `actions`, fences, prose):
 //! that is the parser's business. Serialized, a `Plan` is the record stored in the git note.
 
