@@ -181,6 +181,17 @@ impl Serialize for Code {
     }
 }
 
+/// Everything one step found wrong, in the order found: what a step that can fail in several
+/// ways at once (validating a plan, building its tree) returns. `?` turns a single [`Problem`],
+/// or a store error, into a list of one.
+pub type Problems = Vec<Problem>;
+
+impl From<Problem> for Problems {
+    fn from(p: Problem) -> Self {
+        vec![p]
+    }
+}
+
 /// One rejection: a stable code, a one-line reason that says what happened, a hint that says what
 /// to do about it, and optionally a longer report (e.g. which patch hunk failed and what the
 /// file holds instead). Shown as one line, `reason; hint`.

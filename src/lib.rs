@@ -28,4 +28,4 @@ pub mod protocol;
 pub mod store;
 pub mod trace;
 
-pub use codes::{Code, Problem};
+pub use codes::{Code, Problem, Problems};

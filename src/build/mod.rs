@@ -16,7 +16,7 @@ pub use tree::{BuildOptions, Built, ChangeKind, FileChange, Outcome, Settings, c
 
 use std::sync::Arc;
 
-use crate::codes::Problem;
+use crate::codes::{Problem, Problems};
 use crate::protocol::Plan;
 use crate::store::{Entry, Oid, Snapshot, Store};
 
@@ -68,7 +68,7 @@ pub fn build(
     base: Oid,
     plan: &Plan,
     opts: &BuildOptions<'_>,
-) -> Result<Built, Vec<Problem>> {
+) -> Result<Built, Problems> {
     let snapshot = store.snapshot_tree(base).map_err(|e| vec![e.into()])?;
     let outcome = changes(&snapshot, &Settings::read(&snapshot), plan, opts)?;
     let tree = match opts.write {

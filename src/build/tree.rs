@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use super::Base;
 use super::eol::{self, AutoCrlf, Conversion};
-use crate::codes::{Code, Problem};
+use crate::codes::{Code, Problem, Problems};
 use crate::context::{MASK, MaskWritten, has_mask, mask_secrets, unmask};
 use crate::patch::{self, HunkReport};
 use crate::protocol::attributes::{AttributeFile, Attributes};
@@ -147,7 +147,7 @@ pub fn changes(
     settings: &Settings,
     plan: &Plan,
     opts: &BuildOptions<'_>,
-) -> Result<Outcome, Vec<Problem>> {
+) -> Result<Outcome, Problems> {
     let mut b = Builder {
         base,
         overlay: BTreeMap::new(),

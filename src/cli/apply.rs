@@ -4,7 +4,7 @@ use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
 use git_papayu::store::Store;
-use git_papayu::{Code, Problem};
+use git_papayu::{Code, Problem, Problems};
 
 use super::tracing::{self, Tracer};
 use super::{CliError, CliResult, render, ui};
@@ -220,7 +220,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
 
 /// Writes the trace of an apply (the plan, the branch, how each hunk was placed, the check) and
 /// prints its event line when verbose.
-fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<Problem>>) {
+fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Problems>) {
     let tracer = Tracer::new(store);
     let mut t = tracer.start("apply", None);
     t.plan_id = spec.map(str::to_string);

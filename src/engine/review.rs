@@ -11,7 +11,7 @@
 
 use super::find::{Open, find_open};
 use crate::build::{self, BuildOptions};
-use crate::codes::{Code, Problem};
+use crate::codes::{Code, Problem, Problems};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
@@ -429,7 +429,7 @@ pub fn diff_range(
     store: &Store,
     ledger: &Ledger,
     record: &PlanRecord,
-) -> Result<(Oid, Oid), Vec<Problem>> {
+) -> Result<(Oid, Oid), Problems> {
     let branch_tip = ledger
         .branch(&record.id)
         .and_then(|b| store.ref_value(&format!("refs/heads/{b}")).ok().flatten());
@@ -443,8 +443,7 @@ pub fn diff_range(
                 .find_map(|e| e.commit.as_deref().and_then(|c| Oid::from_str(c).ok()))
                 .unwrap_or(tip);
             let parent = store
-                .commit_parents(first)
-                .map_err(|e| vec![e.to_problem()])?
+                .commit_parents(first)?
                 .first()
                 .copied()
                 .ok_or_else(|| {
@@ -456,7 +455,7 @@ pub fn diff_range(
             (parent, tip)
         }
         None => {
-            let base = record.base_oid().map_err(|e| vec![e.to_problem()])?;
+            let base = record.base_oid()?;
             let preview = record
                 .preview
                 .as_deref()
@@ -464,7 +463,7 @@ pub fn diff_range(
             match preview.filter(|p| store.has_commit(*p)) {
                 Some(preview) => (base, preview),
                 None => {
-                    let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
+                    let base_tree = store.commit_tree(base)?;
                     let options = BuildOptions {
                         write: true,
                         read: None,

@@ -40,7 +40,7 @@ pub use schema::{request_schema, schema_file_name, schema_hash, schema_text, sch
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::codes::{Code, Problem};
+use crate::codes::{Code, Problem, Problems};
 use rules::Report;
 use schema::Cover;
 use shape::{ActionSource, Field, RawAction, RawPlan, field, json_int, text_field};
@@ -131,8 +131,8 @@ pub struct Parsed {
 }
 
 /// Reads a model's answer into a validated, normalized plan, or returns every problem found.
-pub fn parse_answer(input: &[u8], opts: &ParseOptions) -> Result<Parsed, Vec<Problem>> {
-    let value = extract::extract(input).map_err(|p| vec![p])?;
+pub fn parse_answer(input: &[u8], opts: &ParseOptions) -> Result<Parsed, Problems> {
+    let value = extract::extract(input)?;
     let version = opts.protocol.unwrap_or_else(|| shape::detect(&value));
     let raw = RawPlan::read(&value);
     let mut report = Report::new();
@@ -220,7 +220,7 @@ fn check_actions(
 /// Checks the actions of an already normalized plan (a stored record, which may come from a
 /// teammate's notes or a hand edit) against every action rule, conflict rule and limit. The
 /// JSON Schema pass is skipped: a [`Plan`]'s types already have the schema's shape.
-pub fn check_plan(plan: &Plan) -> Result<(), Vec<Problem>> {
+pub fn check_plan(plan: &Plan) -> Result<(), Problems> {
     let value = serde_json::json!({ "actions": plan.actions });
     let raw = RawPlan::read(&value);
     let mut report = Report::new();

@@ -130,6 +130,12 @@ impl From<StoreError> for Problem {
     }
 }
 
+impl From<StoreError> for crate::codes::Problems {
+    fn from(e: StoreError) -> Self {
+        vec![e.to_problem()]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
