@@ -6,12 +6,15 @@
 //! unregisters vanished ones; deletes traces older than `papayu.traceExpire`; empties the
 //! derived-data cache. Plans themselves are notes, shared with the team: gc never deletes them.
 
-use crate::codes::Problem;
+use crate::codes::{Code, Problem};
 use crate::store::records::now_millis;
 use crate::store::{Store, oplog, worktree};
 
 /// Operations older than this are forgotten unless `papayu.oplogExpire` says otherwise.
 pub const DEFAULT_OPLOG_EXPIRE: &str = "90.days.ago";
+
+/// Traces older than this are deleted unless `papayu.traceExpire` says otherwise.
+pub const DEFAULT_TRACE_EXPIRE: &str = "30.days.ago";
 
 /// What gc is asked to do: cut-offs in milliseconds since the epoch (older is removed).
 pub struct GcRequest {
@@ -115,6 +118,14 @@ pub fn cutoff(text: &str, now: i64) -> Result<i64, String> {
 /// [`cutoff`] as of now.
 pub fn cutoff_now(text: &str) -> Result<i64, String> {
     cutoff(text, now_millis())
+}
+
+/// The cut-off an expiry setting (`papayu.oplogExpire`, `papayu.traceExpire`) names as of now:
+/// its `value` when set, else `default`. Both settings read the one grammar of [`cutoff`]; a
+/// value that does not read is `ERR_CONFIG_INVALID`, never a silent default.
+pub fn setting_cutoff(name: &str, value: Option<&str>, default: &str) -> Result<i64, Problem> {
+    cutoff_now(value.unwrap_or(default))
+        .map_err(|why| Problem::new(Code::ConfigInvalid, format!("{name}: {why}")))
 }
 
 #[cfg(test)]

@@ -35,8 +35,8 @@ pub fn author(repo: &Repository) -> Signature<'static> {
 }
 
 fn identity(repo: &Repository, role: &str) -> Signature<'static> {
-    let config = repo.config().ok();
-    let from_config = |key: &str| config.as_ref().and_then(|c| c.get_string(key).ok());
+    let config = repo.config().and_then(|mut c| c.snapshot()).ok();
+    let from_config = |key: &str| super::config::layered_string(config.as_ref(), key);
     let name = std::env::var(format!("GIT_{role}_NAME"))
         .ok()
         .or_else(|| from_config("user.name"))
@@ -68,15 +68,14 @@ fn git_at(repo: &Repository) -> std::process::Command {
     cmd
 }
 
-/// Whether git would sign a commit here: `commit.gpgsign`, read by git so every config source
-/// (includes, `GIT_CONFIG_*`, `-c`) counts.
+/// Whether git would sign a commit here: `commit.gpgsign` from every config source git reads
+/// (files, includes, `git -c`), read in-process rather than by asking git.
 fn wants_signing(repo: &Repository) -> Result<bool, StoreError> {
-    let out = git_at(repo)
-        .args(["config", "--type=bool", "--get", "commit.gpgsign"])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| StoreError::io("running git config", e))?;
-    Ok(out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "true")
+    let config = repo
+        .config()
+        .and_then(|mut c| c.snapshot())
+        .map_err(|e| StoreError::git("reading git config", e))?;
+    Ok(super::config::layered_bool(Some(&config), "commit.gpgsign").unwrap_or(false))
 }
 
 /// Writes a commit of `tree` on `parent` for the user, with `git commit-tree`: git's identity

@@ -188,11 +188,8 @@ impl Snapshot<'_> {
 /// The attributes file git reads for every repository: `core.attributesFile`, else
 /// `$XDG_CONFIG_HOME/git/attributes` (`~/.config/git/attributes`).
 pub(crate) fn global_attributes(repo: &Repository) -> Option<String> {
-    let configured = repo
-        .config()
-        .and_then(|mut c| c.snapshot())
-        .and_then(|c| c.get_path("core.attributesFile"))
-        .ok();
+    let config = repo.config().and_then(|mut c| c.snapshot()).ok();
+    let configured = super::config::layered_path(config.as_ref(), "core.attributesFile");
     let path = configured.or_else(|| {
         let xdg = std::env::var_os("XDG_CONFIG_HOME")
             .filter(|d| !d.is_empty())

@@ -196,22 +196,6 @@ pub fn parse_date(text: &str) -> Result<i64, String> {
     Ok(crate::store::days_from_civil(y, m, d) * 86_400_000)
 }
 
-/// Traces older than this many days are pruned unless `papayu.traceExpire` says otherwise.
-pub const DEFAULT_EXPIRE_DAYS: i64 = 30;
-
-/// `papayu.traceExpire`: a number of days (`30`, `30.days`, `30 days`); `never` keeps all.
-pub fn expire_days(value: &str) -> Option<i64> {
-    let v = value.trim().to_ascii_lowercase();
-    if v == "never" || v == "false" {
-        return Some(i64::MAX / 86_400_000 / 2);
-    }
-    let number = v
-        .trim_end_matches("days")
-        .trim_end_matches("day")
-        .trim_end_matches(['.', ' ']);
-    number.parse::<i64>().ok().filter(|d| *d >= 0)
-}
-
 /// Where traces live.
 pub fn dir(store: &Store) -> PathBuf {
     store.state_dir().join("traces")
@@ -343,15 +327,6 @@ mod tests {
             config_snapshot(&env).keys().collect::<Vec<_>>(),
             ["PAPAYU_LLM_MODEL"]
         );
-    }
-
-    #[test]
-    fn expiry_in_days() {
-        assert_eq!(expire_days("30"), Some(30));
-        assert_eq!(expire_days("7.days"), Some(7));
-        assert_eq!(expire_days("1 day"), Some(1));
-        assert!(expire_days("never").unwrap() > 1_000_000);
-        assert_eq!(expire_days("soon"), None);
     }
 
     #[test]
