@@ -138,3 +138,95 @@ fn both_expiry_settings_read_one_date_grammar() {
             .err("ERR_CONFIG_INVALID");
     }
 }
+
+/// `git papayu apply ARGS` with the identity of the test harness but no date variables, so the
+/// commit is dated now as git dates it.
+fn apply_undated(repo: &TestRepo, git_opts: &[&str], args: &[&str]) -> common::Run {
+    let mut cmd = common::hermetic("git", repo.path());
+    cmd.args(git_opts)
+        .args(["papayu", "apply"])
+        .args(args)
+        .env_remove("GIT_AUTHOR_DATE")
+        .env_remove("GIT_COMMITTER_DATE")
+        .env("TZ", "UTC");
+    let out = cmd.output().expect("git papayu runs");
+    common::Run {
+        cmdline: format!("git {git_opts:?} papayu apply {args:?}"),
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A commit object's text with its timestamps blanked.
+fn undated(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.rsplit_once("> ") {
+            Some((who, _)) if l.starts_with("author ") || l.starts_with("committer ") => {
+                format!("{who}> T")
+            }
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_proposal_commit_is_the_one_git_commit_tree_writes() {
+    let repo = repo();
+    repo.plan_id("add b", ANSWER);
+    apply_undated(&repo, &[], &["--no-check"]).ok();
+    let tip = repo
+        .git([
+            "for-each-ref",
+            "refs/heads/papayu/",
+            "--format=%(objectname)",
+        ])
+        .ok()
+        .stdout
+        .trim()
+        .to_string();
+    let ours = repo.git(["cat-file", "commit", &tip]).ok().stdout;
+    let (tree, parent) = (
+        repo.rev(&format!("{tip}^{{tree}}")),
+        repo.rev(&format!("{tip}^")),
+    );
+    let message = ours.split_once("\n\n").unwrap().1;
+    let mut cmd = common::hermetic("git", repo.path());
+    cmd.args(["commit-tree", &tree, "-p", &parent])
+        .env_remove("GIT_AUTHOR_DATE")
+        .env_remove("GIT_COMMITTER_DATE")
+        .env("TZ", "UTC")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), message.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let theirs_id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let theirs = repo.git(["cat-file", "commit", &theirs_id]).ok().stdout;
+    assert_eq!(undated(&ours), undated(&theirs));
+    assert!(
+        ours.contains("author Test Author <author@example.com> "),
+        "{ours}"
+    );
+    repo.fsck();
+}
+
+#[test]
+fn git_c_commit_gpgsign_makes_git_sign_the_proposal() {
+    let repo = repo();
+    repo.plan_id("add b", ANSWER);
+    // The signing program fails: git was asked to sign, and nothing is written.
+    apply_undated(
+        &repo,
+        &["-c", "commit.gpgsign=true", "-c", "gpg.program=false"],
+        &["--no-check"],
+    )
+    .err("ERR_SIGNING_FAILED");
+    assert!(
+        repo.git(["branch", "--list", "papayu/*"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+}
