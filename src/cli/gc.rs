@@ -63,7 +63,7 @@ pub fn run(args: GcArgs) -> CliResult {
     }
     let config = store.config_values("papayu.");
     let operations_before = match &args.expire {
-        Some(text) => gc::cutoff_now(text).map_err(|why| {
+        Some(text) => git_papayu::date::cutoff_now(text).map_err(|why| {
             CliError::Usage(Problem::new(Code::Usage, format!("--expire: {why}")))
         })?,
         None => gc::setting_cutoff(

@@ -127,7 +127,11 @@ pub fn run(args: TraceArgs) -> CliResult {
             }
         }
         TraceCommand::Report { since } => {
-            let since = match since.as_deref().map(trace::parse_date).transpose() {
+            let since = match since
+                .as_deref()
+                .map(git_papayu::date::parse_day)
+                .transpose()
+            {
                 Ok(since) => since,
                 Err(why) => return Err(CliError::Usage(Problem::new(Code::Usage, why))),
             };
@@ -145,7 +149,7 @@ pub fn run(args: TraceArgs) -> CliResult {
         TraceCommand::Prune { expire, dry_run } => {
             let config = store.config_values("papayu.traceexpire");
             let before = match expire.as_deref() {
-                Some(text) => gc::cutoff_now(text)
+                Some(text) => git_papayu::date::cutoff_now(text)
                     .map_err(|why| CliError::Usage(Problem::new(Code::Usage, why)))?,
                 None => gc::setting_cutoff(
                     "papayu.traceExpire",

@@ -183,19 +183,6 @@ pub fn mask(text: &str, env: &BTreeMap<String, String>) -> String {
     mask_secrets(&out)
 }
 
-/// `YYYY-MM-DD` as milliseconds since the epoch (midnight UTC).
-pub fn parse_date(text: &str) -> Result<i64, String> {
-    let bad = || format!("{text:?} is not a date; use YYYY-MM-DD");
-    let mut parts = text.trim().splitn(3, '-').map(|p| p.parse::<i64>());
-    let (Some(Ok(y)), Some(Ok(m)), Some(Ok(d))) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(bad());
-    };
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return Err(bad());
-    }
-    Ok(crate::store::days_from_civil(y, m, d) * 86_400_000)
-}
-
 /// Where traces live.
 pub fn dir(store: &Store) -> PathBuf {
     store.state_dir().join("traces")
@@ -327,13 +314,6 @@ mod tests {
             config_snapshot(&env).keys().collect::<Vec<_>>(),
             ["PAPAYU_LLM_MODEL"]
         );
-    }
-
-    #[test]
-    fn dates_are_midnight_utc() {
-        assert_eq!(parse_date("1970-01-02"), Ok(86_400_000));
-        assert_eq!(parse_date("2026-11-22"), Ok(1_795_305_600_000));
-        assert!(parse_date("2026-13-01").is_err() && parse_date("yesterday").is_err());
     }
 
     #[test]
