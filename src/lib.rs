@@ -20,6 +20,7 @@ pub mod ask;
 pub mod build;
 pub mod codes;
 pub mod context;
+pub mod date;
 pub mod engine;
 pub mod llm;
 pub mod patch;

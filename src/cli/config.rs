@@ -134,8 +134,8 @@ pub const SETTINGS: &[Setting] = &[
     s(
         Some("papayu.traceExpire"),
         None,
-        "30",
-        "days after which trace prune and gc delete a trace",
+        "30.days.ago",
+        "trace prune and gc delete traces older than this (now, never, a date, N.days.ago)",
     ),
     s(
         Some("papayu.oplogExpire"),

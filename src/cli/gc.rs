@@ -60,32 +60,24 @@ pub fn run(args: GcArgs) -> CliResult {
     }
     let config = store.config_values("papayu.");
     let operations_before = match &args.expire {
-        Some(text) => gc::cutoff_now(text).map_err(|why| {
+        Some(text) => git_papayu::date::cutoff_now(text).map_err(|why| {
             CliError::Usage(Problem::new(Code::Usage, format!("--expire: {why}")))
         })?,
-        None => {
-            let text = config
-                .get("papayu.oplogexpire")
-                .map_or(gc::DEFAULT_OPLOG_EXPIRE, String::as_str);
-            gc::cutoff_now(text).map_err(|why| {
-                Problem::new(Code::ConfigInvalid, format!("papayu.oplogExpire: {why}"))
-            })?
-        }
+        None => gc::setting_cutoff(
+            "papayu.oplogExpire",
+            config.get("papayu.oplogexpire").map(String::as_str),
+            gc::DEFAULT_OPLOG_EXPIRE,
+        )?,
     };
-    let trace_days = match config.get("papayu.traceexpire") {
-        Some(v) => git_papayu::trace::expire_days(v).ok_or_else(|| {
-            Problem::new(
-                Code::ConfigInvalid,
-                format!("papayu.traceExpire is {v:?}; use a number of days like 30, or 30.days"),
-            )
-        })?,
-        None => git_papayu::trace::DEFAULT_EXPIRE_DAYS,
-    };
-    let now = git_papayu::store::records::now_millis();
+    let traces_before = gc::setting_cutoff(
+        "papayu.traceExpire",
+        config.get("papayu.traceexpire").map(String::as_str),
+        gc::DEFAULT_TRACE_EXPIRE,
+    )?;
     let request = GcRequest {
         dry_run: args.dry_run,
         operations_before,
-        traces_before: now.saturating_sub(trace_days.saturating_mul(86_400_000)),
+        traces_before,
     };
     let report = gc::gc(&store, &request)?;
     ui::data(&serde_json::json!({ "gc": report }));

@@ -6,6 +6,7 @@
 //! current branch unless the operation is explicitly about them (merge, and undoing a merge).
 
 mod cache;
+pub mod cmdline;
 pub mod config;
 mod error;
 mod ids;
@@ -556,6 +557,7 @@ impl Store {
                 }
             }
         }
+        out.extend(cmdline::CommandLine::get().values_with_prefix(prefix));
         out
     }
 }
@@ -564,17 +566,16 @@ impl Store {
 /// lowercased whole; the last value of a multi-valued key), read as git would read them here:
 /// the repository's configuration when the current directory is in one, else the global ones.
 /// Settings that shape the terminal (colour, pager) are read before any repository is opened,
-/// and outside one.
+/// and outside one. git's command-line settings (`git -c`) come last and win.
 pub fn git_config(prefixes: &[&str]) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
     let config = match Repository::open_from_env() {
         Ok(repo) => repo.config(),
         Err(_) => git2::Config::open_default(),
     };
-    let Ok(config) = config.and_then(|mut c| c.snapshot()) else {
-        return out;
-    };
-    if let Ok(mut entries) = config.entries(None) {
+    if let Ok(config) = config.and_then(|mut c| c.snapshot())
+        && let Ok(mut entries) = config.entries(None)
+    {
         while let Some(Ok(entry)) = entries.next() {
             if let (Ok(name), Ok(value)) = (entry.name(), entry.value()) {
                 let name = name.to_ascii_lowercase();
@@ -583,6 +584,9 @@ pub fn git_config(prefixes: &[&str]) -> std::collections::BTreeMap<String, Strin
                 }
             }
         }
+    }
+    for prefix in prefixes {
+        out.extend(cmdline::CommandLine::get().values_with_prefix(prefix));
     }
     out
 }

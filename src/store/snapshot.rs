@@ -143,7 +143,8 @@ impl Snapshot<'_> {
 
     /// A setting of the repository's git configuration, as text.
     pub fn config(&self, key: &str) -> Option<String> {
-        self.repo.config().and_then(|c| c.get_string(key)).ok()
+        let config = self.repo.config().and_then(|mut c| c.snapshot()).ok();
+        super::config::layered_string(config.as_ref(), key)
     }
 
     /// Whether a regular file exists at `path`.
@@ -280,12 +281,9 @@ fn entry_of(e: &git2::TreeEntry<'_>) -> Entry {
 
 /// The attributes file git reads for every repository: `core.attributesFile`, else
 /// `$XDG_CONFIG_HOME/git/attributes` (`~/.config/git/attributes`).
-fn global_attributes(repo: &Repository) -> Option<String> {
-    let configured = repo
-        .config()
-        .and_then(|mut c| c.snapshot())
-        .and_then(|c| c.get_path("core.attributesFile"))
-        .ok();
+pub(crate) fn global_attributes(repo: &Repository) -> Option<String> {
+    let config = repo.config().and_then(|mut c| c.snapshot()).ok();
+    let configured = super::config::layered_path(config.as_ref(), "core.attributesFile");
     let path = configured.or_else(|| {
         let xdg = std::env::var_os("XDG_CONFIG_HOME")
             .filter(|d| !d.is_empty())

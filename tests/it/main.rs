@@ -26,6 +26,7 @@ mod screens;
 mod search;
 mod secrets;
 mod security;
+mod settings;
 mod situations;
 mod streams;
 #[cfg(unix)]

@@ -19,6 +19,16 @@ const ANSWER: &str = r#"{"summary": "add b", "actions": [{"kind": "CREATE_FILE",
 /// Runs `git papayu ARGS` with stdout and stderr on a new pseudo-terminal; returns what the
 /// terminal received and the exit status.
 fn on_terminal(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> (String, Option<i32>) {
+    on_terminal_with(repo, &[], args, env)
+}
+
+/// [`on_terminal`] with git's own options before the subcommand: `git OPTS papayu ARGS`.
+fn on_terminal_with(
+    repo: &TestRepo,
+    git_opts: &[&str],
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (String, Option<i32>) {
     let (mut master, mut slave) = (0, 0);
     // SAFETY: openpty writes two new descriptors into the integers passed; the name, termios
     // and window size arguments may be null.
@@ -35,7 +45,8 @@ fn on_terminal(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> (String,
     // SAFETY: both descriptors were just opened by openpty and are owned here alone.
     let (master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
     let mut cmd = common::hermetic("git", repo.path());
-    cmd.arg("papayu")
+    cmd.args(git_opts)
+        .arg("papayu")
         .args(args)
         .env_remove("NO_COLOR")
         .env("TERM", "xterm")
@@ -188,6 +199,48 @@ fn the_preview_is_coloured_on_a_terminal_by_git_settings() {
     );
     let out = plan(&repo, &["--color=always"], &[("NO_COLOR", "1")]);
     assert!(out.contains("\x1b[34;1m+b"), "--color=always wins: {out:?}");
+}
+
+#[test]
+fn colour_settings_given_with_git_c_or_read_after_dash_c_are_in_force() {
+    let repo = repo();
+    let args = ["plan", "Add b", "--response", ".git/answer.json"];
+    let (out, status) = on_terminal_with(&repo, &["-c", "color.ui=never"], &args, &[]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(!out.contains("\x1b["), "git -c color.ui=never: {out:?}");
+    let (out, _) = on_terminal_with(&repo, &["-c", "color.diff.new=blue bold"], &args, &[]);
+    assert!(
+        out.contains("\x1b[34;1m+b"),
+        "git -c color.diff.new: {out:?}"
+    );
+
+    // -C DIR: the colour settings are those of DIR's repository, not the current one's.
+    let other = TestRepo::with_files(&[("a.txt", "a\n")]);
+    other.git(["config", "color.ui", "never"]).ok();
+    let dir = repo.path().to_str().unwrap();
+    let (out, status) = on_terminal_with(
+        &other,
+        &[],
+        &["-C", dir, "plan", "Add b", "--response", ".git/answer.json"],
+        &[],
+    );
+    assert_eq!(status, Some(0), "{out}");
+    assert!(
+        out.contains(GREEN_ADD),
+        "-C reads the named repository's colours: {out:?}"
+    );
+    repo.git(["config", "color.ui", "never"]).ok();
+    other.git(["config", "color.ui", "always"]).ok();
+    let (out, _) = on_terminal_with(
+        &other,
+        &[],
+        &["-C", dir, "plan", "Add b", "--response", ".git/answer.json"],
+        &[],
+    );
+    assert!(
+        !out.contains("\x1b["),
+        "-C reads the named repository's colours: {out:?}"
+    );
 }
 
 #[test]
