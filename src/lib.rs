@@ -26,6 +26,7 @@ pub mod llm;
 pub mod patch;
 pub mod plan;
 pub mod protocol;
+pub mod settings;
 pub mod store;
 pub mod trace;
 

@@ -3,6 +3,7 @@
 use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem, Problems};
 
@@ -81,7 +82,8 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
         Ok(store) => store,
         Err(e) => return (result, Err(e.into())),
     };
-    let settings = match CheckSettings::resolve(&store, check_network, check_timeout) {
+    let settings = match CheckSettings::resolve(&Config::load(&store), check_network, check_timeout)
+    {
         Ok(settings) => settings,
         Err(e) => return (result, Err(e.into())),
     };

@@ -2,6 +2,7 @@
 
 use clap::Args;
 use git_papayu::engine::gc::{self, GcRequest};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -58,20 +59,20 @@ pub fn run(args: GcArgs) -> CliResult {
     if args.repair {
         return repair(&store, args.dry_run);
     }
-    let config = store.config_values("papayu.");
+    let config = Config::load(&store);
     let operations_before = match &args.expire {
         Some(text) => git_papayu::date::cutoff_now(text).map_err(|why| {
             CliError::Usage(Problem::new(Code::Usage, format!("--expire: {why}")))
         })?,
         None => gc::setting_cutoff(
             "papayu.oplogExpire",
-            config.get("papayu.oplogexpire").map(String::as_str),
+            config.git("papayu.oplogExpire"),
             gc::DEFAULT_OPLOG_EXPIRE,
         )?,
     };
     let traces_before = gc::setting_cutoff(
         "papayu.traceExpire",
-        config.get("papayu.traceexpire").map(String::as_str),
+        config.git("papayu.traceExpire"),
         gc::DEFAULT_TRACE_EXPIRE,
     )?;
     let request = GcRequest {

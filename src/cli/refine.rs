@@ -4,6 +4,7 @@ use clap::Args;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::protocol::Mode;
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -79,7 +80,7 @@ pub fn run(args: RefineArgs) -> CliResult {
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
     trace.branch = Some(target.branch.clone());
-    let settings = CheckSettings::resolve(&store, false, None)?;
+    let settings = CheckSettings::resolve(&Config::load(&store), false, None)?;
     let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);
     match &refined {
         Ok(Refined::Committed { planned, check, .. }) => {

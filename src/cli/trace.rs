@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use git_papayu::engine::gc;
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::trace::{self, Trace, golden, report};
 use git_papayu::{Code, Problem};
@@ -147,13 +148,13 @@ pub fn run(args: TraceArgs) -> CliResult {
             Ok(())
         }
         TraceCommand::Prune { expire, dry_run } => {
-            let config = store.config_values("papayu.traceexpire");
+            let config = Config::load(&store);
             let before = match expire.as_deref() {
                 Some(text) => git_papayu::date::cutoff_now(text)
                     .map_err(|why| CliError::Usage(Problem::new(Code::Usage, why)))?,
                 None => gc::setting_cutoff(
                     "papayu.traceExpire",
-                    config.get("papayu.traceexpire").map(String::as_str),
+                    config.git("papayu.traceExpire"),
                     gc::DEFAULT_TRACE_EXPIRE,
                 )?,
             };

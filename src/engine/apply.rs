@@ -117,7 +117,7 @@ pub fn apply_with(
         return Ok(Outcome::NothingToApply { record });
     }
     // Chosen from the target's history before anything runs: never from a proposal.
-    let check = check::resolve(store, &request.check, target)?;
+    let check = check::resolve(store, &request.check, &request.settings, target)?;
     let commit = store.commit_for_user(target, new_tree, &commit_message(&record))?;
     let branch = branch_name(&record);
 

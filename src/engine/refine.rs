@@ -126,7 +126,7 @@ pub fn advance(
     let commit = store.commit_for_user(target.tip, tree, &commit_message(record))?;
     let mut report = None;
     let base = target.record.base_oid()?;
-    if let Some(resolved) = check::resolve(store, choice, base)? {
+    if let Some(resolved) = check::resolve(store, choice, settings, base)? {
         let slot = worktree::acquire(store, &mut |_| {})?;
         let result = check::run(
             store,

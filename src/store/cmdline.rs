@@ -55,6 +55,11 @@ impl CommandLine {
 
     /// The last value given for `key` (any case in section and name): `Some(None)` for a key
     /// given without a value.
+    /// Every setting given, in order: canonical key, value (`None` for a key without `=`).
+    pub fn entries(&self) -> &[(String, Option<String>)] {
+        &self.entries
+    }
+
     pub fn last(&self, key: &str) -> Option<Option<&str>> {
         let key = canonical_key(key).ok()?;
         self.entries
@@ -215,7 +220,7 @@ fn canonical_key(key: &str) -> Result<String, String> {
 
 /// git's boolean spellings (`true`/`yes`/`on`, `false`/`no`/`off`/empty, any case, or a
 /// whole number, non-zero being true); `None` for anything else.
-pub(crate) fn parse_bool(value: Option<&str>) -> Option<bool> {
+pub fn parse_bool(value: Option<&str>) -> Option<bool> {
     let Some(value) = value else {
         return Some(true);
     };
@@ -227,7 +232,7 @@ pub(crate) fn parse_bool(value: Option<&str>) -> Option<bool> {
 }
 
 /// git's whole numbers: optional sign, digits, an optional `k`, `m` or `g` (any case).
-pub(crate) fn parse_i64(value: &str) -> Option<i64> {
+pub fn parse_i64(value: &str) -> Option<i64> {
     let value = value.trim();
     let (digits, factor) = match value.chars().last()?.to_ascii_lowercase() {
         'k' => (&value[..value.len() - 1], 1024),

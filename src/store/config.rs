@@ -9,7 +9,87 @@ use super::{Store, StoreError};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WrongType(pub String);
 
+/// One value of git's configuration as git would see it here, and where it was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEntry {
+    /// The name, lowercased whole (`papayu.checktimeout`, `papayu.openai.price`).
+    pub name: String,
+    /// `None` for a key given without a value (`git -c papayu.x`), which git reads as true.
+    pub value: Option<String>,
+    /// Where: `file:PATH` as `git config --show-origin` prints it, or `command line:`.
+    pub origin: String,
+}
+
 impl Store {
+    /// Every configuration value in force, lowest precedence first, so the last value of a
+    /// name wins: the files (system, global, local, worktree), then git's command-line settings.
+    /// Read in-process: no git is started.
+    pub fn config_entries(&self) -> Vec<ConfigEntry> {
+        let mut found = Vec::new();
+        if let Ok(config) = self.config()
+            && let Ok(mut entries) = config.entries(None)
+        {
+            while let Some(Ok(entry)) = entries.next() {
+                let (Ok(name), level) = (entry.name(), entry.level()) else {
+                    continue;
+                };
+                found.push((
+                    level_rank(level),
+                    ConfigEntry {
+                        name: name.to_ascii_lowercase(),
+                        value: entry.value().ok().map(str::to_string),
+                        origin: self.level_origin(level),
+                    },
+                ));
+            }
+        }
+        // Stable: within one file, git's order stands.
+        found.sort_by_key(|(rank, _)| *rank);
+        let mut out: Vec<ConfigEntry> = found.into_iter().map(|(_, e)| e).collect();
+        out.extend(
+            CommandLine::get()
+                .entries()
+                .iter()
+                .map(|(name, value)| ConfigEntry {
+                    name: name.to_ascii_lowercase(),
+                    value: value.clone(),
+                    origin: "command line:".to_string(),
+                }),
+        );
+        out
+    }
+
+    /// The file git reads at `level`, as `git config --show-origin` names it.
+    fn level_origin(&self, level: git2::ConfigLevel) -> String {
+        let home = || std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let path = match level {
+            git2::ConfigLevel::Local => Some(self.repo.path().join("config")),
+            git2::ConfigLevel::Worktree => Some(self.repo.path().join("config.worktree")),
+            git2::ConfigLevel::Global => var("GIT_CONFIG_GLOBAL")
+                .map(Into::into)
+                .or_else(|| home().map(|h| h.join(".gitconfig"))),
+            git2::ConfigLevel::XDG => var("XDG_CONFIG_HOME")
+                .map(std::path::PathBuf::from)
+                .or_else(|| home().map(|h| h.join(".config")))
+                .map(|d| d.join("git").join("config")),
+            git2::ConfigLevel::System => Some(
+                var("GIT_CONFIG_SYSTEM")
+                    .map_or_else(|| "/etc/gitconfig".into(), std::path::PathBuf::from),
+            ),
+            _ => None,
+        };
+        let Some(path) = path else {
+            return "file:".to_string();
+        };
+        let shown = self
+            .repo
+            .workdir()
+            .and_then(|w| path.strip_prefix(w).ok())
+            .unwrap_or(&path);
+        format!("file:{}", shown.display())
+    }
+
     fn config(&self) -> Result<git2::Config, StoreError> {
         self.repo
             .config()
@@ -173,5 +253,19 @@ fn expand_home(path: &str) -> std::path::PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),
         _ => std::path::PathBuf::from(path),
+    }
+}
+
+/// Files of lower precedence first, as git reads them.
+fn level_rank(level: git2::ConfigLevel) -> u8 {
+    match level {
+        git2::ConfigLevel::ProgramData => 0,
+        git2::ConfigLevel::System => 1,
+        git2::ConfigLevel::XDG => 2,
+        git2::ConfigLevel::Global => 3,
+        git2::ConfigLevel::Local => 4,
+        git2::ConfigLevel::Worktree => 5,
+        git2::ConfigLevel::App => 6,
+        git2::ConfigLevel::Highest => 7,
     }
 }
