@@ -2,15 +2,10 @@
 //! Every test checks the result with the real git CLI.
 
 use crate::common;
+use common::{PARSER, parser_repo as repo};
 
 use common::TestRepo;
 use serde_json::Value;
-
-const PARSER: &str = "def parse(value):\n    return value.strip()\n";
-
-fn repo() -> TestRepo {
-    TestRepo::with_files(&[("src/parser.py", PARSER), ("README.md", "# demo\n")])
-}
 
 fn fix_answer() -> String {
     serde_json::json!({

@@ -3,14 +3,7 @@
 //! else that moves is a change to review (`cargo insta review`, or `INSTA_UPDATE=always`).
 
 use crate::common;
-
-use common::TestRepo;
-
-const PARSER: &str = "def parse(value):\n    return value.strip()\n";
-
-fn repo() -> TestRepo {
-    TestRepo::with_files(&[("src/parser.py", PARSER), ("README.md", "# demo\n")])
-}
+use common::parser_repo as repo;
 
 fn answer() -> String {
     serde_json::json!({

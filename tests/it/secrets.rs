@@ -3,33 +3,11 @@
 //! reaches the notes, the operation log or a model request.
 
 use crate::common;
+use common::{compat_env, create_answer, run_with_env as run};
 
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};
 use serde_json::json;
-
-/// An environment pointing papayu at an OpenAI-compatible fake server.
-fn compat_env(fake: &FakeLlm) -> Vec<(String, String)> {
-    vec![
-        ("PAPAYU_LLM_API_URL".into(), format!("{}/v1", fake.url())),
-        ("PAPAYU_LLM_MODEL".into(), "test-model".into()),
-        ("PAPAYU_LLM_TIMEOUT_SEC".into(), "5".into()),
-        ("PAPAYU_LLM_RETRY_BASE_MS".into(), "1".into()),
-    ]
-}
-
-fn run(repo: &TestRepo, args: &[&str], env: &[(String, String)]) -> common::Run {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    repo.papayu_env(args, &env)
-}
-
-fn create_answer(path: &str, content: &str) -> String {
-    json!({
-        "summary": format!("Add {path}"),
-        "actions": [{"kind": "CREATE_FILE", "path": path, "content": content}]
-    })
-    .to_string()
-}
 
 // ---------------------------------------------------------------------------------------------
 // A model's search.

@@ -2,6 +2,7 @@
 //! reaches a trace or an event line, that event lines need -v, and the trace commands.
 
 use crate::common;
+use common::run_with_env as run;
 
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};
@@ -46,11 +47,6 @@ fn env(fake: &FakeLlm, extra: &[(&str, &str)]) -> Vec<(String, String)> {
     ];
     out.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     out
-}
-
-fn run(repo: &TestRepo, args: &[&str], env: &[(String, String)]) -> common::Run {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    repo.papayu_env(args, &env)
 }
 
 fn traces(repo: &TestRepo) -> Vec<(String, Value)> {

@@ -2,6 +2,7 @@
 //! trace saying each rejection once.
 
 use crate::common;
+use common::run_with_env as run;
 
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};
@@ -12,11 +13,6 @@ fn env(fake: &FakeLlm) -> Vec<(String, String)> {
         ("PAPAYU_LLM_MODEL".into(), "trace-model".into()),
         ("PAPAYU_LLM_RETRY_BASE_MS".into(), "1".into()),
     ]
-}
-
-fn run(repo: &TestRepo, args: &[&str], env: &[(String, String)]) -> common::Run {
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    repo.papayu_env(args, &env)
 }
 
 const ANSWER: &str = r#"{"summary": "add b", "actions": [{"kind": "CREATE_FILE", "path": "b.txt", "content": "b\n"}]}"#;

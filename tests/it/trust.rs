@@ -2,17 +2,12 @@
 //! identity and signing rules: through the real binary, checked with the real git CLI.
 
 use crate::common;
+use common::parser_repo as repo;
 
 use std::path::Path;
 
 use common::{Rng, Run, TestRepo};
 use serde_json::Value;
-
-const PARSER: &str = "def parse(value):\n    return value.strip()\n";
-
-fn repo() -> TestRepo {
-    TestRepo::with_files(&[("src/parser.py", PARSER), ("README.md", "# demo\n")])
-}
 
 fn answer() -> String {
     serde_json::json!({

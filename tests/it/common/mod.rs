@@ -441,3 +441,36 @@ fn descendants_named(ancestor: u32, name: &str) -> bool {
     }
     false
 }
+
+/// The small Python project most scenarios start from, and its one function.
+pub const PARSER: &str = "def parse(value):\n    return value.strip()\n";
+
+/// A repository holding [`PARSER`] as `src/parser.py`, and a README.
+pub fn parser_repo() -> TestRepo {
+    TestRepo::with_files(&[("src/parser.py", PARSER), ("README.md", "# demo\n")])
+}
+
+/// An environment pointing papayu at an OpenAI-compatible fake server.
+pub fn compat_env(fake: &fake_llm::FakeLlm) -> Vec<(String, String)> {
+    vec![
+        ("PAPAYU_LLM_API_URL".into(), format!("{}/v1", fake.url())),
+        ("PAPAYU_LLM_MODEL".into(), "test-model".into()),
+        ("PAPAYU_LLM_TIMEOUT_SEC".into(), "5".into()),
+        ("PAPAYU_LLM_RETRY_BASE_MS".into(), "1".into()),
+    ]
+}
+
+/// `git papayu ARGS` in `repo` with `env` added.
+pub fn run_with_env(repo: &TestRepo, args: &[&str], env: &[(String, String)]) -> Run {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    repo.papayu_env(args, &env)
+}
+
+/// A plan answer creating one file.
+pub fn create_answer(path: &str, content: &str) -> String {
+    serde_json::json!({
+        "summary": format!("Add {path}"),
+        "actions": [{"kind": "CREATE_FILE", "path": path, "content": content}]
+    })
+    .to_string()
+}
