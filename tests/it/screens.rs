@@ -85,3 +85,13 @@ fn error_screens() {
         insta::assert_snapshot!("empty_check", usage.stderr);
     });
 }
+
+#[test]
+fn config() {
+    let repo = repo();
+    repo.git(["config", "papayu.checkTimeout", "7"]).ok();
+    let out = repo
+        .git(["-c", "papayu.model=m-1", "papayu", "config"])
+        .ok();
+    masked(|| insta::assert_snapshot!(out.stdout));
+}
