@@ -17,6 +17,7 @@
 
 pub mod memory;
 pub mod prompt;
+pub mod session;
 
 use std::collections::BTreeMap;
 

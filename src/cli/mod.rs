@@ -4,7 +4,6 @@
 //! usage error (clap's own); 3 an internal failure.
 
 mod apply;
-mod asking;
 mod config;
 mod context;
 mod diff;
@@ -24,7 +23,6 @@ mod router;
 mod show;
 mod text;
 mod trace;
-mod tracing;
 mod ui;
 mod undo;
 mod validate;

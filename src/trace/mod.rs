@@ -8,6 +8,7 @@
 //! model's raw answers are kept only with `PAPAYU_TRACE_RAW=1`.
 
 pub mod golden;
+pub mod record;
 pub mod report;
 
 use std::collections::BTreeMap;

@@ -1,34 +1,42 @@
-//! Writing traces from the commands that make them (plan, apply, refine, merge): whether
-//! tracing is on, what every trace records, and a warning — never a failure — when one cannot
-//! be written.
+//! Recording traces for every front end and every command that makes them (plan, apply,
+//! refine, merge): whether tracing is on, what every trace records, and a warning — never a
+//! failure — when one cannot be written. The warning goes to the front end's callback; this
+//! module never prints.
 
 use std::collections::BTreeMap;
 
-use git_papayu::Problem;
-use git_papayu::ask::{self, Transcript};
-use git_papayu::build::FileChange;
-use git_papayu::engine::check::CheckReport;
-use git_papayu::engine::plan::Planned;
-use git_papayu::store::Store;
-use git_papayu::store::records::now_millis;
-use git_papayu::trace::{self, CacheStats, CheckLog, Trace};
+use crate::ask::session::{OutcomeSummary, Recorder};
+use crate::ask::{self, Prepared, Question, Transcript};
+use crate::build::FileChange;
+use crate::codes::Problem;
+use crate::engine::check::CheckReport;
+use crate::engine::plan::Planned;
+use crate::store::Store;
+use crate::store::records::now_millis;
+use crate::trace::{self, BlockStat, CacheStats, CheckLog, ContextStats, Trace};
 
-use super::ui;
-
-/// Trace settings for one command.
+/// Trace settings for one command, and where a trace that cannot be written is reported.
 pub struct Tracer {
     env: BTreeMap<String, String>,
     on: bool,
     raw: bool,
+    warn: Box<dyn Fn(&str) + Send + Sync>,
 }
 
 impl Tracer {
-    pub fn new(store: &Store) -> Tracer {
+    /// The settings in force in `store`'s repository and environment; `warn` hears of a
+    /// trace that could not be written.
+    pub fn new(store: &Store, warn: impl Fn(&str) + Send + Sync + 'static) -> Tracer {
         let env = ask::env_map();
         let config = store.config_values("papayu.trace");
         let on = trace::enabled(&env, config.get("papayu.trace").map(String::as_str));
         let raw = trace::raw_enabled(&env);
-        Tracer { env, on, raw }
+        Tracer {
+            env,
+            on,
+            raw,
+            warn: Box::new(warn),
+        }
     }
 
     /// A new trace of `kind` with the settings in force.
@@ -54,7 +62,7 @@ impl Tracer {
             return;
         }
         if let Err(why) = trace::write(store, t, &self.env) {
-            ui::warn(&format!("could not write trace {}: {why}", t.trace_id));
+            (self.warn)(&format!("could not write trace {}: {why}", t.trace_id));
         }
     }
 
@@ -67,6 +75,57 @@ impl Tracer {
     /// Whether traces are written (so a trace id can be shown to look at).
     pub fn is_on(&self) -> bool {
         self.on
+    }
+}
+
+impl Recorder for Tracer {
+    type Record = Trace;
+
+    fn begin(
+        &self,
+        kind: &str,
+        question: &Question,
+        prepared: &Prepared,
+        outcome: OutcomeSummary,
+    ) -> Trace {
+        let mut t = self.start(kind, outcome.trace_id);
+        t.goal = Some(question.goal.clone());
+        t.base = Some(question.base.to_string());
+        t.context_stats = Some(context_stats(prepared));
+        self.conversation(&mut t, outcome.transcript);
+        t
+    }
+
+    fn stored(&self, store: &Store, t: &mut Trace, planned: &Planned) {
+        plan_stored(t, planned);
+        self.write(store, t);
+    }
+
+    fn failed(&self, store: &Store, t: &mut Trace, problems: &[Problem]) {
+        self.write_failed(store, t, problems);
+    }
+
+    fn shown_id(&self, t: &Trace) -> Option<String> {
+        self.on.then(|| t.trace_id.clone())
+    }
+}
+
+/// What the model was shown before its first answer.
+fn context_stats(prepared: &Prepared) -> ContextStats {
+    ContextStats {
+        blocks: prepared
+            .blocks
+            .iter()
+            .map(|b| BlockStat {
+                kind: format!("{:?}", b.kind).to_lowercase(),
+                title: b.title.clone(),
+                chars: b.body.chars().count(),
+                full_chars: b.full_chars,
+                truncated: b.truncated,
+            })
+            .collect(),
+        total_chars: prepared.blocks.iter().map(|b| b.body.chars().count()).sum(),
+        withheld: prepared.withheld.clone(),
     }
 }
 
