@@ -226,7 +226,7 @@ impl Session {
             progress,
         )
         .await;
-        Ok(self.record(store, recorder, kind, outcomes)?)
+        self.record(store, recorder, kind, outcomes)
     }
 
     fn record<R: Recorder>(
