@@ -298,7 +298,7 @@ pub fn show_planned(planned: &[Planned]) {
         for warning in &p.warnings {
             ui::warn(warning);
         }
-        ui::event(&record::preview_ready(p));
+        ui::event(&record::preview_ready(p).to_string());
     }
     let plans: Vec<_> = planned
         .iter()

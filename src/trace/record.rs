@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::ask::session::{OutcomeSummary, Recorder};
-use crate::ask::{self, Prepared, Question, Transcript};
+use crate::ask::{self, Event, Prepared, Question, Transcript};
 use crate::build::FileChange;
 use crate::codes::Problem;
 use crate::engine::check::CheckReport;
@@ -139,16 +139,15 @@ pub fn plan_stored(t: &mut Trace, planned: &Planned) {
     t.schema_hash = Some(r.schema_hash.clone());
     t.validated_json = serde_json::to_value(&r.plan).ok();
     t.patch_placements = placements(&planned.changes);
-    t.transcript.events.push(preview_ready(planned));
+    t.transcript.events.push(preview_ready(planned).to_string());
 }
 
-/// The `PREVIEW_READY` event line of a stored plan.
-pub fn preview_ready(planned: &Planned) -> String {
-    format!(
-        "PREVIEW_READY plan={} changes={}",
-        planned.record.short_id(),
-        planned.changes.len()
-    )
+/// The `PREVIEW_READY` event of a stored plan.
+pub fn preview_ready(planned: &Planned) -> Event {
+    Event::PreviewReady {
+        plan: planned.record.short_id().to_string(),
+        changes: planned.changes.len(),
+    }
 }
 
 /// How the patch engine placed each hunk, per path; `None` when no change had hunks.
