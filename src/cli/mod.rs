@@ -4,6 +4,7 @@
 //! usage error (clap's own); 3 an internal failure.
 
 mod apply;
+mod asking;
 mod config;
 mod context;
 mod diff;

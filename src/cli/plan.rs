@@ -4,18 +4,16 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use git_papayu::ask::session::{self, Ask, Asked, Session};
-use git_papayu::ask::{self, memory};
+use git_papayu::ask::session::Ask;
 use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
-use git_papayu::trace::Trace;
 use git_papayu::trace::record::{self, Tracer};
 use git_papayu::{Code, Problem};
 
-use super::progress::Spinners;
-use super::{CliError, CliResult, render, ui};
+use super::asking;
+use super::{CliResult, render, ui};
 
 /// Ask a model for a plan and store it as a note on the base commit.
 ///
@@ -122,87 +120,6 @@ pub fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
         .collect()
 }
 
-/// Asks the configured providers and stores every valid plan as one operation, with traces.
-/// Fails (with every provider's problems) only when no provider produced a plan.
-pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
-    let tracer = Tracer::new(store, ui::warn);
-    let asked = ask_models(store, ask, &tracer, "plan")?;
-    Ok(session::store_all(store, &tracer, asked)?)
-}
-
-/// Asks the configured providers with spinners on stderr, cancelled by Ctrl-C; returns every
-/// checked candidate (nothing is stored) and warns of the providers that failed.
-pub fn ask_models(
-    store: &Store,
-    ask: Ask,
-    tracer: &Tracer,
-    kind: &str,
-) -> Result<Vec<Asked<Trace>>, CliError> {
-    let env = ask::env_map();
-    let session = Session::open(store, ask, &env)?;
-    let spinners = Spinners::new(&session.providers());
-    let sink = |p| spinners.report(p);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Internal(e.into()))?;
-    let answers = runtime.block_on(async {
-        tokio::select! {
-            answers = session.ask(store, tracer, kind, &sink) => Some(answers),
-            _ = tokio::signal::ctrl_c() => None,
-        }
-    });
-    spinners.clear();
-    let Some(answers) = answers else {
-        return Err(Problem::new(
-            Code::Cancelled,
-            "cancelled while waiting for the model; nothing was stored",
-        )
-        .into());
-    };
-    let answers = answers?;
-    for p in &answers.failures {
-        ui::warn(&format!("no plan from this provider: {p}"));
-    }
-    Ok(answers.candidates)
-}
-
-/// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,
-/// or a `y` at the prompt when stdin and stderr are terminals. Never written otherwise.
-pub fn offer_memory(store: &Store, planned: &[Planned], accept: bool) -> Result<(), CliError> {
-    let json = ui::json_mode();
-    let Some(patch) = planned
-        .iter()
-        .map(|p| &p.record.plan.memory_patch)
-        .find(|m| !m.is_empty())
-    else {
-        return Ok(());
-    };
-    if !json {
-        // The preview may still be in the pager, which owns the terminal: the proposal and
-        // its question come once the user has left it.
-        ui::end_paging();
-        ui::status("The model proposes to remember:");
-        for (key, value) in patch {
-            ui::status(&format!("  {key} = {value}"));
-        }
-    }
-    let yes = accept || (!json && ui::ask_yes("Remember this? [y/N] "));
-    if !yes {
-        if !json {
-            ui::status("Not remembered (use --accept-memory to accept).");
-        }
-        return Ok(());
-    }
-    let env = ask::env_map();
-    let written = memory::accept(store, &env, patch)?;
-    ui::data(&serde_json::json!({ "memory_written": written }));
-    if !json {
-        ui::status(&format!("Remembered: {}", written.join(", ")));
-    }
-    Ok(())
-}
-
 pub fn protocol_arg(n: Option<u8>) -> Option<ProtocolVersion> {
     n.map(|n| {
         if n == 1 {
@@ -284,11 +201,11 @@ pub fn run(args: PlanArgs) -> CliResult {
                 model,
                 logs: read_logs(&logs)?,
             };
-            ask_and_store(&store, ask)?
+            asking::ask_and_store(&store, ask)?
         }
     };
     show_planned(&planned);
-    offer_memory(&store, &planned, accept_memory)?;
+    asking::offer_memory(&store, &planned, accept_memory)?;
     Ok(())
 }
 

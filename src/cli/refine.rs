@@ -9,6 +9,7 @@ use git_papayu::store::Store;
 use git_papayu::trace::record::{self, Tracer};
 use git_papayu::{Code, Problem};
 
+use super::asking;
 use super::plan::non_empty;
 use super::{CliError, CliResult, render, ui};
 
@@ -74,7 +75,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         logs: Vec::new(),
     };
     let tracer = Tracer::new(&store, ui::warn);
-    let mut candidates = super::plan::ask_models(&store, ask, &tracer, "refine")?;
+    let mut candidates = asking::ask_models(&store, ask, &tracer, "refine")?;
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();

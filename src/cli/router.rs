@@ -19,7 +19,7 @@ use git_papayu::protocol::Mode;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
-use super::{CliError, CliResult, apply, plan, ui};
+use super::{CliError, CliResult, apply, asking, plan, ui};
 
 /// What a request asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -380,9 +380,9 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
         model: how.model,
         logs: plan::read_logs(&how.logs)?,
     };
-    let planned = plan::ask_and_store(&store, ask)?;
+    let planned = asking::ask_and_store(&store, ask)?;
     plan::show_planned(&planned);
-    plan::offer_memory(&store, &planned, how.accept_memory)?;
+    asking::offer_memory(&store, &planned, how.accept_memory)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())
 }
 

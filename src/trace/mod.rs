@@ -10,6 +10,7 @@
 pub mod golden;
 pub mod record;
 pub mod report;
+pub mod session;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -5,15 +5,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::ask::session::{OutcomeSummary, Recorder};
-use crate::ask::{self, Event, Prepared, Question, Transcript};
+use crate::ask::{self, Event, Transcript};
 use crate::build::FileChange;
 use crate::codes::Problem;
 use crate::engine::check::CheckReport;
 use crate::engine::plan::Planned;
 use crate::store::Store;
 use crate::store::records::now_millis;
-use crate::trace::{self, BlockStat, CacheStats, CheckLog, ContextStats, Trace};
+use crate::trace::{self, CacheStats, CheckLog, Trace};
 
 /// Trace settings for one command, and where a trace that cannot be written is reported.
 pub struct Tracer {
@@ -75,57 +74,6 @@ impl Tracer {
     /// Whether traces are written (so a trace id can be shown to look at).
     pub fn is_on(&self) -> bool {
         self.on
-    }
-}
-
-impl Recorder for Tracer {
-    type Record = Trace;
-
-    fn begin(
-        &self,
-        kind: &str,
-        question: &Question,
-        prepared: &Prepared,
-        outcome: OutcomeSummary,
-    ) -> Trace {
-        let mut t = self.start(kind, outcome.trace_id);
-        t.goal = Some(question.goal.clone());
-        t.base = Some(question.base.to_string());
-        t.context_stats = Some(context_stats(prepared));
-        self.conversation(&mut t, outcome.transcript);
-        t
-    }
-
-    fn stored(&self, store: &Store, t: &mut Trace, planned: &Planned) {
-        plan_stored(t, planned);
-        self.write(store, t);
-    }
-
-    fn failed(&self, store: &Store, t: &mut Trace, problems: &[Problem]) {
-        self.write_failed(store, t, problems);
-    }
-
-    fn shown_id(&self, t: &Trace) -> Option<String> {
-        self.on.then(|| t.trace_id.clone())
-    }
-}
-
-/// What the model was shown before its first answer.
-fn context_stats(prepared: &Prepared) -> ContextStats {
-    ContextStats {
-        blocks: prepared
-            .blocks
-            .iter()
-            .map(|b| BlockStat {
-                kind: format!("{:?}", b.kind).to_lowercase(),
-                title: b.title.clone(),
-                chars: b.body.chars().count(),
-                full_chars: b.full_chars,
-                truncated: b.truncated,
-            })
-            .collect(),
-        total_chars: prepared.blocks.iter().map(|b| b.body.chars().count()).sum(),
-        withheld: prepared.withheld.clone(),
     }
 }
 

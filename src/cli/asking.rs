@@ -1,0 +1,95 @@
+//! Asking models from the command line, shared by `plan`, the free-text router and `refine`:
+//! the session of `ask::session` runs with spinners on stderr and Ctrl-C to cancel, providers
+//! that failed are warned of, and a plan's memory proposal is offered at the prompt.
+
+use git_papayu::ask::session::{self, Ask, Asked, Session};
+use git_papayu::ask::{self, memory};
+use git_papayu::engine::plan::Planned;
+use git_papayu::store::Store;
+use git_papayu::trace::Trace;
+use git_papayu::trace::record::Tracer;
+use git_papayu::{Code, Problem};
+
+use super::progress::Spinners;
+use super::{CliError, ui};
+
+/// Asks the configured providers and stores every valid plan as one operation, with traces.
+/// Fails (with every provider's problems) only when no provider produced a plan.
+pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
+    let tracer = Tracer::new(store, ui::warn);
+    let asked = ask_models(store, ask, &tracer, "plan")?;
+    Ok(session::store_all(store, &tracer, asked)?)
+}
+
+/// Asks the configured providers with spinners on stderr, cancelled by Ctrl-C; returns every
+/// checked candidate (nothing is stored) and warns of the providers that failed.
+pub fn ask_models(
+    store: &Store,
+    ask: Ask,
+    tracer: &Tracer,
+    kind: &str,
+) -> Result<Vec<Asked<Trace>>, CliError> {
+    let env = ask::env_map();
+    let session = Session::open(store, ask, &env)?;
+    let spinners = Spinners::new(&session.providers());
+    let sink = |p| spinners.report(p);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(e.into()))?;
+    let answers = runtime.block_on(async {
+        tokio::select! {
+            answers = session.ask(store, tracer, kind, &sink) => Some(answers),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    spinners.clear();
+    let Some(answers) = answers else {
+        return Err(Problem::new(
+            Code::Cancelled,
+            "cancelled while waiting for the model; nothing was stored",
+        )
+        .into());
+    };
+    let answers = answers?;
+    for p in &answers.failures {
+        ui::warn(&format!("no plan from this provider: {p}"));
+    }
+    Ok(answers.candidates)
+}
+
+/// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,
+/// or a `y` at the prompt when stdin and stderr are terminals. Never written otherwise.
+pub fn offer_memory(store: &Store, planned: &[Planned], accept: bool) -> Result<(), CliError> {
+    let json = ui::json_mode();
+    let Some(patch) = planned
+        .iter()
+        .map(|p| &p.record.plan.memory_patch)
+        .find(|m| !m.is_empty())
+    else {
+        return Ok(());
+    };
+    if !json {
+        // The preview may still be in the pager, which owns the terminal: the proposal and
+        // its question come once the user has left it.
+        ui::end_paging();
+        ui::status("The model proposes to remember:");
+        for (key, value) in patch {
+            ui::status(&format!("  {key} = {value}"));
+        }
+    }
+    let yes = accept || (!json && ui::ask_yes("Remember this? [y/N] "));
+    if !yes {
+        if !json {
+            ui::status("Not remembered (use --accept-memory to accept).");
+        }
+        return Ok(());
+    }
+    let env = ask::env_map();
+    let written = memory::accept(store, &env, patch)?;
+    ui::data(&serde_json::json!({ "memory_written": written }));
+    if !json {
+        ui::status(&format!("Remembered: {}", written.join(", ")));
+    }
+    Ok(())
+}
