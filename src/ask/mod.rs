@@ -15,8 +15,10 @@
 //! caller stores whatever succeeded as one operation. Nothing here prints: progress and event
 //! lines go to the caller's sink.
 
+pub mod event;
 pub mod memory;
 pub mod prompt;
+pub mod session;
 
 use std::collections::BTreeMap;
 
@@ -29,6 +31,8 @@ use crate::llm::{self, Endpoint, Finish, Message, Request, Role, Schema};
 use crate::protocol::{self, Mode, ParseOptions, ProtocolVersion};
 use crate::store::records::PlanStats;
 use crate::store::{Oid, Store};
+
+pub use event::Event;
 pub use prompt::LlmMode;
 
 /// Most rounds of `context_requests` one conversation answers.
@@ -69,8 +73,8 @@ pub struct Question {
 /// What the loop reports while it works.
 #[derive(Debug, Clone)]
 pub enum Progress {
-    /// One stable event line (`LLM_REQUEST_SENT provider=… …`), for `-v` and traces.
-    Event(String),
+    /// One event (its line, `LLM_REQUEST_SENT provider=… …`, is for `-v` and traces).
+    Event(Event),
     /// A try failed and another follows after `wait`: `status` 0 is a dropped connection or a
     /// timeout; `next` is the try about to be made, of `of`.
     Retrying {
@@ -218,7 +222,7 @@ pub async fn ask_all(
     sink: &(dyn Fn(Progress) + Sync),
 ) -> Vec<Outcome> {
     for line in &prepared.events {
-        sink(Progress::Event(line.clone()));
+        sink(Progress::Event(Event::Context { line: line.clone() }));
     }
     let http = llm::http_client();
     let conversations = settings.endpoints.iter().map(|ep| {
@@ -335,9 +339,9 @@ impl<'a> Conversation<'a> {
         ];
     }
 
-    fn event(&mut self, line: String) {
-        self.transcript.events.push(line.clone());
-        (self.sink)(Progress::Event(line));
+    fn event(&mut self, event: Event) {
+        self.transcript.events.push(event.to_string());
+        (self.sink)(Progress::Event(event));
     }
 
     async fn run(&mut self, http: &reqwest::Client) -> Result<(Candidate, Provenance), Problems> {
@@ -468,18 +472,18 @@ impl<'a> Conversation<'a> {
                 .iter()
                 .map(|m| m.content.len())
                 .sum::<usize>();
-        self.event(format!(
-            "LLM_REQUEST_SENT provider={} model={} schema_version={} token_budget={} input_chars={input_chars}",
-            self.ep.name,
-            self.ep.model,
-            u8::from(self.version),
-            request.max_tokens,
-        ));
+        self.event(Event::LlmRequestSent {
+            provider: self.ep.name.clone(),
+            model: self.ep.model.clone(),
+            schema_version: u8::from(self.version),
+            token_budget: request.max_tokens,
+            input_chars,
+        });
         let provider = self.ep.name.clone();
         let sink = self.sink;
         let mut lines = Vec::new();
         let mut on_event = |e: llm::Event| {
-            let line = match e {
+            let event = match e {
                 llm::Event::Received { chars, tokens } => {
                     sink(Progress::Received {
                         provider: provider.clone(),
@@ -488,11 +492,13 @@ impl<'a> Conversation<'a> {
                     });
                     return;
                 }
-                llm::Event::FormatFallback { reason } => format!(
-                    "LLM_RESPONSE_FORMAT_FALLBACK provider={provider} reason={}",
-                    one_token(&reason)
-                ),
-                llm::Event::Timeout => format!("LLM_REQUEST_TIMEOUT provider={provider}"),
+                llm::Event::FormatFallback { reason } => Event::LlmResponseFormatFallback {
+                    provider: provider.clone(),
+                    reason: one_token(&reason),
+                },
+                llm::Event::Timeout => Event::LlmRequestTimeout {
+                    provider: provider.clone(),
+                },
                 llm::Event::Retry {
                     status,
                     wait,
@@ -505,15 +511,17 @@ impl<'a> Conversation<'a> {
                         of: llm::MAX_TRIES,
                         wait,
                     });
-                    format!(
-                        "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={}",
-                        wait.as_millis()
-                    )
+                    Event::LlmRetry {
+                        provider: provider.clone(),
+                        status,
+                        attempt,
+                        wait_ms: wait.as_millis() as u64,
+                    }
                 }
                 llm::Event::Sent { .. } => return,
             };
-            lines.push(line.clone());
-            sink(Progress::Event(line));
+            lines.push(event.to_string());
+            sink(Progress::Event(event));
         };
         let result = llm::complete(http, self.ep, &request, &mut on_event).await;
         self.transcript.events.append(&mut lines);
@@ -564,10 +572,13 @@ impl<'a> Conversation<'a> {
                 ),
             )]);
         }
-        self.event(format!(
-            "LLM_RESPONSE_OK provider={} input_tokens={} output_tokens={} cached_tokens={} latency_ms={}",
-            self.ep.name, reply.usage.input, reply.usage.output, reply.usage.cached, reply.latency_ms
-        ));
+        self.event(Event::LlmResponseOk {
+            provider: self.ep.name.clone(),
+            input_tokens: reply.usage.input,
+            output_tokens: reply.usage.output,
+            cached_tokens: reply.usage.cached,
+            latency_ms: reply.latency_ms,
+        });
         Ok(reply.text)
     }
 
@@ -626,14 +637,16 @@ impl<'a> Conversation<'a> {
         let snap = self.store.snapshot(self.question.base)?;
         let fulfilled = context::fulfil(&snap, requests, &self.question.logs, &mut self.cache);
         for line in fulfilled.events {
-            self.event(line);
+            self.event(Event::Context { line });
         }
         let used: usize = self.blocks.iter().map(|b| b.body.len()).sum();
         let mut budget = self.settings.budget.clone();
         budget.max_total_chars = budget.max_total_chars.saturating_sub(used);
         let (fresh, report) = context::diet(fulfilled.blocks, &budget);
         if report.applied() {
-            self.event(report.event_line());
+            self.event(Event::Context {
+                line: report.event_line(),
+            });
         }
         let withheld: Vec<String> = fulfilled
             .withheld
@@ -654,12 +667,11 @@ impl<'a> Conversation<'a> {
             self.transcript
                 .validation_failures
                 .push(FailureLog::of(p, u8::from(self.version)));
-            self.event(format!(
-                "VALIDATION_FAILED provider={} code={} reason={}",
-                self.ep.name,
-                p.code,
-                one_token(&p.text())
-            ));
+            self.event(Event::ValidationFailed {
+                provider: self.ep.name.clone(),
+                code: p.code.to_string(),
+                reason: one_token(&p.text()),
+            });
         }
         let codes: Vec<&str> = problems.iter().map(|p| p.code.as_str()).collect();
         let step = match self.repaired {
@@ -680,11 +692,10 @@ impl<'a> Conversation<'a> {
             self.repaired = true;
             self.stats.repairs += 1;
             self.transcript.protocol_repair_attempt += 1;
-            self.event(format!(
-                "LLM_RESPONSE_REPAIR provider={} problems={}",
-                self.ep.name,
-                problems.len()
-            ));
+            self.event(Event::LlmResponseRepair {
+                provider: self.ep.name.clone(),
+                problems: problems.len(),
+            });
             self.push_turn(answer, prompt::repair(&problems));
             return Ok(());
         }
@@ -712,10 +723,10 @@ impl<'a> Conversation<'a> {
         self.transcript.protocol_fallback_attempted = true;
         self.transcript.protocol_fallback_reason = Some(reason.to_string());
         self.transcript.protocol_fallback_stage = Some(stage.to_string());
-        self.event(format!(
-            "PROTOCOL_FALLBACK from=v2 to=v1 reason={reason} provider={}",
-            self.ep.name
-        ));
+        self.event(Event::ProtocolFallback {
+            reason: reason.to_string(),
+            provider: self.ep.name.clone(),
+        });
         self.fell_back = true;
         self.repaired = false;
         self.stats.fallback = Some(reason.as_str().to_string());

@@ -5,9 +5,9 @@ use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
+use git_papayu::trace::record::{self, Tracer};
 use git_papayu::{Code, Problem, Problems};
 
-use super::tracing::{self, Tracer};
 use super::{CliError, CliResult, render, ui};
 
 /// Apply a plan as one commit on a new branch papayu/<slug>-<id>.
@@ -223,7 +223,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
 /// Writes the trace of an apply (the plan, the branch, how each hunk was placed, the check) and
 /// prints its event line when verbose.
 fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Problems>) {
-    let tracer = Tracer::new(store);
+    let tracer = Tracer::new(store, ui::warn);
     let mut t = tracer.start("apply", None);
     t.plan_id = spec.map(str::to_string);
     match outcome {
@@ -239,8 +239,8 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Prob
             t.plan_id = Some(record.id.clone());
             t.base = Some(record.base.clone());
             t.branch = Some(branch.clone());
-            t.patch_placements = tracing::placements(changes);
-            t.check = check.as_ref().map(tracing::check_log);
+            t.patch_placements = record::placements(changes);
+            t.check = check.as_ref().map(record::check_log);
             let line = format!(
                 "APPLY_SUCCESS plan={} branch={branch} commit={commit}",
                 record.short_id()
@@ -255,7 +255,7 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Prob
         }
         Ok(Outcome::CheckFailed { record, report }) => {
             t.plan_id = Some(record.id.clone());
-            t.check = Some(tracing::check_log(report));
+            t.check = Some(record::check_log(report));
             let line = format!("APPLY_ROLLBACK plan={}", record.short_id());
             ui::event(&line);
             t.transcript.events.push(line);

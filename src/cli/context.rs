@@ -55,7 +55,7 @@ pub fn run(args: ContextArgs) -> CliResult {
         normalize_eol: false,
         budget: Budget::from_env(&env),
     };
-    let logs = super::asking::read_logs(&logs)?;
+    let logs = super::plan::read_logs(&logs)?;
     let question = Question {
         goal,
         base,

@@ -79,6 +79,7 @@ pub fn run(args: GcArgs) -> CliResult {
         dry_run: args.dry_run,
         operations_before,
         traces_before,
+        prune_traces: git_papayu::trace::prune,
     };
     let report = gc::gc(&store, &request)?;
     ui::data(&serde_json::json!({ "gc": report }));

@@ -3,8 +3,8 @@
 use clap::Args;
 use git_papayu::engine::review::{self, MergeStyle};
 use git_papayu::store::Store;
+use git_papayu::trace::record::Tracer;
 
-use super::tracing::Tracer;
 use super::{CliResult, ui};
 
 /// Merge a plan's proposal branch into the current branch (git merge; hooks apply).
@@ -42,7 +42,7 @@ pub fn run(args: MergeArgs) -> CliResult {
     };
     let store = Store::open()?;
     let merged = review::merge(&store, plan.as_deref(), style, keep_branch);
-    let tracer = Tracer::new(&store);
+    let tracer = Tracer::new(&store, ui::warn);
     let mut t = tracer.start("merge", None);
     t.plan_id = plan.clone();
     match &merged {

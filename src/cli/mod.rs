@@ -24,7 +24,6 @@ mod router;
 mod show;
 mod text;
 mod trace;
-mod tracing;
 mod ui;
 mod undo;
 mod validate;

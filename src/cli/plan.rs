@@ -4,15 +4,16 @@ use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use git_papayu::ask::session::Ask;
 use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
+use git_papayu::trace::record::{self, Tracer};
 use git_papayu::{Code, Problem};
 
-use super::asking::{self, Ask};
-use super::tracing::{self, Tracer};
+use super::asking;
 use super::{CliResult, render, ui};
 
 /// Ask a model for a plan and store it as a note on the base commit.
@@ -104,6 +105,22 @@ pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, Problem> {
     }
 }
 
+/// Reads the logs named with `--log` ('-' for stdin), as (name, text).
+pub fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
+    paths
+        .iter()
+        .map(|path| {
+            let bytes = read_input(path)?;
+            let name = if path.as_os_str() == "-" {
+                "stdin".to_string()
+            } else {
+                path.display().to_string()
+            };
+            Ok((name, String::from_utf8_lossy(&bytes).into_owned()))
+        })
+        .collect()
+}
+
 pub fn protocol_arg(n: Option<u8>) -> Option<ProtocolVersion> {
     n.map(|n| {
         if n == 1 {
@@ -149,7 +166,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 schema_hash: None,
                 stats: None,
             };
-            let tracer = Tracer::new(&store);
+            let tracer = Tracer::new(&store, ui::warn);
             let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
             t.goal = Some(provenance.goal.clone());
             t.base = Some(base.to_string());
@@ -163,7 +180,7 @@ pub fn run(args: PlanArgs) -> CliResult {
             spinner.clear();
             match made {
                 Ok(planned) => {
-                    tracing::plan_stored(&mut t, &planned);
+                    record::plan_stored(&mut t, &planned);
                     tracer.write(&store, &t);
                     vec![planned]
                 }
@@ -182,7 +199,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 llm_mode,
                 provider,
                 model,
-                logs,
+                logs: read_logs(&logs)?,
             };
             asking::ask_and_store(&store, ask)?
         }
@@ -198,7 +215,7 @@ pub fn show_planned(planned: &[Planned]) {
         for warning in &p.warnings {
             ui::warn(warning);
         }
-        ui::event(&tracing::preview_ready(p));
+        ui::event(&record::preview_ready(p).to_string());
     }
     let plans: Vec<_> = planned
         .iter()

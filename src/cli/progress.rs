@@ -48,10 +48,11 @@ impl Spinners {
     /// Handles one report of the plan loop.
     pub fn report(&self, progress: Progress) {
         match progress {
-            Progress::Event(line) => {
+            Progress::Event(event) => {
                 if !ui::verbose() {
                     return;
                 }
+                let line = event.to_string();
                 match &self.multi {
                     Some(multi) => {
                         let _ = multi.println(&line);

@@ -1,16 +1,17 @@
 //! `git papayu refine`: a new model round on top of a proposal branch.
 
 use clap::Args;
+use git_papayu::ask::session::Ask;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::protocol::Mode;
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
+use git_papayu::trace::record::{self, Tracer};
 use git_papayu::{Code, Problem};
 
-use super::asking::{self, Ask};
+use super::asking;
 use super::plan::non_empty;
-use super::tracing::{self, Tracer};
 use super::{CliError, CliResult, render, ui};
 
 /// Ask the model to improve an applied proposal; the result is a new commit on its branch.
@@ -74,7 +75,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         model,
         logs: Vec::new(),
     };
-    let tracer = Tracer::new(&store);
+    let tracer = Tracer::new(&store, ui::warn);
     let mut candidates = asking::ask_models(&store, ask, &tracer, "refine")?;
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
@@ -84,17 +85,17 @@ pub fn run(args: RefineArgs) -> CliResult {
     let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);
     match &refined {
         Ok(Refined::Committed { planned, check, .. }) => {
-            tracing::plan_stored(&mut trace, planned);
-            trace.check = check.as_ref().map(tracing::check_log);
+            record::plan_stored(&mut trace, planned);
+            trace.check = check.as_ref().map(record::check_log);
             tracer.write(&store, &trace);
         }
         Ok(Refined::NothingChanged { planned }) => {
-            tracing::plan_stored(&mut trace, planned);
+            record::plan_stored(&mut trace, planned);
             tracer.write(&store, &trace);
         }
         Ok(Refined::CheckFailed { planned, report }) => {
-            tracing::plan_stored(&mut trace, planned);
-            trace.check = Some(tracing::check_log(report));
+            record::plan_stored(&mut trace, planned);
+            trace.check = Some(record::check_log(report));
             let failed = Problem::new(
                 Code::CheckFailed,
                 format!("check `{}` failed", report.command),

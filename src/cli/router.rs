@@ -14,12 +14,12 @@
 
 use std::path::PathBuf;
 
+use git_papayu::ask::session::Ask;
 use git_papayu::protocol::Mode;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
-use super::asking::{self, Ask};
-use super::{CliError, CliResult, apply, plan, ui};
+use super::{CliError, CliResult, apply, asking, plan, ui};
 
 /// What a request asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -378,7 +378,7 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
         llm_mode: how.llm_mode.or_else(|| fix.then(|| "fixit".to_string())),
         provider: how.provider,
         model: how.model,
-        logs: how.logs,
+        logs: plan::read_logs(&how.logs)?,
     };
     let planned = asking::ask_and_store(&store, ask)?;
     plan::show_planned(&planned);

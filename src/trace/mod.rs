@@ -8,7 +8,9 @@
 //! model's raw answers are kept only with `PAPAYU_TRACE_RAW=1`.
 
 pub mod golden;
+pub mod record;
 pub mod report;
+pub mod session;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -49,19 +49,11 @@ const LAYERS: &[&str] = &[
 ];
 
 /// Arrows that run against [`LAYERS`] today, each to be removed by its own change.
-const KNOWN_UPWARD: &[(&str, &str)] = &[
-    // `gc` prunes traces and parses their expiry date through `trace`; the engine should be
-    // handed both instead.
-    ("engine", "trace"),
-];
+const KNOWN_UPWARD: &[(&str, &str)] = &[];
 
 /// Circles between two files of one directory that stand today, each to be removed by its own
 /// change: (directory under `src/`, file, file).
-const KNOWN_CIRCLES: &[(&str, &str, &str)] = &[
-    // The plan session is being moved out of the CLI into `ask/`; `plan` and `asking` share it
-    // until then.
-    ("cli", "asking", "plan"),
-];
+const KNOWN_CIRCLES: &[(&str, &str, &str)] = &[];
 
 /// Files of `src/store` that still import `protocol` or `patch`, each with the reason.
 const STORE_EXCEPTIONS: &[&str] = &[];

@@ -26,6 +26,7 @@ mod screens;
 mod search;
 mod secrets;
 mod security;
+mod session;
 mod settings;
 mod situations;
 mod streams;

@@ -1,35 +1,42 @@
-//! Writing traces from the commands that make them (plan, apply, refine, merge): whether
-//! tracing is on, what every trace records, and a warning — never a failure — when one cannot
-//! be written.
+//! Recording traces for every front end and every command that makes them (plan, apply,
+//! refine, merge): whether tracing is on, what every trace records, and a warning — never a
+//! failure — when one cannot be written. The warning goes to the front end's callback; this
+//! module never prints.
 
 use std::collections::BTreeMap;
 
-use git_papayu::Problem;
-use git_papayu::ask::Transcript;
-use git_papayu::build::FileChange;
-use git_papayu::engine::check::CheckReport;
-use git_papayu::engine::plan::Planned;
-use git_papayu::settings::Settings as Config;
-use git_papayu::store::Store;
-use git_papayu::store::records::now_millis;
-use git_papayu::trace::{self, CacheStats, CheckLog, Trace};
+use crate::ask::{Event, Transcript};
+use crate::build::FileChange;
+use crate::codes::Problem;
+use crate::engine::check::CheckReport;
+use crate::engine::plan::Planned;
+use crate::settings::Settings as Config;
+use crate::store::Store;
+use crate::store::records::now_millis;
+use crate::trace::{self, CacheStats, CheckLog, Trace};
 
-use super::ui;
-
-/// Trace settings for one command.
+/// Trace settings for one command, and where a trace that cannot be written is reported.
 pub struct Tracer {
     env: BTreeMap<String, String>,
     on: bool,
     raw: bool,
+    warn: Box<dyn Fn(&str) + Send + Sync>,
 }
 
 impl Tracer {
-    pub fn new(store: &Store) -> Tracer {
+    /// The settings in force in `store`'s repository and environment; `warn` hears of a
+    /// trace that could not be written.
+    pub fn new(store: &Store, warn: impl Fn(&str) + Send + Sync + 'static) -> Tracer {
         let config = Config::load(store);
         let env = config.env_map().clone();
         let on = trace::enabled(&env, config.git("papayu.trace"));
         let raw = trace::raw_enabled(&env);
-        Tracer { env, on, raw }
+        Tracer {
+            env,
+            on,
+            raw,
+            warn: Box::new(warn),
+        }
     }
 
     /// A new trace of `kind` with the settings in force.
@@ -55,7 +62,7 @@ impl Tracer {
             return;
         }
         if let Err(why) = trace::write(store, t, &self.env) {
-            ui::warn(&format!("could not write trace {}: {why}", t.trace_id));
+            (self.warn)(&format!("could not write trace {}: {why}", t.trace_id));
         }
     }
 
@@ -81,16 +88,15 @@ pub fn plan_stored(t: &mut Trace, planned: &Planned) {
     t.schema_hash = Some(r.schema_hash.clone());
     t.validated_json = serde_json::to_value(&r.plan).ok();
     t.patch_placements = placements(&planned.changes);
-    t.transcript.events.push(preview_ready(planned));
+    t.transcript.events.push(preview_ready(planned).to_string());
 }
 
-/// The `PREVIEW_READY` event line of a stored plan.
-pub fn preview_ready(planned: &Planned) -> String {
-    format!(
-        "PREVIEW_READY plan={} changes={}",
-        planned.record.short_id(),
-        planned.changes.len()
-    )
+/// The `PREVIEW_READY` event of a stored plan.
+pub fn preview_ready(planned: &Planned) -> Event {
+    Event::PreviewReady {
+        plan: planned.record.short_id().to_string(),
+        changes: planned.changes.len(),
+    }
 }
 
 /// How the patch engine placed each hunk, per path; `None` when no change had hunks.
