@@ -11,6 +11,7 @@
 pub mod ask;
 pub mod codes;
 pub mod context;
+pub mod cost;
 pub mod engine;
 pub mod llm;
 pub mod patch;

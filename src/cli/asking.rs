@@ -30,6 +30,10 @@ pub struct Ask {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub logs: Vec<PathBuf>,
+    /// Answers to ask of each provider (`--samples`).
+    pub samples: u32,
+    /// `--max-cost`, in US dollars.
+    pub max_cost: Option<f64>,
 }
 
 fn flag(
@@ -113,6 +117,11 @@ pub fn settings(
             .get("PAPAYU_NORMALIZE_EOL")
             .is_some_and(|v| v.eq_ignore_ascii_case("lf")),
         budget: Budget::from_env(env),
+        samples: ask.samples.max(1),
+        spending: git_papayu::cost::Spending::new(
+            git_papayu::cost::prices(&git)?,
+            git_papayu::cost::max_cost(ask.max_cost, &git)?,
+        ),
     })
 }
 
@@ -136,8 +145,15 @@ pub fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
 pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
     let tracer = Tracer::new(store);
     let asked = ask_models(store, ask, &tracer, "plan")?;
-    let (good, mut traces): (Vec<_>, Vec<_>) =
-        asked.into_iter().map(|(c, p, t)| ((c, p), t)).unzip();
+    // Every plan of one command competes with the others: one group.
+    let group = git_papayu::engine::compare::new_group_id();
+    let (good, mut traces): (Vec<_>, Vec<_>) = asked
+        .into_iter()
+        .map(|(c, mut p, t)| {
+            p.group = Some(group.clone());
+            ((c, p), t)
+        })
+        .unzip();
     match plan::store_plans(store, good) {
         Ok(planned) => {
             for (t, p) in traces.iter_mut().zip(&planned) {

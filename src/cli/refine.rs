@@ -72,6 +72,8 @@ pub fn run(args: RefineArgs) -> CliResult {
         provider,
         model,
         logs: Vec::new(),
+        samples: 1,
+        max_cost: None,
     };
     let tracer = Tracer::new(&store);
     let mut candidates = asking::ask_models(&store, ask, &tracer, "refine")?;

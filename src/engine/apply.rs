@@ -5,7 +5,10 @@
 //! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
+use super::baseline::{self, Sources};
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
+use super::results::Reader;
+use super::verdict::{self, BaseRun, Verdict};
 use crate::codes::{Code, Problem};
 use crate::context::mask_secrets;
 use crate::store::oplog::{self, OpKind, Pending};
@@ -22,6 +25,8 @@ pub struct ApplyRequest {
     pub check: CheckChoice,
     /// How the check runs: sandbox, network, time limit.
     pub settings: CheckSettings,
+    /// Where per-test results come from besides the check's output.
+    pub sources: Sources,
 }
 
 /// How an apply ended (failures that leave nothing behind are `Err`).
@@ -34,6 +39,8 @@ pub enum Outcome {
         onto: Oid,
         changes: Vec<FileChange>,
         check: Option<CheckReport>,
+        /// The check judged against the base; `None` when no check ran.
+        verdict: Option<Verdict>,
     },
     /// The plan changes nothing at its target: there is nothing to commit.
     NothingToApply { record: PlanRecord },
@@ -41,6 +48,7 @@ pub enum Outcome {
     CheckFailed {
         record: PlanRecord,
         report: CheckReport,
+        verdict: Verdict,
     },
 }
 
@@ -55,6 +63,10 @@ pub enum Progress<'a> {
     WaitingForSlot(usize),
     /// Output of the check, as it arrives.
     Output(&'a [u8]),
+    /// The check is about to run on the base (the differential check's other half).
+    CheckingBase,
+    /// The base run came from the cache, sparing this many milliseconds.
+    BaseCached(u64),
     /// No plan was named: which one was chosen, and why (one sentence).
     Chose(&'a str),
 }
@@ -131,9 +143,13 @@ pub fn apply_with(
     let branch = branch_name(&record);
 
     let mut report = None;
+    let mut judged = None;
     if let Some(check) = check {
         let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))
             .map_err(|e| vec![e.to_problem()])?;
+        let base = run_base(store, &slot, target, &check, request, progress)
+            .map_err(|e| vec![e.to_problem()])?;
+        let mut reader = Reader::default();
         let result = check::run(
             store,
             &slot,
@@ -141,23 +157,34 @@ pub fn apply_with(
             &check,
             &record.id,
             &request.settings,
-            &mut |chunk: &[u8]| progress(Progress::Output(chunk)),
+            &mut |chunk: &[u8]| {
+                reader.push(chunk);
+                progress(Progress::Output(chunk));
+            },
         )
         .map_err(|e| vec![e.to_problem()])?;
-        if !result.passed {
-            record_failure(store, &record, target, commit, &result)
+        let tests = request.sources.tests(&slot, reader);
+        let mut verdict = verdict::judge(&base, result.passed, &tests);
+        if result.timed_out {
+            verdict.status = verdict::CheckStatus::Failed;
+        }
+        if !verdict.kept() {
+            record_failure(store, &record, target, commit, &result, &verdict)
                 .map_err(|e| vec![e.to_problem()])?;
             return Ok(Outcome::CheckFailed {
                 record,
                 report: result,
+                verdict,
             });
         }
         report = Some(result);
+        judged = Some(verdict);
     }
 
     let mut event = Event::new(&record.id, EventKind::Applied);
     event.branch = Some(branch.clone());
     event.commit = Some(commit.to_string());
+    event.check = judged.clone();
     let mut pending = Pending::new(
         OpKind::Apply,
         format!("apply {} as {branch}", record.short_id()),
@@ -179,7 +206,54 @@ pub fn apply_with(
         onto: target,
         changes: built.changes,
         check: report,
+        verdict: judged,
     })
+}
+
+/// The check's run on the base, from the cache or run now in `slot`.
+fn run_base(
+    store: &Store,
+    slot: &worktree::Slot,
+    target: Oid,
+    check: &check::ResolvedCheck,
+    request: &ApplyRequest,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<BaseRun, StoreError> {
+    let tree = store.commit_tree(target)?;
+    let key = baseline::key(check, &request.settings, &request.sources);
+    if store.base_run(&key, tree).is_none() {
+        progress(Progress::CheckingBase);
+    }
+    let (run, cached) = baseline::base_run(
+        store,
+        slot,
+        target,
+        check,
+        &request.settings,
+        &request.sources,
+        &mut |chunk: &[u8]| progress(Progress::Output(chunk)),
+    )?;
+    if cached {
+        progress(Progress::BaseCached(run.millis));
+    }
+    Ok(run)
+}
+
+/// Runs the check on `target` ahead of its proposals (`apply --all`), so that proposals
+/// checked side by side find it cached instead of each running it. Nothing when no check is
+/// configured.
+pub fn warm_base(
+    store: &Store,
+    request: &ApplyRequest,
+    target: Oid,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), Problem> {
+    let Some(check) = check::resolve(store, &request.check, target)? else {
+        return Ok(());
+    };
+    let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))?;
+    run_base(store, &slot, target, &check, request, progress)?;
+    Ok(())
 }
 
 /// A plan is applied at most once at a time: re-applying an applied or merged plan would only
@@ -213,10 +287,12 @@ fn record_failure(
     target: Oid,
     commit: Oid,
     result: &CheckReport,
+    verdict: &Verdict,
 ) -> Result<(), StoreError> {
     let mut event = Event::new(&record.id, EventKind::Failed);
     event.commit = Some(commit.to_string());
     event.exit_code = result.exit_code;
+    event.check = Some(verdict.clone());
     // Notes are shared: a token the check printed or was given must not travel with them.
     event.output_tail = Some(mask_secrets(&result.output_tail));
     let how = if result.timed_out {

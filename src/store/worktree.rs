@@ -30,7 +30,7 @@ use git2::Oid;
 use super::{Store, StoreError};
 
 /// How many slots may exist at once (one per concurrent check).
-const MAX_SLOTS: usize = 4;
+pub const MAX_SLOTS: usize = 4;
 
 /// A locked check slot.
 pub struct Slot {
