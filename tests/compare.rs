@@ -570,11 +570,19 @@ fn samples_vary_the_sampling_and_a_group_stops_at_the_cap() {
             "{t}"
         );
     }
+    assert!(
+        planned.stderr.contains("3 competing plans, group g"),
+        "{}",
+        dump(&planned)
+    );
     let shown = repo.papayu(["show"]).ok().stdout;
     assert!(
         shown.contains("Group: ") && shown.contains("in all"),
         "{shown}"
     );
+    // 176 uncached, 1024 cached and 80 answer tokens at $1, $0.5 and $2 per million.
+    let traced = repo.papayu(["trace", "show"]).ok().stdout;
+    assert!(traced.contains("cost: $0.0008 (group g"), "{traced}");
 
     // A cap that lets one request through: the group stops, and what came back is kept.
     let capped = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("D.md", "d\n"))]);

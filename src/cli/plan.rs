@@ -62,12 +62,13 @@ pub struct PlanArgs {
     /// Ask each provider for N answers: the first with the seeds' sampling parameters, the
     /// others at a higher temperature with seeds of their own. All of them form one group to
     /// compare (git papayu compare).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "response",
+          value_parser = clap::value_parser!(u32).range(1..=16))]
     pub samples: u32,
     /// Stop asking once the requests could cost more than USD dollars in all (default
     /// papayu.maxCost); needs papayu.<provider>.price. Each request is estimated before it is
     /// sent and refused with ERR_COST_CAP when it could pass the cap.
-    #[arg(long, value_name = "USD", value_parser = usd)]
+    #[arg(long, value_name = "USD", conflicts_with = "response", value_parser = usd)]
     pub max_cost: Option<f64>,
 }
 
@@ -210,6 +211,14 @@ pub fn run(args: PlanArgs) -> CliResult {
         }
     };
     show_planned(&planned);
+    if planned.len() > 1
+        && let Some(group) = &planned[0].record.group
+    {
+        ui::status(&format!(
+            "{} competing plans, group {group}: check them all with git papayu apply --all, then git papayu compare",
+            planned.len()
+        ));
+    }
     asking::offer_memory(&store, &planned, accept_memory)?;
     Ok(())
 }

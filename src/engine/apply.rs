@@ -184,7 +184,7 @@ pub fn apply_with(
     let mut event = Event::new(&record.id, EventKind::Applied);
     event.branch = Some(branch.clone());
     event.commit = Some(commit.to_string());
-    event.check = judged.clone();
+    event.check = judged.clone().map(Box::new);
     let mut pending = Pending::new(
         OpKind::Apply,
         format!("apply {} as {branch}", record.short_id()),
@@ -292,7 +292,7 @@ fn record_failure(
     let mut event = Event::new(&record.id, EventKind::Failed);
     event.commit = Some(commit.to_string());
     event.exit_code = result.exit_code;
-    event.check = Some(verdict.clone());
+    event.check = Some(Box::new(verdict.clone()));
     // Notes are shared: a token the check printed or was given must not travel with them.
     event.output_tail = Some(mask_secrets(&result.output_tail));
     let how = if result.timed_out {

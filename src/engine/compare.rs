@@ -86,7 +86,7 @@ impl Comparison {
 pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
     for event in ledger.events_of(id).iter().rev() {
         if let Some(verdict) = &event.check {
-            return verdict.clone();
+            return (**verdict).clone();
         }
         if event.event == EventKind::Failed {
             return Verdict {

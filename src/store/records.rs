@@ -202,7 +202,7 @@ pub struct Event {
     pub cancels: Option<String>,
     /// For `applied` and `failed` after a check: the check judged against the base.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub check: Option<crate::engine::verdict::Verdict>,
+    pub check: Option<Box<crate::engine::verdict::Verdict>>,
 }
 
 impl Event {
