@@ -395,6 +395,16 @@ fn the_base_run_is_cached_per_base_tree_and_command() {
             .ok(),
     );
     assert_eq!(third["base"]["cached"], false);
+    // A check without per-test results is judged by its exit status: no base run is made.
+    repo.papayu(["discard", &two]).ok();
+    let plain = json(
+        &repo
+            .papayu(["--json", "apply", &two, "--check", "true"])
+            .ok(),
+    );
+    assert_eq!(plain["base"], Value::Null);
+    assert_eq!(plain["verdict"]["status"], "passed");
+    assert_eq!(plain["verdict"]["fixes"], Value::Null);
     let applied = repo.papayu(["apply", &one, "--check", "sh check.sh"]);
     assert!(
         applied.stderr.contains("already applied"),

@@ -312,11 +312,12 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
         }) => {
             t.plan_id = Some(record.id.clone());
             t.check = Some(tracing::check_log(report));
-            let line = format!(
-                "APPLY_ROLLBACK plan={} verdict={}",
-                record.short_id(),
-                verdict.cell().replace(' ', ":")
-            );
+            let mut line = format!("APPLY_ROLLBACK plan={}", record.short_id());
+            if let (Some(f), Some(b), Some(s)) =
+                (verdict.fixes, verdict.breaks, verdict.still_failing)
+            {
+                line.push_str(&format!(" fixes={f} breaks={b} still_failing={s}"));
+            }
             ui::event(&line);
             t.transcript.events.push(line);
             tracer.write_failed(

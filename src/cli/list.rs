@@ -93,7 +93,8 @@ fn verdict_of(ledger: &Ledger, id: &str) -> Option<Verdict> {
 /// The CHECK cell: the verdict (`partial 1/0/2`: fixes/breaks/still failing), else the exit
 /// status of the newest event, with its colour.
 fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
-    if let Some(v) = verdict_of(ledger, id) {
+    // Judged test by test: the verdict; by its exit status alone, the exit status as ever.
+    if let Some(v) = verdict_of(ledger, id).filter(|v| v.fixes.is_some()) {
         let colour = match v.status {
             CheckStatus::Passed => "green",
             CheckStatus::Partial => "yellow",

@@ -42,7 +42,8 @@ pub fn run(args: ShowArgs) -> CliResult {
     }));
     ui::paged();
     let mut out = describe(&record, Some(status), events);
-    if check.status != git_papayu::engine::verdict::CheckStatus::Unchecked {
+    // A verdict judged test by test (an exit status alone is in the history already).
+    if check.fixes.is_some() {
         out.push_str(&format!("Check: {}\n", check.line()));
         for (what, names) in [
             ("fixed", &check.fixed),
@@ -302,7 +303,7 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
             if let Some(code) = e.exit_code {
                 line.push_str(&format!("  exit {code}"));
             }
-            if let Some(check) = &e.check {
+            if let Some(check) = e.check.as_ref().filter(|c| c.fixes.is_some()) {
                 line.push_str(&format!("  {}", check.line()));
             }
             out.push_str(&line);

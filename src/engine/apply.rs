@@ -147,8 +147,6 @@ pub fn apply_with(
     if let Some(check) = check {
         let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))
             .map_err(|e| vec![e.to_problem()])?;
-        let base = run_base(store, &slot, target, &check, request, progress)
-            .map_err(|e| vec![e.to_problem()])?;
         let mut reader = Reader::default();
         let result = check::run(
             store,
@@ -164,6 +162,13 @@ pub fn apply_with(
         )
         .map_err(|e| vec![e.to_problem()])?;
         let tests = request.sources.tests(&slot, reader);
+        // Only a check that reports its tests one by one can be judged against the base: by
+        // its exit status alone, the base run would change nothing, and is not made.
+        let base = match tests.is_empty() {
+            true => BaseRun::default(),
+            false => run_base(store, &slot, target, &check, request, progress)
+                .map_err(|e| vec![e.to_problem()])?,
+        };
         let mut verdict = verdict::judge(&base, result.passed, &tests);
         if result.timed_out {
             verdict.status = verdict::CheckStatus::Failed;
@@ -219,24 +224,21 @@ fn run_base(
     request: &ApplyRequest,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<BaseRun, StoreError> {
-    let tree = store.commit_tree(target)?;
-    let key = baseline::key(check, &request.settings, &request.sources);
-    if store.base_run(&key, tree).is_none() {
-        progress(Progress::CheckingBase);
+    let (settings, sources) = (&request.settings, &request.sources);
+    if let Some(run) = baseline::cached(store, target, check, settings, sources)? {
+        progress(Progress::BaseCached(run.millis));
+        return Ok(run);
     }
-    let (run, cached) = baseline::base_run(
+    progress(Progress::CheckingBase);
+    baseline::run(
         store,
         slot,
         target,
         check,
-        &request.settings,
-        &request.sources,
-        &mut |chunk: &[u8]| progress(Progress::Output(chunk)),
-    )?;
-    if cached {
-        progress(Progress::BaseCached(run.millis));
-    }
-    Ok(run)
+        settings,
+        sources,
+        &mut |chunk| progress(Progress::Output(chunk)),
+    )
 }
 
 /// Runs the check on `target` ahead of its proposals (`apply --all`), so that proposals

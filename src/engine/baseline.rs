@@ -94,9 +94,23 @@ pub fn key(check: &ResolvedCheck, settings: &CheckSettings, sources: &Sources) -
         .collect()
 }
 
-/// The base run of `check` on `base`: from the cache when it was run there before (`true`),
-/// else run now in `slot` and cached.
-pub fn base_run(
+/// The cached base run of `check` on `base`, when it ran there before.
+pub fn cached(
+    store: &Store,
+    base: Oid,
+    check: &ResolvedCheck,
+    settings: &CheckSettings,
+    sources: &Sources,
+) -> Result<Option<BaseRun>, StoreError> {
+    let tree = store.commit_tree(base)?;
+    Ok(store
+        .base_run(&key(check, settings, sources), tree)
+        .and_then(|bytes| serde_json::from_slice::<BaseRun>(&bytes).ok()))
+}
+
+/// Runs `check` on `base` in `slot` and caches the run (unless it timed out: a base that ran
+/// out of time says nothing about its tests).
+pub fn run(
     store: &Store,
     slot: &Slot,
     base: Oid,
@@ -104,15 +118,7 @@ pub fn base_run(
     settings: &CheckSettings,
     sources: &Sources,
     output: &mut dyn FnMut(&[u8]),
-) -> Result<(BaseRun, bool), StoreError> {
-    let tree = store.commit_tree(base)?;
-    let key = key(check, settings, sources);
-    if let Some(run) = store
-        .base_run(&key, tree)
-        .and_then(|bytes| serde_json::from_slice::<BaseRun>(&bytes).ok())
-    {
-        return Ok((run, true));
-    }
+) -> Result<BaseRun, StoreError> {
     let started = Instant::now();
     let mut reader = Reader::default();
     let report = check::run(store, slot, base, check, "base", settings, &mut |chunk| {
@@ -120,7 +126,6 @@ pub fn base_run(
         output(chunk);
     })?;
     let run = BaseRun {
-        // A base that timed out says nothing about its tests: it is not cached either.
         passed: report.passed,
         exit_code: report.exit_code,
         tests: sources.tests(slot, reader),
@@ -128,7 +133,8 @@ pub fn base_run(
     };
     if !report.timed_out {
         let bytes = serde_json::to_vec(&run).expect("a base run serializes");
-        store.save_base_run(&key, tree, &bytes);
+        let tree = store.commit_tree(base)?;
+        store.save_base_run(&key(check, settings, sources), tree, &bytes);
     }
-    Ok((run, false))
+    Ok(run)
 }

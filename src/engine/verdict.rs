@@ -16,7 +16,7 @@ use super::results::Tests;
 pub const NAMES_KEPT: usize = 20;
 
 /// The check on the base a proposal is judged against, as cached in the store.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BaseRun {
     pub passed: bool,
     pub exit_code: Option<i32>,
