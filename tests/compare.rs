@@ -220,10 +220,12 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
     assert_eq!(counts("delta"), ("partial".into(), 1, 0, 1));
     assert_eq!(counts("beta"), ("failed".into(), 1, 1, 1));
     assert_eq!(counts("gamma"), ("failed".into(), 0, 0, 2));
-    // The base ran once, before the proposals were checked side by side.
-    for name in ["alpha", "beta", "gamma", "delta"] {
-        assert_eq!(result(name)["base"]["cached"], true, "{name}");
-    }
+    // The proposals were checked side by side, and the base ran once.
+    let cached: Vec<bool> = ["alpha", "beta", "gamma", "delta"]
+        .iter()
+        .map(|name| result(name)["base"]["cached"].as_bool().unwrap())
+        .collect();
+    assert_eq!(cached.iter().filter(|c| !**c).count(), 1, "{cached:?}");
     let beta_error = result("beta")["errors"][0]["reason"]
         .as_str()
         .unwrap()

@@ -330,8 +330,8 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
 }
 
 /// `apply --all`: every proposed plan on HEAD, checked side by side in as many check worktrees
-/// as there are ([`worktree::MAX_SLOTS`]), after the check ran once on their base; a failure
-/// does not stop the others. Each plan's problems are reported as it ends; `--json` lists
+/// as there are ([`worktree::MAX_SLOTS`]); the first to need the check's run on their base makes
+/// it while the others wait for it. A failure does not stop the others. Each plan's problems are reported as it ends; `--json` lists
 /// every result, in the order of the plans, with its errors.
 fn run_all(args: ApplyArgs) -> CliResult {
     let store = Store::open()?;
@@ -343,7 +343,6 @@ fn run_all(args: ApplyArgs) -> CliResult {
         )
         .into());
     }
-    warm_base(&store, &args)?;
     drop(store);
     let queue = std::sync::Mutex::new(ids.iter().cloned().enumerate().rev().collect::<Vec<_>>());
     let done = std::sync::Mutex::new(Vec::new());
@@ -405,36 +404,6 @@ fn run_all(args: ApplyArgs) -> CliResult {
         )
         .into())
     }
-}
-
-/// Runs the check on HEAD, the plans' base, before they are checked side by side, so that
-/// none of them runs it again.
-fn warm_base(store: &Store, args: &ApplyArgs) -> CliResult {
-    let check = match (&args.check, args.no_check) {
-        (_, true) => return Ok(()),
-        (Some(cmd), _) => CheckChoice::Command(cmd.clone()),
-        (None, false) => CheckChoice::Configured,
-    };
-    let request = ApplyRequest {
-        plan: None,
-        onto: None,
-        check,
-        settings: CheckSettings::resolve(store, args.check_network, args.check_timeout)?,
-        sources: Sources::resolve(store)?,
-    };
-    let head = store.resolve_commit("HEAD")?;
-    let spinner = ui::Spinner::new("apply --all");
-    spinner.set_message("running the check on the base (once per base)");
-    let mut sink = |progress: apply::Progress<'_>| {
-        if let apply::Progress::WaitingForSlot(n) = progress {
-            ui::status(&format!(
-                "all {n} check worktrees are busy with other papayu checks; waiting for one"
-            ));
-        }
-    };
-    apply::warm_base(store, &request, head, &mut sink)?;
-    drop(spinner);
-    Ok(())
 }
 
 /// Said when a plan is applied with no check at all, so a silent apply is never read as tested.

@@ -224,38 +224,21 @@ fn run_base(
     request: &ApplyRequest,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<BaseRun, StoreError> {
-    let (settings, sources) = (&request.settings, &request.sources);
-    if let Some(run) = baseline::cached(store, target, check, settings, sources)? {
-        progress(Progress::BaseCached(run.millis));
-        return Ok(run);
-    }
-    progress(Progress::CheckingBase);
-    baseline::run(
+    let (run, cached) = baseline::base_run(
         store,
         slot,
         target,
         check,
-        settings,
-        sources,
-        &mut |chunk| progress(Progress::Output(chunk)),
-    )
-}
-
-/// Runs the check on `target` ahead of its proposals (`apply --all`), so that proposals
-/// checked side by side find it cached instead of each running it. Nothing when no check is
-/// configured.
-pub fn warm_base(
-    store: &Store,
-    request: &ApplyRequest,
-    target: Oid,
-    progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<(), Problem> {
-    let Some(check) = check::resolve(store, &request.check, target)? else {
-        return Ok(());
-    };
-    let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))?;
-    run_base(store, &slot, target, &check, request, progress)?;
-    Ok(())
+        (&request.settings, &request.sources),
+        &mut |event| match event {
+            baseline::Event::Starting => progress(Progress::CheckingBase),
+            baseline::Event::Output(chunk) => progress(Progress::Output(chunk)),
+        },
+    )?;
+    if cached {
+        progress(Progress::BaseCached(run.millis));
+    }
+    Ok(run)
 }
 
 /// A plan is applied at most once at a time: re-applying an applied or merged plan would only

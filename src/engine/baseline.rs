@@ -94,36 +94,40 @@ pub fn key(check: &ResolvedCheck, settings: &CheckSettings, sources: &Sources) -
         .collect()
 }
 
-/// The cached base run of `check` on `base`, when it ran there before.
-pub fn cached(
-    store: &Store,
-    base: Oid,
-    check: &ResolvedCheck,
-    settings: &CheckSettings,
-    sources: &Sources,
-) -> Result<Option<BaseRun>, StoreError> {
-    let tree = store.commit_tree(base)?;
-    Ok(store
-        .base_run(&key(check, settings, sources), tree)
-        .and_then(|bytes| serde_json::from_slice::<BaseRun>(&bytes).ok()))
+/// What a base run reports while it is made.
+pub enum Event<'a> {
+    /// It was not cached: the check starts on the base.
+    Starting,
+    /// Output of the check, as it arrives.
+    Output(&'a [u8]),
 }
 
-/// Runs `check` on `base` in `slot` and caches the run (unless it timed out: a base that ran
-/// out of time says nothing about its tests).
-pub fn run(
+/// The base run of `check` on `base`: from the cache when it ran there before (`true`), else
+/// run now in `slot` and cached. Proposals checked side by side wait for one another here, so
+/// the base runs once.
+pub fn base_run(
     store: &Store,
     slot: &Slot,
     base: Oid,
     check: &ResolvedCheck,
-    settings: &CheckSettings,
-    sources: &Sources,
-    output: &mut dyn FnMut(&[u8]),
-) -> Result<BaseRun, StoreError> {
+    (settings, sources): (&CheckSettings, &Sources),
+    events: &mut dyn FnMut(Event<'_>),
+) -> Result<(BaseRun, bool), StoreError> {
+    let tree = store.commit_tree(base)?;
+    let key = key(check, settings, sources);
+    let _lock = store.lock_base_run(&key, tree)?;
+    if let Some(run) = store
+        .base_run(&key, tree)
+        .and_then(|bytes| serde_json::from_slice::<BaseRun>(&bytes).ok())
+    {
+        return Ok((run, true));
+    }
+    events(Event::Starting);
     let started = Instant::now();
     let mut reader = Reader::default();
     let report = check::run(store, slot, base, check, "base", settings, &mut |chunk| {
         reader.push(chunk);
-        output(chunk);
+        events(Event::Output(chunk));
     })?;
     let run = BaseRun {
         passed: report.passed,
@@ -131,10 +135,10 @@ pub fn run(
         tests: sources.tests(slot, reader),
         millis: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
+    // A base that ran out of time says nothing about its tests: it is not cached.
     if !report.timed_out {
         let bytes = serde_json::to_vec(&run).expect("a base run serializes");
-        let tree = store.commit_tree(base)?;
-        store.save_base_run(&key(check, settings, sources), tree, &bytes);
+        store.save_base_run(&key, tree, &bytes);
     }
-    Ok(run)
+    Ok((run, false))
 }
