@@ -622,3 +622,48 @@ fn samples_vary_the_sampling_and_a_group_stops_at_the_cap() {
     assert!(run.stdout.contains("ERR_COST_CAP"), "{}", dump(&run));
     assert_eq!(capped.requests().len(), 1);
 }
+
+#[test]
+fn a_refinement_competes_in_its_proposals_place() {
+    let repo = python_project();
+    let a = FakeLlm::start(vec![
+        fake_llm::openai_chat(&create_answer("A.md", "a\n")),
+        fake_llm::openai_chat(&create_answer("A2.md", "a2\n")),
+    ]);
+    let b = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("B.md", "b\n"))]);
+    provider(&repo, "alpha", &a, None);
+    provider(&repo, "beta", &b, None);
+    let plans =
+        plans_by_provider(&papayu(&repo, &["--json", "plan", "Add docs"], "alpha,beta").ok());
+    repo.papayu(["apply", "--all", "--no-check"]).ok();
+    let first = plans["alpha"]["id"].as_str().unwrap().to_string();
+    let refined = papayu(
+        &repo,
+        &[
+            "--json",
+            "refine",
+            &first,
+            "add a second page",
+            "--no-check",
+        ],
+        "alpha",
+    )
+    .ok();
+    let refinement = json(&refined)["plan"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", dump(&refined)))
+        .to_string();
+    let group = plans["alpha"]["group"].as_str().unwrap();
+    let compared = json(&repo.papayu(["--json", "compare", group]).ok());
+    let ids: Vec<&str> = compared["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&refinement.as_str()), "{compared}");
+    let ranking = compared["ranking"].as_array().unwrap();
+    assert_eq!(ranking.len(), 2, "{compared}");
+    assert!(!ranking.contains(&Value::from(first.as_str())));
+    assert_eq!(compared["proposals"].as_array().unwrap().len(), 3);
+}

@@ -80,6 +80,8 @@ pub fn run(args: RefineArgs) -> CliResult {
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
+    // It stands for the same proposal: it competes in the same group, in its place.
+    provenance.group = target.record.group.clone();
     trace.branch = Some(target.branch.clone());
     let settings = CheckSettings::resolve(&store, false, None)?;
     let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);
