@@ -208,9 +208,13 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
             .clone()
     };
     let counts = |name: &str| {
-        let v = &result(name)["verdict"];
+        let r = result(name);
+        let v = &r["verdict"];
         (
-            v["status"].as_str().unwrap().to_string(),
+            v["status"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{name}: {r}"))
+                .to_string(),
             v["fixes"].as_u64().unwrap(),
             v["breaks"].as_u64().unwrap(),
             v["still_failing"].as_u64().unwrap(),
@@ -666,4 +670,30 @@ fn a_refinement_competes_in_its_proposals_place() {
     assert_eq!(ranking.len(), 2, "{compared}");
     assert!(!ranking.contains(&Value::from(first.as_str())));
     assert_eq!(compared["proposals"].as_array().unwrap().len(), 3);
+}
+
+/// `git worktree add` run side by side in one repository raced in git itself ("failed to read
+/// .git/worktrees/check-3/commondir"): four new check worktrees at once must all be made.
+#[test]
+fn check_worktrees_created_side_by_side_do_not_race() {
+    for round in 0..3 {
+        let repo = python_project();
+        for n in 0..4 {
+            repo.plan_id(
+                &format!("note {n}"),
+                &create_answer(&format!("N{n}.md"), "n\n"),
+            );
+        }
+        let out = json(
+            &repo
+                .papayu(["--json", "apply", "--all", "--check", "true"])
+                .ok(),
+        );
+        let results = out["results"].as_array().unwrap();
+        assert_eq!(results.len(), 4);
+        for r in results {
+            assert_eq!(r["check"]["exit_code"], 0, "round {round}: {r}");
+        }
+        assert_eq!(branches(&repo).len(), 4);
+    }
 }

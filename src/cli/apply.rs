@@ -16,10 +16,10 @@ use super::{CliError, CliResult, render, ui};
 /// The commit is built straight from the object database: your working tree, index and current
 /// branch are not touched. When a check command is configured (--check, PAPAYU_CHECK_COMMAND,
 /// git config papayu.checkCommand, or default_test_command in .papa-yu/project.json at the base)
-/// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first, and on the base too
-/// (once per base tree and command, then cached): per-test results (pytest -rA, cargo test,
-/// go test -v, node's test runner, or a JUnit XML report named by papayu.checkJunit) judge the
-/// plan as fixes N, breaks M, still failing K. A plan whose check fails is rolled back (no
+/// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first. When it reports its
+/// tests one by one (pytest -rA, cargo test, go test -v, unittest -v, node's test runner, or a
+/// JUnit XML report named by papayu.checkJunit), it runs on the base too (once per base tree
+/// and command, then cached) and the plan is judged as fixes N, breaks M, still failing K. A plan whose check fails is rolled back (no
 /// branch, marked failed) unless it fixes at least one test and breaks none: then it is kept
 /// as partial. apply never calls a model.
 ///
@@ -331,8 +331,9 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<
 
 /// `apply --all`: every proposed plan on HEAD, checked side by side in as many check worktrees
 /// as there are ([`worktree::MAX_SLOTS`]); the first to need the check's run on their base makes
-/// it while the others wait for it. A failure does not stop the others. Each plan's problems are reported as it ends; `--json` lists
-/// every result, in the order of the plans, with its errors.
+/// it while the others wait for it. A failure does not stop the others. Once all have ended,
+/// each plan's problems are reported; `--json` lists every result, in the order of the plans,
+/// with its errors.
 fn run_all(args: ApplyArgs) -> CliResult {
     let store = Store::open()?;
     let ids = git_papayu::engine::find::proposed_on_head(&store)?;
