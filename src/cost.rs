@@ -196,10 +196,13 @@ impl Spending {
             return Err(Problem::new(
                 Code::CostCap,
                 format!(
-                    "{provider} has no price, so a request to it cannot be held to the cost cap of {}; set git config papayu.{provider}.price \"in,out,cached\" (dollars per million tokens)",
+                    "{provider} has no price, so a request to it cannot be held to the cost cap of {}",
                     usd(cap)
                 ),
-            ));
+            )
+            .with_hint(format!(
+                "set git config papayu.{provider}.price \"in,out,cached\" (dollars per million tokens)"
+            )));
         };
         let estimate = price.estimate(input_chars, max_tokens);
         let mut meter = self
@@ -210,23 +213,25 @@ impl Spending {
             return Err(Problem::new(
                 Code::CostCap,
                 format!(
-                    "the cost cap of {} is reached ({} spent); no more requests were sent, and the plans already answered are kept; raise --max-cost or papayu.maxCost to ask for more",
+                    "the cost cap of {} is reached ({} spent); no more requests were sent, and the plans already answered are kept",
                     usd(cap),
                     usd(meter.spent)
                 ),
-            ));
+            )
+            .with_hint("raise --max-cost or papayu.maxCost to ask for more"));
         }
         if meter.spent + meter.reserved + estimate > cap {
             return Err(Problem::new(
                 Code::CostCap,
                 format!(
-                    "the next request to {provider} could cost up to {} (about {} prompt tokens and {max_tokens} answer tokens), which would pass the cost cap of {} ({} spent); not sent: raise --max-cost or papayu.maxCost, or make the context smaller",
+                    "the next request to {provider} could cost up to {} (about {} prompt tokens and {max_tokens} answer tokens), which would pass the cost cap of {} ({} spent); it was not sent",
                     usd(estimate),
                     input_chars.div_ceil(CHARS_PER_TOKEN),
                     usd(cap),
                     usd(meter.spent + meter.reserved)
                 ),
-            ));
+            )
+            .with_hint("raise --max-cost or papayu.maxCost, or make the context smaller"));
         }
         meter.reserved += estimate;
         drop(meter);

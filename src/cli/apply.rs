@@ -4,9 +4,10 @@ use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
-use git_papayu::engine::verdict::{CheckStatus, Verdict};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::{Store, worktree};
-use git_papayu::{Code, Problem};
+use git_papayu::verdict::{CheckStatus, Verdict};
+use git_papayu::{Code, Problem, Problems};
 
 use super::tracing::{self, Tracer};
 use super::{CliError, CliResult, render, ui};
@@ -89,11 +90,12 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
         Ok(store) => store,
         Err(e) => return (result, Err(e.into())),
     };
-    let settings = match CheckSettings::resolve(&store, check_network, check_timeout) {
+    let config = Config::load(&store);
+    let settings = match CheckSettings::resolve(&config, check_network, check_timeout) {
         Ok(settings) => settings,
         Err(e) => return (result, Err(e.into())),
     };
-    let sources = match Sources::resolve(&store) {
+    let sources = match Sources::resolve(&config) {
         Ok(sources) => sources,
         Err(e) => return (result, Err(e.into())),
     };
@@ -187,8 +189,8 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
                 ui::status(&format!(
                     "plan {}'s base {} was rewritten (amend or rebase); applied onto {}",
                     record.short_id(),
-                    &record.base[..10.min(record.base.len())],
-                    &onto.to_string()[..10]
+                    git_papayu::store::short(&record.base),
+                    git_papayu::store::short(onto)
                 ));
             }
             let chosen = result.get("chosen").cloned();
@@ -235,7 +237,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
             ui::outln(&format!(
                 "Applied plan {} as {branch} ({})",
                 record.short_id(),
-                &commit.to_string()[..10]
+                git_papayu::store::short(commit)
             ));
             ui::out(&render::diffstat(&changes));
             ui::outln(&format!(
@@ -274,7 +276,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
 
 /// Writes the trace of an apply (the plan, the branch, how each hunk was placed, the check) and
 /// prints its event line when verbose.
-fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<Problem>>) {
+fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Problems>) {
     let tracer = Tracer::new(store);
     let mut t = tracer.start("apply", None);
     t.plan_id = spec.map(str::to_string);
@@ -398,7 +400,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
                 failed.len(),
                 failed
                     .iter()
-                    .map(|i| &i[..10])
+                    .map(git_papayu::store::short)
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -7,6 +7,7 @@ use git_papayu::ask::{self, Question, Settings};
 use git_papayu::context::{self, Budget};
 use git_papayu::engine::plan;
 use git_papayu::protocol::{Mode, ProtocolVersion};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 
@@ -40,7 +41,7 @@ pub fn run(args: ContextArgs) -> CliResult {
     } = args;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
-    let env = ask::env_map();
+    let env = Config::load(&store).env_map().clone();
     let version = match protocol {
         Some(1) => ProtocolVersion::V1,
         _ => ProtocolVersion::V2,

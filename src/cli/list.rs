@@ -3,9 +3,9 @@
 use clap::Args;
 use std::collections::BTreeSet;
 
-use git_papayu::engine::verdict::{CheckStatus, Verdict};
 use git_papayu::store::records::{Ledger, PlanRecord, Status, now_millis};
 use git_papayu::store::{Oid, Store};
+use git_papayu::verdict::{CheckStatus, Verdict};
 
 use super::{CliResult, render, text, ui};
 
@@ -274,22 +274,10 @@ fn render_table(rows: &[Row], columns: Option<usize>) -> String {
         out.push_str(&line(
             &cells,
             &row.goal,
-            [Some(status_colour(row.status)), row.check.1],
+            [Some(render::status_colour(row.status)), row.check.1],
         ));
     }
     out
-}
-
-/// The colour of a status (a git colour value).
-pub fn status_colour(status: Status) -> &'static str {
-    match status {
-        Status::Proposed => "yellow",
-        Status::Applied => "green",
-        Status::Failed => "red",
-        Status::Merged => "cyan",
-        Status::Refined => "blue",
-        Status::Discarded => "normal",
-    }
 }
 
 /// `text` cut to `room` characters, the last one `…`, when it is longer.

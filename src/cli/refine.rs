@@ -4,6 +4,7 @@ use clap::Args;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::protocol::Mode;
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -83,7 +84,7 @@ pub fn run(args: RefineArgs) -> CliResult {
     // It stands for the same proposal: it competes in the same group, in its place.
     provenance.group = target.record.group.clone();
     trace.branch = Some(target.branch.clone());
-    let settings = CheckSettings::resolve(&store, false, None)?;
+    let settings = CheckSettings::resolve(&Config::load(&store), false, None)?;
     let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);
     match &refined {
         Ok(Refined::Committed { planned, check, .. }) => {
@@ -121,7 +122,7 @@ pub fn run(args: RefineArgs) -> CliResult {
                 target.record.short_id(),
                 planned.record.short_id(),
                 target.branch,
-                &commit.to_string()[..10]
+                git_papayu::store::short(commit)
             ));
             ui::out(&render::diffstat(&planned.changes));
             if let Some(report) = &check {

@@ -8,14 +8,14 @@
 use super::baseline::{self, Sources};
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::results::Reader;
-use super::verdict::{self, BaseRun, Verdict};
-use crate::codes::{Code, Problem};
+use crate::build::{self, BuildOptions, FileChange};
+use crate::codes::{Code, Problem, Problems};
 use crate::context::mask_secrets;
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
-use crate::store::tree::{self, BuildOptions, FileChange};
 use crate::store::{Oid, Store, StoreError, worktree};
+use crate::verdict::{self, BaseRun, Verdict};
 
 pub struct ApplyRequest {
     /// Plan id prefix or proposal branch; `None` = the newest plan on `HEAD`.
@@ -52,7 +52,7 @@ pub enum Outcome {
     },
 }
 
-pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Problem>> {
+pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Problems> {
     apply_with(store, request, &mut |_| {})
 }
 
@@ -76,26 +76,19 @@ pub fn apply_with(
     store: &Store,
     request: &ApplyRequest,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Outcome, Vec<Problem>> {
-    let (ledger, record, why) =
-        super::find::find_explained(store, request.plan.as_deref()).map_err(|p| vec![p])?;
+) -> Result<Outcome, Problems> {
+    let (ledger, record, why) = super::find::find_explained(store, request.plan.as_deref())?;
     if let Some(why) = &why {
         progress(Progress::Chose(why));
     }
-    refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
+    refuse_reapply(store, &ledger, &record)?;
     // Notes can come from teammates or a hand edit: never trust that a stored plan was valid.
     crate::protocol::check_plan(&record.plan)?;
     let target = match &request.onto {
-        Some(rev) => store
-            .resolve_commit(rev)
-            .map_err(|e| vec![e.to_problem()])?,
-        None => {
-            super::find::target_of(store, &ledger, &record).map_err(|e| vec![e.to_problem()])?
-        }
+        Some(rev) => store.resolve_commit(rev)?,
+        None => super::find::target_of(store, &ledger, &record)?,
     };
-    let target_tree = store
-        .commit_tree(target)
-        .map_err(|e| vec![e.to_problem()])?;
+    let target_tree = store.commit_tree(target)?;
     // `plan` already wrote this plan's tree at its base (its preview). The plan is checked
     // again here without writing anything, and the stored tree is reused when it is exactly
     // the result; otherwise (another target, a pruned or foreign preview) it is built anew.
@@ -105,7 +98,7 @@ pub fn apply_with(
         .and_then(|p| Oid::from_str(p).ok())
         .and_then(|p| store.preview_tree(p, target));
     let read = Some(record.context.as_slice());
-    let mut built = tree::build(
+    let mut built = build::build(
         store,
         target_tree,
         &record.plan,
@@ -116,9 +109,9 @@ pub fn apply_with(
     )?;
     let new_tree = match (built.tree, reusable) {
         (Some(tree), _) => tree,
-        (None, Some(tree)) if tree::tree_matches(store, target_tree, tree, &built.changes) => tree,
+        (None, Some(tree)) if build::tree_matches(store, target_tree, tree, &built.changes) => tree,
         (None, _) => {
-            built = tree::build(
+            built = build::build(
                 store,
                 target_tree,
                 &record.plan,
@@ -136,17 +129,14 @@ pub fn apply_with(
         return Ok(Outcome::NothingToApply { record });
     }
     // Chosen from the target's history before anything runs: never from a proposal.
-    let check = check::resolve(store, &request.check, target).map_err(|p| vec![p])?;
-    let commit = store
-        .commit_for_user(target, new_tree, &commit_message(&record))
-        .map_err(|e| vec![e.to_problem()])?;
+    let check = check::resolve(store, &request.check, &request.settings, target)?;
+    let commit = store.commit_for_user(target, new_tree, &commit_message(&record))?;
     let branch = branch_name(&record);
 
     let mut report = None;
     let mut judged = None;
     if let Some(check) = check {
-        let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))
-            .map_err(|e| vec![e.to_problem()])?;
+        let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))?;
         let mut reader = Reader::default();
         let result = check::run(
             store,
@@ -159,23 +149,20 @@ pub fn apply_with(
                 reader.push(chunk);
                 progress(Progress::Output(chunk));
             },
-        )
-        .map_err(|e| vec![e.to_problem()])?;
+        )?;
         let tests = request.sources.tests(&slot, reader);
         // Only a check that reports its tests one by one can be judged against the base: by
         // its exit status alone, the base run would change nothing, and is not made.
         let base = match tests.is_empty() {
             true => BaseRun::default(),
-            false => run_base(store, &slot, target, &check, request, progress)
-                .map_err(|e| vec![e.to_problem()])?,
+            false => run_base(store, &slot, target, &check, request, progress)?,
         };
         let mut verdict = verdict::judge(&base, result.passed, &tests);
         if result.timed_out {
             verdict.status = verdict::CheckStatus::Failed;
         }
         if !verdict.kept() {
-            record_failure(store, &record, target, commit, &result, &verdict)
-                .map_err(|e| vec![e.to_problem()])?;
+            record_failure(store, &record, target, commit, &result, &verdict)?;
             return Ok(Outcome::CheckFailed {
                 record,
                 report: result,
@@ -199,11 +186,10 @@ pub fn apply_with(
         None,
         Some(commit),
     ));
-    pending.note_lines.push((
-        record.base_oid().map_err(|e| vec![e.to_problem()])?,
-        event.to_line(),
-    ));
-    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+    pending
+        .note_lines
+        .push((record.base_oid()?, event.to_line()));
+    oplog::commit(store, &pending)?;
     Ok(Outcome::Applied {
         record,
         branch,

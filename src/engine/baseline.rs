@@ -13,10 +13,11 @@ use sha2::{Digest, Sha256};
 
 use super::check::{self, CheckSettings, ResolvedCheck};
 use super::results::{self, Reader, Tests};
-use super::verdict::BaseRun;
 use crate::codes::{Code, Problem};
+use crate::settings::Settings;
 use crate::store::worktree::Slot;
 use crate::store::{Oid, Store, StoreError};
+use crate::verdict::BaseRun;
 
 /// The largest JUnit report read; a bigger one is left unread (exit status only).
 const MAX_JUNIT_BYTES: u64 = 64 * 1024 * 1024;
@@ -31,9 +32,9 @@ pub struct Sources {
 
 impl Sources {
     /// `papayu.checkJunit`, the one place it is read.
-    pub fn resolve(store: &Store) -> Result<Sources, Problem> {
-        let Some(value) = store
-            .config_string("papayu.checkJunit")
+    pub fn resolve(config: &Settings) -> Result<Sources, Problem> {
+        let Some(value) = config
+            .git("papayu.checkJunit")
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
         else {

@@ -10,12 +10,12 @@
 //! failed — and then the smaller change: of two proposals that do the same, the one with fewer
 //! lines changed is easier to review. Plan age breaks the last tie, so the order is stable.
 
+use crate::build::{self, BuildOptions, ChangeKind};
 use crate::codes::{Code, Problem};
 use crate::store::records::{EventKind, Ledger, PlanRecord, Status, spec_prefix};
-use crate::store::tree::{self, BuildOptions, ChangeKind};
 use crate::store::{Oid, Store};
 
-use super::verdict::{CheckStatus, Verdict};
+use crate::verdict::{CheckStatus, Verdict};
 
 /// A new group id: `g` and 10 hex digits, which no plan id prefix can be mistaken for.
 pub fn new_group_id() -> String {
@@ -204,7 +204,7 @@ fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
                 write: false,
                 read: None,
             };
-            tree::build(store, tree, &record.plan, &options).ok()
+            build::build(store, tree, &record.plan, &options).ok()
         });
     let Some(built) = built else {
         return Diffstat::default();

@@ -17,4 +17,3 @@ pub mod review;
 pub mod sandbox;
 mod seen;
 pub mod setup;
-pub mod verdict;

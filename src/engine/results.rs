@@ -9,14 +9,13 @@
 //! results and is judged by its exit status alone. Pure: no process, no repository; output is
 //! fed in chunks as it arrives, so the whole of a long run is read without being kept.
 
-use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 /// Each test seen, by name: `true` when it passed. A test reported twice (a retry, a summary
 /// repeating the run) keeps its last result.
-pub type Tests = BTreeMap<String, bool>;
+pub use crate::verdict::Tests;
 
 /// The longest line looked at; longer ones (minified output, a dumped blob) are skipped.
 const MAX_LINE: usize = 4096;
