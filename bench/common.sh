@@ -1,9 +1,13 @@
 # Shared by the shell benchmarks: builds the release binary, puts it on PATH, gives git a
 # clean identity and configuration, makes a scratch directory $WORK (removed on exit), and
 # defines now (ns), ms A B (milliseconds between two nows) and median (of stdin's lines).
-# Source it from the repository root: `. bench/common.sh`.
-cargo build --release --quiet
-BIN="$PWD/target/release"
+# Source it from the repository root: `. bench/common.sh`. PAPAYU_BIN=DIR uses the
+# git-papayu already built in DIR instead (no build).
+if [ -z "${PAPAYU_BIN:-}" ]; then
+	cargo build --release --quiet
+	PAPAYU_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release"
+fi
+BIN=$PAPAYU_BIN
 export PATH="$BIN:$PATH"
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com

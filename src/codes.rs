@@ -154,6 +154,8 @@ codes! {
     CheckConfigInvalid => "ERR_CHECK_CONFIG_INVALID",
     CheckTimeout => "ERR_CHECK_TIMEOUT",
     CheckSandbox => "ERR_CHECK_SANDBOX",
+    CheckBroke => "ERR_CHECK_BROKE",
+    CostCap => "ERR_COST_CAP",
     MaskedSecret => "ERR_MASKED_SECRET",
 }
 

@@ -20,6 +20,7 @@ pub mod ask;
 pub mod build;
 pub mod codes;
 pub mod context;
+pub mod cost;
 pub mod date;
 pub mod engine;
 pub mod llm;
@@ -29,5 +30,6 @@ pub mod protocol;
 pub mod settings;
 pub mod store;
 pub mod trace;
+pub mod verdict;
 
 pub use codes::{Code, Problem, Problems};

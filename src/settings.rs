@@ -181,6 +181,18 @@ pub const SETTINGS: &[Setting] = &[
         "build caches kept in the check worktree between checks",
     ),
     s(
+        Some("papayu.checkJunit"),
+        None,
+        "",
+        "JUnit XML report the check writes (path from the top of the repository), read per test",
+    ),
+    s(
+        Some("papayu.maxCost"),
+        None,
+        "",
+        "cost cap of one plan command, US dollars (--max-cost); needs papayu.<provider>.price",
+    ),
+    s(
         None,
         Some("PAPAYU_NORMALIZE_EOL"),
         "",

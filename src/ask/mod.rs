@@ -55,6 +55,10 @@ pub struct Settings {
     pub phase: Mode,
     pub normalize_eol: bool,
     pub budget: Budget,
+    /// Answers asked of each provider (`--samples`, at least 1).
+    pub samples: u32,
+    /// Prices, the cost cap and what this command spent (shared by its conversations).
+    pub spending: crate::cost::Spending,
 }
 
 /// What the user asked.
@@ -95,6 +99,8 @@ pub enum Progress {
 /// How one provider's conversation ended, and what it did on the way (for its trace).
 pub struct Outcome {
     pub provider: String,
+    /// Which of the provider's `--samples` answers this is (1 to N); `None` for one.
+    pub sample: Option<u32>,
     pub result: Result<(Candidate, Provenance), Problems>,
     pub transcript: Transcript,
 }
@@ -141,6 +147,9 @@ pub struct RequestLog {
     pub output_tokens: u64,
     pub cached_tokens: u64,
     pub cache_write_tokens: u64,
+    /// What the request cost in US dollars, when its provider has a price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
     /// `ok`, or the error code the request ended with.
     pub outcome: String,
 }
@@ -225,10 +234,16 @@ pub async fn ask_all(
         sink(Progress::Event(Event::Context { line: line.clone() }));
     }
     let http = llm::http_client();
-    let conversations = settings.endpoints.iter().map(|ep| {
+    let samples = settings.samples.max(1);
+    let asked = settings
+        .endpoints
+        .iter()
+        .flat_map(|ep| (1..=samples).map(move |n| (ep, (samples > 1).then_some(n))));
+    let conversations = asked.map(|(ep, sample)| {
         let http = &http;
         async move {
             let mut talk = Conversation::new(store, settings, question, prepared, ep, sink);
+            talk.sample = sample;
             let result = talk.run(http).await;
             talk.transcript.cache_hits = talk.cache.hits.clone();
             talk.transcript.cache_misses = talk.cache.misses.clone();
@@ -236,6 +251,7 @@ pub async fn ask_all(
             talk.transcript.sent = context::fingerprints(&talk.blocks);
             Outcome {
                 provider: ep.name.clone(),
+                sample,
                 result,
                 transcript: talk.transcript,
             }
@@ -266,6 +282,8 @@ struct Conversation<'a> {
     path: Vec<String>,
     /// The problems of the first rejected answer: the root cause when later ones fail too.
     first_cause: Vec<Problem>,
+    /// Which of `--samples` answers this conversation gives (1 keeps the seeds' parameters).
+    sample: Option<u32>,
 }
 
 /// What to do with an answer.
@@ -307,6 +325,7 @@ impl<'a> Conversation<'a> {
             },
             path: Vec::new(),
             first_cause: Vec::new(),
+            sample: None,
         };
         talk.start(&prepared.withheld, None);
         talk
@@ -460,6 +479,7 @@ impl<'a> Conversation<'a> {
             }),
             max_tokens,
             cache_key: Some(cache_key),
+            variation: self.sample.filter(|&n| n > 1).map(|n| n - 1),
         }
     }
 
@@ -479,6 +499,11 @@ impl<'a> Conversation<'a> {
             token_budget: request.max_tokens,
             input_chars,
         });
+        // Refused here, before anything is sent, when it could pass the cost cap.
+        let held =
+            self.settings
+                .spending
+                .reserve(&self.ep.name, input_chars, request.max_tokens)?;
         let provider = self.ep.name.clone();
         let sink = self.sink;
         let mut lines = Vec::new();
@@ -525,10 +550,21 @@ impl<'a> Conversation<'a> {
         };
         let result = llm::complete(http, self.ep, &request, &mut on_event).await;
         self.transcript.events.append(&mut lines);
+        let cost = result.as_ref().ok().and_then(|reply| {
+            let u = reply.usage;
+            self.settings
+                .spending
+                .cost(&self.ep.name, u.input, u.output, u.cached)
+        });
+        held.settle(cost.unwrap_or(0.0));
+        if let Some(cost) = cost {
+            self.stats.cost_usd = Some(self.stats.cost_usd.unwrap_or(0.0) + cost);
+        }
         let mut log = RequestLog {
             protocol: u8::from(self.version),
             input_chars,
             max_tokens: request.max_tokens,
+            cost_usd: cost,
             ..RequestLog::default()
         };
         self.transcript.protocol_attempts.push(log.protocol);
@@ -765,6 +801,8 @@ impl<'a> Conversation<'a> {
                 self.ep.strict && self.schema_sent,
             )),
             stats: Some(self.stats.clone()),
+            group: None,
+            sample: self.sample,
         }
     }
 }

@@ -31,6 +31,10 @@ pub struct Ask {
     pub model: Option<String>,
     /// Logs sent with the goal, as (name, text).
     pub logs: Vec<(String, String)>,
+    /// Answers to ask of each provider (`--samples`).
+    pub samples: u32,
+    /// `--max-cost`, in US dollars.
+    pub max_cost: Option<f64>,
 }
 
 fn flag(
@@ -107,10 +111,13 @@ pub fn settings(config: &Config, ask: &Ask) -> Result<Settings, Problem> {
         protocol,
         fallback_to_v1,
         phase: ask.phase,
-        normalize_eol: env
-            .get("PAPAYU_NORMALIZE_EOL")
-            .is_some_and(|v| v.eq_ignore_ascii_case("lf")),
+        normalize_eol: config.normalize_eol().unwrap_or(false),
         budget: Budget::from_env(env),
+        samples: ask.samples.max(1),
+        spending: crate::cost::Spending::new(
+            crate::cost::prices(&git)?,
+            crate::cost::max_cost(ask.max_cost, &git)?,
+        ),
     })
 }
 

@@ -2,10 +2,12 @@
 
 use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
+use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
 use git_papayu::settings::Settings as Config;
-use git_papayu::store::Store;
+use git_papayu::store::{Store, worktree};
 use git_papayu::trace::record::{self, Tracer};
+use git_papayu::verdict::{CheckStatus, Verdict};
 use git_papayu::{Code, Problem, Problems};
 
 use super::{CliError, CliResult, render, ui};
@@ -15,8 +17,12 @@ use super::{CliError, CliResult, render, ui};
 /// The commit is built straight from the object database: your working tree, index and current
 /// branch are not touched. When a check command is configured (--check, PAPAYU_CHECK_COMMAND,
 /// git config papayu.checkCommand, or default_test_command in .papa-yu/project.json at the base)
-/// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first; if it fails, no branch
-/// is created and the plan is marked failed. apply never calls a model.
+/// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first. When it reports its
+/// tests one by one (pytest -rA, cargo test, go test -v, unittest -v, node's test runner, or a
+/// JUnit XML report named by papayu.checkJunit), it runs on the base too (once per base tree
+/// and command, then cached) and the plan is judged as fixes N, breaks M, still failing K. A plan whose check fails is rolled back (no
+/// branch, marked failed) unless it fixes at least one test and breaks none: then it is kept
+/// as partial. apply never calls a model.
 ///
 /// The check runs code a model wrote, so it runs sandboxed where the kernel has Landlock: it may
 /// write only inside its worktree and a private temporary directory, and may not use the
@@ -45,7 +51,7 @@ pub struct ApplyArgs {
     #[arg(long, value_name = "REV")]
     pub onto: Option<String>,
     /// Apply every plan still proposed on HEAD (several providers' answers), each on its own
-    /// branch with its own check.
+    /// branch with its own check; the checks run side by side in the check worktrees.
     #[arg(long, conflicts_with_all = ["plan", "onto"])]
     pub all: bool,
 }
@@ -54,13 +60,14 @@ pub fn run(args: ApplyArgs) -> CliResult {
     if args.all {
         return run_all(args);
     }
-    let (result, outcome) = apply_one(args);
+    let (result, outcome) = apply_one(args, false);
     ui::data(&result);
     outcome
 }
 
 /// Applies one plan and reports it: the `--json` fields of the result, and how it ended.
-fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
+/// `side_by_side` (one of several applies running at once) draws no spinner and no live output.
+fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResult) {
     let ApplyArgs {
         plan,
         check,
@@ -72,6 +79,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
     } = args;
     let mut result = serde_json::json!({
         "plan": plan, "branch": null, "commit": null, "changes": [], "check": null,
+        "verdict": null, "base": null,
     });
     let check = match (check, no_check) {
         (Some(cmd), _) => CheckChoice::Command(cmd),
@@ -82,9 +90,13 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
         Ok(store) => store,
         Err(e) => return (result, Err(e.into())),
     };
-    let settings = match CheckSettings::resolve(&Config::load(&store), check_network, check_timeout)
-    {
+    let config = Config::load(&store);
+    let settings = match CheckSettings::resolve(&config, check_network, check_timeout) {
         Ok(settings) => settings,
+        Err(e) => return (result, Err(e.into())),
+    };
+    let sources = match Sources::resolve(&config) {
+        Ok(sources) => sources,
         Err(e) => return (result, Err(e.into())),
     };
     let network = settings.network;
@@ -93,17 +105,35 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
         onto,
         check,
         settings,
+        sources,
     };
-    let verbose = ui::verbose();
+    let verbose = ui::verbose() && !side_by_side;
     let mut live = ui::LiveOutput::default();
     let label = format!(
         "apply {}",
         request.plan.as_deref().unwrap_or("HEAD's newest plan")
     );
-    let mut spinner = ui::Spinner::new(&label);
+    let mut spinner = match side_by_side {
+        true => ui::Spinner::hidden(),
+        false => ui::Spinner::new(&label),
+    };
     spinner.set_message("building the commit and running the check");
     let mut chosen: Option<String> = None;
+    let mut base: Option<bool> = None;
     let mut sink = |progress: apply::Progress<'_>| match progress {
+        apply::Progress::CheckingBase => {
+            base = Some(false);
+            spinner.set_message("running the check on the base (once per base)");
+        }
+        apply::Progress::BaseCached(millis) => {
+            base = Some(true);
+            if verbose {
+                ui::status(&format!(
+                    "the check's run on the base is cached ({:.1}s saved)",
+                    millis as f64 / 1000.0
+                ));
+            }
+        }
         apply::Progress::WaitingForSlot(n) => {
             let line = format!(
                 "all {n} check worktrees are busy with other papayu checks; waiting for one"
@@ -128,6 +158,9 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
     if let Some(why) = chosen {
         result["chosen"] = why.into();
     }
+    if let Some(cached) = base {
+        result["base"] = serde_json::json!({ "cached": cached });
+    }
     live.finish();
     trace_apply(&store, request.plan.as_deref(), &outcome);
     let outcome = match outcome {
@@ -150,6 +183,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             onto,
             changes,
             check,
+            verdict,
         } => {
             if request.onto.is_none() && onto.to_string() != record.base {
                 ui::status(&format!(
@@ -160,20 +194,35 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
                 ));
             }
             let chosen = result.get("chosen").cloned();
+            let base = result["base"].take();
             result = serde_json::json!({
                 "plan": record.id, "branch": branch, "commit": commit.to_string(),
-                "changes": changes, "check": check,
+                "changes": changes, "check": check, "verdict": verdict, "base": base,
             });
             if let Some(chosen) = chosen {
                 result["chosen"] = chosen;
             }
-            match &check {
-                Some(report) => ui::status(&format!(
+            match (&check, &verdict) {
+                (Some(report), Some(v)) if v.status == CheckStatus::Partial => {
+                    ui::warn(&format!(
+                        "check `{}` failed, but the plan fixes tests and breaks none: kept as {} ({:.1}s)",
+                        report.command,
+                        v.line(),
+                        report.seconds
+                    ));
+                }
+                (Some(report), Some(v)) if v.fixes.is_some() => ui::status(&format!(
+                    "Check {} ({:.1}s): {}",
+                    v.line(),
+                    report.seconds,
+                    report.command
+                )),
+                (Some(report), _) => ui::status(&format!(
                     "Check passed: {} ({:.1}s)",
                     report.command, report.seconds
                 )),
-                None if matches!(request.check, CheckChoice::Configured) => ui::warn(NO_CHECK),
-                None => {}
+                (None, _) if matches!(request.check, CheckChoice::Configured) => ui::warn(NO_CHECK),
+                (None, _) => {}
             }
             if verbose {
                 for change in &changes {
@@ -205,16 +254,21 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             ));
             (result, Ok(()))
         }
-        Outcome::CheckFailed { record, report } => {
+        Outcome::CheckFailed {
+            record,
+            report,
+            verdict,
+        } => {
             result["plan"] = record.id.clone().into();
             result["check"] = serde_json::to_value(&report).expect("reports serialize");
+            result["verdict"] = serde_json::to_value(&verdict).expect("verdicts serialize");
             if !ui::json_mode() {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",
                     report.command, report.output_tail
                 ));
             }
-            let failed = failure(&report, record.short_id());
+            let failed = failure(&report, &verdict, record.short_id());
             (result, Err(CliError::from(failed)))
         }
     }
@@ -253,19 +307,35 @@ fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Prob
             t.plan_id = Some(record.id.clone());
             tracer.write(store, &t);
         }
-        Ok(Outcome::CheckFailed { record, report }) => {
+        Ok(Outcome::CheckFailed {
+            record,
+            report,
+            verdict,
+        }) => {
             t.plan_id = Some(record.id.clone());
             t.check = Some(record::check_log(report));
-            let line = format!("APPLY_ROLLBACK plan={}", record.short_id());
+            let mut line = format!("APPLY_ROLLBACK plan={}", record.short_id());
+            if let (Some(f), Some(b), Some(s)) =
+                (verdict.fixes, verdict.breaks, verdict.still_failing)
+            {
+                line.push_str(&format!(" fixes={f} breaks={b} still_failing={s}"));
+            }
             ui::event(&line);
             t.transcript.events.push(line);
-            tracer.write_failed(store, &mut t, &[failure(report, record.short_id())]);
+            tracer.write_failed(
+                store,
+                &mut t,
+                &[failure(report, verdict, record.short_id())],
+            );
         }
     }
 }
 
-/// `apply --all`: each proposed plan on HEAD in turn; a failure does not stop the others. Each
-/// plan's problems are reported as it ends; `--json` lists every result with its errors.
+/// `apply --all`: every proposed plan on HEAD, checked side by side in as many check worktrees
+/// as there are ([`worktree::MAX_SLOTS`]); the first to need the check's run on their base makes
+/// it while the others wait for it. A failure does not stop the others. Once all have ended,
+/// each plan's problems are reported; `--json` lists every result, in the order of the plans,
+/// with its errors.
 fn run_all(args: ApplyArgs) -> CliResult {
     let store = Store::open()?;
     let ids = git_papayu::engine::find::proposed_on_head(&store)?;
@@ -277,15 +347,36 @@ fn run_all(args: ApplyArgs) -> CliResult {
         .into());
     }
     drop(store);
+    let queue = std::sync::Mutex::new(ids.iter().cloned().enumerate().rev().collect::<Vec<_>>());
+    let done = std::sync::Mutex::new(Vec::new());
+    let slots = ids.len().min(worktree::MAX_SLOTS);
+    std::thread::scope(|scope| {
+        for _ in 0..slots {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().ok().and_then(|mut q| q.pop());
+                    let Some((i, id)) = next else { break };
+                    let (result, outcome) = apply_one(
+                        ApplyArgs {
+                            plan: Some(id.clone()),
+                            onto: None,
+                            all: false,
+                            ..args.clone()
+                        },
+                        slots > 1,
+                    );
+                    if let Ok(mut done) = done.lock() {
+                        done.push((i, id, result, outcome));
+                    }
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.sort_by_key(|d| d.0);
     let mut failed = Vec::new();
     let mut results = Vec::new();
-    for id in ids {
-        let (mut result, outcome) = apply_one(ApplyArgs {
-            plan: Some(id.clone()),
-            onto: None,
-            all: false,
-            ..args.clone()
-        });
+    for (_, id, mut result, outcome) in done {
         let problems = match outcome {
             Ok(()) => Vec::new(),
             Err(CliError::Problems(problems)) => problems,
@@ -322,8 +413,9 @@ fn run_all(args: ApplyArgs) -> CliResult {
 const NO_CHECK: &str =
     "no check configured: nothing was tested (set papayu.checkCommand or .papa-yu/project.json)";
 
-/// The problem a failed check is reported with.
-fn failure(report: &CheckReport, plan: &str) -> Problem {
+/// The problem a failed check is reported with: what it broke, when it broke tests that pass
+/// at the base.
+fn failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Problem {
     if report.timed_out {
         return Problem::new(
             Code::CheckTimeout,
@@ -345,10 +437,25 @@ fn failure(report: &CheckReport, plan: &str) -> Problem {
             ),
         );
     }
+    if verdict.breaks_any() {
+        return Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{}` failed ({exit}) and the plan breaks tests that pass at the base: {}; {}; no branch was created and plan {plan} is marked failed",
+                report.command,
+                verdict.broken.join(", "),
+                verdict.counts()
+            ),
+        );
+    }
+    let counts = match verdict.fixes {
+        Some(_) => format!(" ({})", verdict.counts()),
+        None => String::new(),
+    };
     Problem::new(
         Code::CheckFailed,
         format!(
-            "check `{}` failed ({exit}); no branch was created and plan {plan} is marked failed",
+            "check `{}` failed ({exit}){counts}; no branch was created and plan {plan} is marked failed",
             report.command
         ),
     )

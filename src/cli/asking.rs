@@ -19,6 +19,15 @@ use super::{CliError, ui};
 pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
     let tracer = Tracer::new(store, ui::warn);
     let asked = ask_models(store, ask, &tracer, "plan")?;
+    // Every plan of one command competes with the others: one group.
+    let group = git_papayu::engine::compare::new_group_id();
+    let asked = asked
+        .into_iter()
+        .map(|(c, mut p, t)| {
+            p.group = Some(group.clone());
+            (c, p, t)
+        })
+        .collect();
     Ok(session::store_all(store, &tracer, asked)?)
 }
 

@@ -54,6 +54,8 @@ pub fn run(args: ContextArgs) -> CliResult {
         phase: Mode::Plan,
         normalize_eol: false,
         budget: Budget::from_env(&env),
+        samples: 1,
+        spending: git_papayu::cost::Spending::default(),
     };
     let logs = super::plan::read_logs(&logs)?;
     let question = Question {

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use git_papayu::store::records::{Ledger, PlanRecord, Status, now_millis};
 use git_papayu::store::{Oid, Store};
+use git_papayu::verdict::{CheckStatus, Verdict};
 
 use super::{CliResult, render, text, ui};
 
@@ -42,6 +43,9 @@ pub fn run(args: ListArgs) -> CliResult {
                 "model": r.model,
                 "stats": r.stats,
                 "check": ledger.last_event(&r.id).and_then(|e| e.exit_code),
+                "verdict": verdict_of(&ledger, &r.id),
+                "group": r.group,
+                "cost_usd": r.stats.as_ref().and_then(|s| s.cost_usd),
             })
         })
         .collect();
@@ -57,7 +61,8 @@ pub fn run(args: ListArgs) -> CliResult {
             id: r.short_id().to_string(),
             status: ledger.status(&r.id),
             age: render::age(r.created_at, now),
-            check: ledger.last_event(&r.id).and_then(|e| e.exit_code),
+            check: check_cell(&ledger, &r.id),
+            cost: r.stats.as_ref().and_then(|s| s.cost_usd),
             provider: text::line(&super::show::provider_label(r)).into_owned(),
             place: ledger.branch(&r.id).map_or_else(
                 || format!("base {}", r.base.get(..10).unwrap_or(&r.base)),
@@ -67,6 +72,9 @@ pub fn run(args: ListArgs) -> CliResult {
         })
         .collect();
     ui::out_painted(&render_table(&table, ui::columns()));
+    for line in group_costs(&records) {
+        ui::outln(&line);
+    }
     if !complete {
         ui::status(&format!(
             "the newest {} plans; git papayu list --all lists every plan",
@@ -74,6 +82,63 @@ pub fn run(args: ListArgs) -> CliResult {
         ));
     }
     Ok(())
+}
+
+/// The newest check verdict of a plan, when a check judged it against its base.
+fn verdict_of(ledger: &Ledger, id: &str) -> Option<Verdict> {
+    let verdict = git_papayu::engine::compare::last_check(ledger, id);
+    (verdict.status != CheckStatus::Unchecked).then_some(verdict)
+}
+
+/// The CHECK cell: the verdict (`partial 1/0/2`: fixes/breaks/still failing), else the exit
+/// status of the newest event, with its colour.
+fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
+    // Judged test by test: the verdict; by its exit status alone, the exit status as ever.
+    if let Some(v) = verdict_of(ledger, id).filter(|v| v.fixes.is_some()) {
+        let colour = match v.status {
+            CheckStatus::Passed => "green",
+            CheckStatus::Partial => "yellow",
+            CheckStatus::Unchecked => "normal",
+            CheckStatus::Failed => "red",
+        };
+        return (v.cell(), Some(colour));
+    }
+    match ledger.last_event(id).and_then(|e| e.exit_code) {
+        None => ("-".to_string(), None),
+        Some(0) => ("passed".to_string(), Some("green")),
+        Some(code) => (format!("exit {code}"), Some("red")),
+    }
+}
+
+/// `group g…: 3 proposals, $0.0123 in all`, for each group of more than one listed plan with a
+/// price, oldest group first.
+fn group_costs(records: &[PlanRecord]) -> Vec<String> {
+    let mut groups: Vec<(&str, usize, f64)> = Vec::new();
+    for r in records.iter().rev() {
+        let (Some(group), Some(cost)) = (
+            r.group.as_deref(),
+            r.stats.as_ref().and_then(|s| s.cost_usd),
+        ) else {
+            continue;
+        };
+        match groups.iter_mut().find(|g| g.0 == group) {
+            Some(g) => {
+                g.1 += 1;
+                g.2 += cost;
+            }
+            None => groups.push((group, 1, cost)),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.1 > 1)
+        .map(|(group, n, cost)| {
+            format!(
+                "group {group}: {n} proposals, {} in all",
+                git_papayu::cost::usd(cost)
+            )
+        })
+        .collect()
 }
 
 /// The newest `limit` plans (all when `None`), newest first, with a ledger exact for each of
@@ -123,7 +188,10 @@ struct Row {
     id: String,
     status: Status,
     age: String,
-    check: Option<i32>,
+    /// The CHECK cell and its colour.
+    check: (String, Option<&'static str>),
+    /// What asking for the plan cost, when priced: a COST column when any row has one.
+    cost: Option<f64>,
     provider: String,
     place: String,
     goal: String,
@@ -137,30 +205,33 @@ const MIN_GOAL: usize = 16;
 
 /// The table, each column as wide as its widest cell and the goal last; on a terminal
 /// (`columns`) under a header row, and cut with `…` to fit; statuses and checks coloured when
-/// stdout is.
+/// stdout is. A COST column comes after PROVIDER when any plan has a cost.
 fn render_table(rows: &[Row], columns: Option<usize>) -> String {
-    let check = |c: Option<i32>| match c {
-        None => "-".to_string(),
-        Some(0) => "passed".to_string(),
-        Some(code) => format!("exit {code}"),
-    };
-    let header = [
-        "PLAN", "STATUS", "AGE", "CHECK", "PROVIDER", "BRANCH", "GOAL",
-    ];
-    let cells: Vec<[String; 6]> = rows
+    let costs = rows.iter().any(|r| r.cost.is_some());
+    let mut header = vec!["PLAN", "STATUS", "AGE", "CHECK", "PROVIDER"];
+    if costs {
+        header.push("COST");
+    }
+    header.push("BRANCH");
+    let branch_col = header.len() - 1;
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            [
+            let mut cells = vec![
                 r.id.clone(),
                 r.status.as_str().to_string(),
                 r.age.clone(),
-                check(r.check),
+                r.check.0.clone(),
                 r.provider.clone(),
-                r.place.clone(),
-            ]
+            ];
+            if costs {
+                cells.push(r.cost.map_or("-".to_string(), git_papayu::cost::usd));
+            }
+            cells.push(r.place.clone());
+            cells
         })
         .collect();
-    let mut widths: Vec<usize> = header[..6].iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &cells {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
@@ -171,10 +242,10 @@ fn render_table(rows: &[Row], columns: Option<usize>) -> String {
     let fixed = |widths: &[usize]| widths.iter().map(|w| w + 2).sum::<usize>();
     if let Some(columns) = columns {
         let over = (fixed(&widths) + MIN_GOAL).saturating_sub(columns);
-        widths[5] = widths[5].saturating_sub(over).max(MIN_BRANCH);
+        widths[branch_col] = widths[branch_col].saturating_sub(over).max(MIN_BRANCH);
     }
     let goal_room = columns.map(|c| c.saturating_sub(fixed(&widths)).max(MIN_GOAL));
-    let line = |cells: [String; 6], goal: &str, colour: [Option<&str>; 2]| {
+    let line = |cells: &[String], goal: &str, colour: [Option<&str>; 2]| {
         let mut out = String::new();
         for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
             // Padding is counted on the plain text, then the cell is coloured; AGE is
@@ -196,19 +267,14 @@ fn render_table(rows: &[Row], columns: Option<usize>) -> String {
     let mut out = String::new();
     // The header is for a reader: a pipe gets one line per plan (`list | head -1`).
     if columns.is_some() {
-        let head: [String; 6] = std::array::from_fn(|i| header[i].to_string());
-        out.push_str(&line(head, header[6], [None, None]));
+        let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+        out.push_str(&line(&head, "GOAL", [None, None]));
     }
     for (row, cells) in rows.iter().zip(cells) {
-        let check_colour = match row.check {
-            None => None,
-            Some(0) => Some("green"),
-            Some(_) => Some("red"),
-        };
         out.push_str(&line(
-            cells,
+            &cells,
             &row.goal,
-            [Some(render::status_colour(row.status)), check_colour],
+            [Some(render::status_colour(row.status)), row.check.1],
         ));
     }
     out

@@ -173,6 +173,10 @@ fn example_lines(sub: Option<&str>) -> &'static [(&'static str, &'static str)] {
                 "ask the configured provider",
             ),
             (
+                "git papayu plan \"fix the flaky test\" --provider openai,anthropic --samples 2 --max-cost 0.50",
+                "four competing proposals, at most 50 cents",
+            ),
+            (
                 "git papayu plan \"fix the crash\" --log crash.txt",
                 "with a log for context",
             ),
@@ -205,6 +209,26 @@ fn example_lines(sub: Option<&str>) -> &'static [(&'static str, &'static str)] {
             "merge the applied plan as one commit",
         )],
         Some("discard") => &[("git papayu discard 3f9c1d2e", "drop a plan and its branch")],
+        Some("compare") => &[
+            (
+                "git papayu compare",
+                "the proposals of the newest group on HEAD, ranked",
+            ),
+            (
+                "git papayu compare 3f9c1d2e 8a7b6c5d --json",
+                "two plans side by side, as JSON",
+            ),
+        ],
+        Some("pick") => &[
+            (
+                "git papayu pick",
+                "merge the best-ranked proposal and discard the rest",
+            ),
+            (
+                "git papayu pick 3f9c1d2e",
+                "merge this proposal and discard its group's others",
+            ),
+        ],
         Some("undo") => &[("git papayu undo", "undo the last operation")],
         Some("redo") => &[("git papayu redo", "redo what undo undid")],
         Some("refine") => &[(

@@ -13,6 +13,7 @@ use super::{CliResult, ui};
 /// commit hook that refuses a squash, is aborted, leaving everything as it was. After the merge
 /// the proposal branch is deleted (unless --keep-branch, or it is checked out in another
 /// worktree) and the plan is merged. Undo with git papayu undo, which brings the branch back.
+/// A proposal whose last check broke tests that pass at its base is refused unless --force.
 #[derive(Debug, Args)]
 pub struct MergeArgs {
     /// Plan id (a unique prefix) or proposal branch; default: the newest applied proposal on HEAD.
@@ -26,6 +27,9 @@ pub struct MergeArgs {
     /// Keep the proposal branch after merging it.
     #[arg(long)]
     pub keep_branch: bool,
+    /// Merge even when the proposal's last check broke tests that pass at its base.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(args: MergeArgs) -> CliResult {
@@ -34,6 +38,7 @@ pub fn run(args: MergeArgs) -> CliResult {
         squash,
         ff_only,
         keep_branch,
+        force,
     } = args;
     let style = match (squash, ff_only) {
         (true, _) => MergeStyle::Squash,
@@ -41,7 +46,7 @@ pub fn run(args: MergeArgs) -> CliResult {
         _ => MergeStyle::Merge,
     };
     let store = Store::open()?;
-    let merged = review::merge(&store, plan.as_deref(), style, keep_branch);
+    let merged = review::merge(&store, plan.as_deref(), style, keep_branch, force);
     let tracer = Tracer::new(&store, ui::warn);
     let mut t = tracer.start("merge", None);
     t.plan_id = plan.clone();

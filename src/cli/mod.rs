@@ -5,6 +5,7 @@
 
 mod apply;
 mod asking;
+mod compare;
 mod config;
 mod context;
 mod diff;
@@ -16,6 +17,7 @@ mod list;
 mod manual;
 mod merge;
 mod patch;
+mod pick;
 mod plan;
 mod progress;
 mod refine;
@@ -71,6 +73,8 @@ enum Command {
     Show(show::ShowArgs),
     Diff(diff::DiffArgs),
     Merge(merge::MergeArgs),
+    Compare(compare::CompareArgs),
+    Pick(pick::PickArgs),
     Discard(discard::DiscardArgs),
     Undo(undo::UndoArgs),
     Redo(undo::RedoArgs),
@@ -250,6 +254,8 @@ fn dispatch(command: Command) -> CliResult {
         Command::Show(args) => show::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Pick(args) => pick::run(args),
         Command::Discard(args) => discard::run(args),
         Command::Undo(args) => undo::run_undo(args),
         Command::Redo(args) => undo::run_redo(args),

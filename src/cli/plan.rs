@@ -61,6 +61,23 @@ pub struct PlanArgs {
     /// Write an accepted memory_patch without asking.
     #[arg(long)]
     pub accept_memory: bool,
+    /// Ask each provider for N answers: the first with the seeds' sampling parameters, the
+    /// others at a higher temperature with seeds of their own. All of them form one group to
+    /// compare (git papayu compare).
+    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "response",
+          value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub samples: u32,
+    /// Stop asking once the requests could cost more than USD dollars in all (default
+    /// papayu.maxCost); needs papayu.<provider>.price. Each request is estimated before it is
+    /// sent and refused with ERR_COST_CAP when it could pass the cap.
+    #[arg(long, value_name = "USD", conflicts_with = "response", value_parser = usd)]
+    pub max_cost: Option<f64>,
+}
+
+/// Parses a dollar amount (clap value parser).
+fn usd(text: &str) -> Result<f64, String> {
+    git_papayu::cost::parse_usd(text)
+        .ok_or_else(|| "must be an amount of US dollars, e.g. 0.50".to_string())
 }
 
 /// Rejects an empty or blank argument (clap value parser).
@@ -143,6 +160,8 @@ pub fn run(args: PlanArgs) -> CliResult {
         model,
         logs,
         accept_memory,
+        samples,
+        max_cost,
     } = args;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
@@ -165,6 +184,8 @@ pub fn run(args: PlanArgs) -> CliResult {
                 created_at: now_millis(),
                 schema_hash: None,
                 stats: None,
+                group: None,
+                sample: None,
             };
             let tracer = Tracer::new(&store, ui::warn);
             let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
@@ -200,11 +221,21 @@ pub fn run(args: PlanArgs) -> CliResult {
                 provider,
                 model,
                 logs: read_logs(&logs)?,
+                samples,
+                max_cost,
             };
             asking::ask_and_store(&store, ask)?
         }
     };
     show_planned(&planned);
+    if planned.len() > 1
+        && let Some(group) = &planned[0].record.group
+    {
+        ui::status(&format!(
+            "{} competing plans, group {group}: check them all with git papayu apply --all, then git papayu compare",
+            planned.len()
+        ));
+    }
     asking::offer_memory(&store, &planned, accept_memory)?;
     Ok(())
 }

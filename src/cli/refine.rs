@@ -74,12 +74,16 @@ pub fn run(args: RefineArgs) -> CliResult {
         provider,
         model,
         logs: Vec::new(),
+        samples: 1,
+        max_cost: None,
     };
     let tracer = Tracer::new(&store, ui::warn);
     let mut candidates = asking::ask_models(&store, ask, &tracer, "refine")?;
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
+    // It stands for the same proposal: it competes in the same group, in its place.
+    provenance.group = target.record.group.clone();
     trace.branch = Some(target.branch.clone());
     let settings = CheckSettings::resolve(&Config::load(&store), false, None)?;
     let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);

@@ -379,6 +379,8 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
         provider: how.provider,
         model: how.model,
         logs: plan::read_logs(&how.logs)?,
+        samples: 1,
+        max_cost: None,
     };
     let planned = asking::ask_and_store(&store, ask)?;
     plan::show_planned(&planned);

@@ -22,6 +22,8 @@ pub fn run(args: ShowArgs) -> CliResult {
     let events = ledger.events_of(&record.id);
     let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);
     let chain = chain(&store, &record.id)?;
+    let check = git_papayu::engine::compare::last_check(&ledger, &record.id);
+    let group = group_of(&store, &record)?;
     ui::data(&serde_json::json!({
         "plan": record,
         "verified": record.verified,
@@ -29,6 +31,8 @@ pub fn run(args: ShowArgs) -> CliResult {
         "branch": ledger.branch(&record.id),
         "events": events,
         "claims": claims,
+        "check": check,
+        "group": group,
         "chain": chain.iter().map(|l| serde_json::json!({
             "plan": l.id,
             "status": l.status,
@@ -38,6 +42,30 @@ pub fn run(args: ShowArgs) -> CliResult {
     }));
     ui::paged();
     let mut out = describe(&record, Some(status), events);
+    // A verdict judged test by test (an exit status alone is in the history already).
+    if check.fixes.is_some() {
+        out.push_str(&format!("Check: {}\n", check.line()));
+        for (what, names) in [
+            ("fixed", &check.fixed),
+            ("broken", &check.broken),
+            ("still failing", &check.failing),
+        ] {
+            if !names.is_empty() {
+                let names: Vec<String> = names.iter().map(|n| text::line(n).into_owned()).collect();
+                out.push_str(&format!("  {what}: {}\n", names.join(", ")));
+            }
+        }
+    }
+    if let Some(group) = &group {
+        let cost = group["cost_usd"].as_f64().map_or(String::new(), |c| {
+            format!(", {} in all", git_papayu::cost::usd(c))
+        });
+        out.push_str(&format!(
+            "Group: {} ({} proposals{cost}; git papayu compare {0})\n",
+            group["id"].as_str().unwrap_or_default(),
+            group["plans"].as_array().map_or(0, Vec::len),
+        ));
+    }
     if !chain.is_empty() {
         out.push_str(
             "Refinements:
@@ -100,6 +128,29 @@ fn paint(text: &str, status: Status) -> String {
         ui::paint(render::status_colour(status), status.as_str())
     );
     format!("{first}\n{}", rest.replacen(&label, &coloured, 1))
+}
+
+/// The plan's group: its id, its plans (oldest first) and what they cost in all (`null` when
+/// none was priced); `None` for a plan made alone.
+fn group_of(store: &Store, record: &PlanRecord) -> Result<Option<serde_json::Value>, CliError> {
+    let Some(group) = &record.group else {
+        return Ok(None);
+    };
+    let ledger = store.ledger()?;
+    let members: Vec<&PlanRecord> = ledger
+        .records
+        .iter()
+        .filter(|r| r.group.as_ref() == Some(group))
+        .collect();
+    let costs: Vec<f64> = members
+        .iter()
+        .filter_map(|r| r.stats.as_ref().and_then(|s| s.cost_usd))
+        .collect();
+    Ok(Some(serde_json::json!({
+        "id": group,
+        "plans": members.iter().map(|r| &r.id).collect::<Vec<_>>(),
+        "cost_usd": (!costs.is_empty()).then(|| costs.iter().sum::<f64>()),
+    })))
 }
 
 /// One plan of a refinement chain.
@@ -252,6 +303,9 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
             if let Some(code) = e.exit_code {
                 line.push_str(&format!("  exit {code}"));
             }
+            if let Some(check) = e.check.as_ref().filter(|c| c.fixes.is_some()) {
+                line.push_str(&format!("  {}", check.line()));
+            }
             out.push_str(&line);
             out.push('\n');
             if let Some(tail) = &e.output_tail {
@@ -302,6 +356,9 @@ pub fn cost_line(stats: &PlanStats) -> String {
     }
     if let Some(reason) = &stats.fallback {
         line.push_str(&format!(", fell back to v1 ({reason})"));
+    }
+    if let Some(usd) = stats.cost_usd {
+        line.push_str(&format!("; {}", git_papayu::cost::usd(usd)));
     }
     line
 }

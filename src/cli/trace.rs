@@ -292,6 +292,13 @@ fn describe(t: &Trace) -> String {
             i + 1, r.protocol, r.input_chars, r.latency_ms, r.input_tokens, r.cached_tokens, r.cache_write_tokens, r.output_tokens, r.outcome
         ));
     }
+    if let Some(usd) = t.cost_usd {
+        let group = t
+            .group
+            .as_deref()
+            .map_or(String::new(), |g| format!(" (group {g})"));
+        out.push_str(&format!("cost: {}{group}\n", git_papayu::cost::usd(usd)));
+    }
     for f in &tr.validation_failures {
         out.push_str(&format!(
             "rejected (v{}): {}: {}\n",

@@ -5,7 +5,9 @@
 //! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
+use super::baseline::{self, Sources};
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
+use super::results::Reader;
 use crate::build::{self, BuildOptions, FileChange};
 use crate::codes::{Code, Problem, Problems};
 use crate::context::mask_secrets;
@@ -13,6 +15,7 @@ use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
 use crate::store::{Oid, Store, StoreError, worktree};
+use crate::verdict::{self, BaseRun, Verdict};
 
 pub struct ApplyRequest {
     /// Plan id prefix or proposal branch; `None` = the newest plan on `HEAD`.
@@ -22,6 +25,8 @@ pub struct ApplyRequest {
     pub check: CheckChoice,
     /// How the check runs: sandbox, network, time limit.
     pub settings: CheckSettings,
+    /// Where per-test results come from besides the check's output.
+    pub sources: Sources,
 }
 
 /// How an apply ended (failures that leave nothing behind are `Err`).
@@ -34,6 +39,8 @@ pub enum Outcome {
         onto: Oid,
         changes: Vec<FileChange>,
         check: Option<CheckReport>,
+        /// The check judged against the base; `None` when no check ran.
+        verdict: Option<Verdict>,
     },
     /// The plan changes nothing at its target: there is nothing to commit.
     NothingToApply { record: PlanRecord },
@@ -41,6 +48,7 @@ pub enum Outcome {
     CheckFailed {
         record: PlanRecord,
         report: CheckReport,
+        verdict: Verdict,
     },
 }
 
@@ -55,6 +63,10 @@ pub enum Progress<'a> {
     WaitingForSlot(usize),
     /// Output of the check, as it arrives.
     Output(&'a [u8]),
+    /// The check is about to run on the base (the differential check's other half).
+    CheckingBase,
+    /// The base run came from the cache, sparing this many milliseconds.
+    BaseCached(u64),
     /// No plan was named: which one was chosen, and why (one sentence).
     Chose(&'a str),
 }
@@ -122,8 +134,10 @@ pub fn apply_with(
     let branch = branch_name(&record);
 
     let mut report = None;
+    let mut judged = None;
     if let Some(check) = check {
         let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))?;
+        let mut reader = Reader::default();
         let result = check::run(
             store,
             &slot,
@@ -131,21 +145,38 @@ pub fn apply_with(
             &check,
             &record.id,
             &request.settings,
-            &mut |chunk: &[u8]| progress(Progress::Output(chunk)),
+            &mut |chunk: &[u8]| {
+                reader.push(chunk);
+                progress(Progress::Output(chunk));
+            },
         )?;
-        if !result.passed {
-            record_failure(store, &record, target, commit, &result)?;
+        let tests = request.sources.tests(&slot, reader);
+        // Only a check that reports its tests one by one can be judged against the base: by
+        // its exit status alone, the base run would change nothing, and is not made.
+        let base = match tests.is_empty() {
+            true => BaseRun::default(),
+            false => run_base(store, &slot, target, &check, request, progress)?,
+        };
+        let mut verdict = verdict::judge(&base, result.passed, &tests);
+        if result.timed_out {
+            verdict.status = verdict::CheckStatus::Failed;
+        }
+        if !verdict.kept() {
+            record_failure(store, &record, target, commit, &result, &verdict)?;
             return Ok(Outcome::CheckFailed {
                 record,
                 report: result,
+                verdict,
             });
         }
         report = Some(result);
+        judged = Some(verdict);
     }
 
     let mut event = Event::new(&record.id, EventKind::Applied);
     event.branch = Some(branch.clone());
     event.commit = Some(commit.to_string());
+    event.check = judged.clone().map(Box::new);
     let mut pending = Pending::new(
         OpKind::Apply,
         format!("apply {} as {branch}", record.short_id()),
@@ -166,7 +197,34 @@ pub fn apply_with(
         onto: target,
         changes: built.changes,
         check: report,
+        verdict: judged,
     })
+}
+
+/// The check's run on the base, from the cache or run now in `slot`.
+fn run_base(
+    store: &Store,
+    slot: &worktree::Slot,
+    target: Oid,
+    check: &check::ResolvedCheck,
+    request: &ApplyRequest,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<BaseRun, StoreError> {
+    let (run, cached) = baseline::base_run(
+        store,
+        slot,
+        target,
+        check,
+        (&request.settings, &request.sources),
+        &mut |event| match event {
+            baseline::Event::Starting => progress(Progress::CheckingBase),
+            baseline::Event::Output(chunk) => progress(Progress::Output(chunk)),
+        },
+    )?;
+    if cached {
+        progress(Progress::BaseCached(run.millis));
+    }
+    Ok(run)
 }
 
 /// A plan is applied at most once at a time: re-applying an applied or merged plan would only
@@ -200,10 +258,12 @@ fn record_failure(
     target: Oid,
     commit: Oid,
     result: &CheckReport,
+    verdict: &Verdict,
 ) -> Result<(), StoreError> {
     let mut event = Event::new(&record.id, EventKind::Failed);
     event.commit = Some(commit.to_string());
     event.exit_code = result.exit_code;
+    event.check = Some(Box::new(verdict.clone()));
     // Notes are shared: a token the check printed or was given must not travel with them.
     event.output_tail = Some(mask_secrets(&result.output_tail));
     let how = if result.timed_out {

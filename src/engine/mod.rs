@@ -4,12 +4,15 @@
 //! and commits its effect as one logged operation; it never prints.
 
 pub mod apply;
+pub mod baseline;
 pub mod check;
+pub mod compare;
 pub mod find;
 pub mod gc;
 pub mod history;
 pub mod plan;
 pub mod refine;
+pub mod results;
 pub mod review;
 pub mod sandbox;
 mod seen;

@@ -63,6 +63,10 @@ pub struct Provenance {
     /// normal schema of the plan's version.
     pub schema_hash: Option<String>,
     pub stats: Option<PlanStats>,
+    /// The group of competing proposals of one `plan` command.
+    pub group: Option<String>,
+    /// Which of one provider's `--samples` answers this is.
+    pub sample: Option<u32>,
 }
 
 /// A stored plan and its preview.
@@ -209,6 +213,8 @@ pub fn prepare(
         created_at,
         schema_hash,
         stats,
+        group,
+        sample,
     } = provenance;
     let base_tree = store.commit_tree(base)?;
     // The dry run's changes are the same as this build's: let them go first, so a large file
@@ -240,6 +246,8 @@ pub fn prepare(
         context,
         preview: None,
         stats,
+        group,
+        sample,
         verified: false,
     };
     // The preview is part of the record, so it cannot name the plan's id: it names the trace.

@@ -168,9 +168,73 @@ pub fn merge(
     spec: Option<&str>,
     style: MergeStyle,
     keep_branch: bool,
+    force: bool,
 ) -> Result<Merged, Problem> {
     let (ledger, record) = find_open(store, spec, Open::Applied)?;
-    let (branch, tip) = live_branch(&ledger, &record).ok_or_else(|| {
+    merge_found(store, &ledger, record, style, keep_branch, force, &[])
+}
+
+/// Merges one proposal of a group and discards the others it names (`others`, plan ids) as
+/// **one** operation: one `undo` brings every branch back and takes the merge out. Every
+/// discard is checked before git merges anything, so a refusal leaves all as it was.
+pub fn pick(
+    store: &Store,
+    id: &str,
+    others: &[String],
+    style: MergeStyle,
+    force: bool,
+) -> Result<(Merged, Vec<Discarded>), Problem> {
+    let (ledger, record) = super::find::find(store, Some(id))?;
+    let mut discards = Vec::new();
+    for other in others {
+        let (ledger, other) = super::find::find(store, Some(other))?;
+        if other.id == record.id {
+            continue;
+        }
+        if let Some(d) = prepare_discard(store, &ledger, other, force)? {
+            discards.push(d);
+        }
+    }
+    let merged = merge_found(store, &ledger, record, style, false, force, &discards)?;
+    let mut discarded = Vec::new();
+    for d in discards {
+        let mut worktrees_removed = 0;
+        for b in &d.branches {
+            worktrees_removed += worktree::remove_holding(store, b.tip).unwrap_or(0);
+        }
+        discarded.push(Discarded {
+            record: d.record,
+            branches: d.branches.into_iter().map(|b| b.name).collect(),
+            worktrees_removed,
+        });
+    }
+    Ok((merged, discarded))
+}
+
+/// The merge of a plan already found, with `discards` recorded in the same operation.
+fn merge_found(
+    store: &Store,
+    ledger: &Ledger,
+    record: PlanRecord,
+    style: MergeStyle,
+    keep_branch: bool,
+    force: bool,
+    discards: &[Discarding],
+) -> Result<Merged, Problem> {
+    let check = super::compare::last_check(ledger, &record.id);
+    if check.breaks_any() && !force {
+        return Err(Problem::new(
+            Code::CheckBroke,
+            format!(
+                "plan {}'s last check broke tests that pass at its base ({}: {}); nothing was merged",
+                record.short_id(),
+                check.counts(),
+                check.broken.join(", ")
+            ),
+        )
+        .with_hint("fix them, or merge anyway with --force"));
+    }
+    let (branch, tip) = live_branch(ledger, &record).ok_or_else(|| {
         Problem::new(
             Code::PlanState,
             format!(
@@ -208,8 +272,17 @@ pub fn merge(
         pid: std::process::id(),
     })?;
     let merged = run_merge(store, &branch, tip, style);
-    let settled =
-        merged.and_then(|()| record_merge(store, &record, &branch, tip, &into, old, keep_branch));
+    let settled = merged.and_then(|()| {
+        record_merge(
+            store,
+            &record,
+            (&branch, tip),
+            &into,
+            old,
+            keep_branch,
+            discards,
+        )
+    });
     store.merge_settled();
     settled
 }
@@ -218,11 +291,11 @@ pub fn merge(
 fn record_merge(
     store: &Store,
     record: &PlanRecord,
-    branch: &str,
-    tip: Oid,
+    (branch, tip): (&str, Oid),
     into: &str,
     old: Oid,
     keep_branch: bool,
+    discards: &[Discarding],
 ) -> Result<Merged, Problem> {
     let record = record.clone();
     let branch = branch.to_string();
@@ -257,6 +330,18 @@ fn record_merge(
             .push(RefChange::new(branch_ref, Some(tip), None));
         // A squashed proposal's commit stays reachable from the log until it is forgotten.
         pending.keep.push(tip);
+    }
+    if !discards.is_empty() {
+        let ids: Vec<&str> = discards.iter().map(|d| d.record.short_id()).collect();
+        pending.description = format!(
+            "pick {} ({}; discard {})",
+            record.short_id(),
+            pending.description,
+            ids.join(", ")
+        );
+    }
+    for d in discards {
+        d.add_to(&mut pending);
     }
     let logged = record.base_oid().map_err(Problem::from).and_then(|base| {
         pending.note_lines.push((base, event.to_line()));
@@ -351,13 +436,61 @@ fn abort_merge(store: &Store) {
 /// papayu did not make is deleted only with `force`.
 pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discarded, Problem> {
     let (ledger, record) = find_open(store, spec, Open::Any)?;
-    let status = ledger.status(&record.id);
-    let branches: Vec<LocalBranch> = ledger.proposals(&record.id).to_vec();
-    if status == Status::Discarded && branches.is_empty() {
+    let Some(d) = prepare_discard(store, &ledger, record.clone(), force)? else {
         return Err(Problem::new(
             Code::PlanState,
             format!("plan {} is already discarded", record.short_id()),
         ));
+    };
+    let mut pending = Pending::new(OpKind::Discard, format!("discard {}", d.record.short_id()));
+    if !d.branches.is_empty() {
+        let names: Vec<&str> = d.branches.iter().map(|b| b.name.as_str()).collect();
+        pending.description = format!("discard {} ({})", d.record.short_id(), names.join(", "));
+    }
+    d.add_to(&mut pending);
+    oplog::commit(store, &pending)?;
+    let mut worktrees_removed = 0;
+    for b in &d.branches {
+        worktrees_removed += worktree::remove_holding(store, b.tip)?;
+    }
+    Ok(Discarded {
+        record: d.record,
+        branches: d.branches.into_iter().map(|b| b.name).collect(),
+        worktrees_removed,
+    })
+}
+
+/// A discard checked and ready to be recorded: its branches and its event.
+struct Discarding {
+    record: PlanRecord,
+    branches: Vec<LocalBranch>,
+    event: Event,
+    base: Oid,
+}
+
+impl Discarding {
+    /// Adds the branch deletions and the `discarded` event to an operation.
+    fn add_to(&self, pending: &mut Pending) {
+        for b in &self.branches {
+            pending
+                .refs
+                .push(RefChange::new(b.refname(), Some(b.tip), None));
+        }
+        pending.note_lines.push((self.base, self.event.to_line()));
+    }
+}
+
+/// Checks that a plan may be discarded; `None` when it already is, with no branch left.
+fn prepare_discard(
+    store: &Store,
+    ledger: &Ledger,
+    record: PlanRecord,
+    force: bool,
+) -> Result<Option<Discarding>, Problem> {
+    let status = ledger.status(&record.id);
+    let branches: Vec<LocalBranch> = ledger.proposals(&record.id).to_vec();
+    if status == Status::Discarded && branches.is_empty() {
+        return Ok(None);
     }
     let head = store.head_branch();
     if let Some(b) = branches
@@ -376,31 +509,16 @@ pub fn discard(store: &Store, spec: Option<&str>, force: bool) -> Result<Discard
         return Err(foreign_commits(store, b));
     }
     let mut event = Event::new(&record.id, EventKind::Discarded);
-    let mut pending = Pending::new(OpKind::Discard, format!("discard {}", record.short_id()));
     if let Some(first) = branches.first() {
         event.branch = Some(first.name.clone());
         event.commit = Some(first.tip.to_string());
-        let names: Vec<&str> = branches.iter().map(|b| b.name.as_str()).collect();
-        pending.description = format!("discard {} ({})", record.short_id(), names.join(", "));
     }
-    for b in &branches {
-        pending
-            .refs
-            .push(RefChange::new(b.refname(), Some(b.tip), None));
-    }
-    pending
-        .note_lines
-        .push((record.base_oid()?, event.to_line()));
-    oplog::commit(store, &pending)?;
-    let mut worktrees_removed = 0;
-    for b in &branches {
-        worktrees_removed += worktree::remove_holding(store, b.tip)?;
-    }
-    Ok(Discarded {
+    Ok(Some(Discarding {
+        base: record.base_oid()?,
         record,
-        branches: branches.into_iter().map(|b| b.name).collect(),
-        worktrees_removed,
-    })
+        branches,
+        event,
+    }))
 }
 
 /// The refusal for a proposal branch holding commits papayu did not make.

@@ -97,7 +97,14 @@ pub struct Request {
     pub max_tokens: u32,
     /// OpenAI `prompt_cache_key`: requests with one prefix share a cache.
     pub cache_key: Option<String>,
+    /// `--samples`: the how-manieth extra answer this is (1, 2, …). `None` keeps the seeds'
+    /// sampling parameters; a variation samples at [`VARIED_TEMPERATURE`] with its own seed,
+    /// so that N answers of one model differ.
+    pub variation: Option<u32>,
 }
+
+/// The temperature of the extra answers `--samples` asks for.
+pub const VARIED_TEMPERATURE: f64 = 0.7;
 
 /// Tokens of one request. `input` counts every prompt token, cached ones included.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

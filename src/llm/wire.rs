@@ -115,12 +115,32 @@ const SAMPLING: &[&str] = &[
 /// the seeds' sampling parameters when `sampling` is false.
 pub fn body(ep: &Endpoint, req: &Request, with_schema: bool, sampling: bool) -> Value {
     let mut b = body_with_sampling(ep, req, with_schema);
+    if let Some(n) = req.variation {
+        vary(ep.wire, &mut b, n);
+    }
     if !sampling && let Some(map) = b.as_object_mut() {
         for key in SAMPLING {
             map.remove(*key);
         }
     }
     b
+}
+
+/// Makes the `n`th extra answer differ from the first: a higher temperature and, where the
+/// wire has one, a seed of its own.
+fn vary(wire: Wire, b: &mut Value, n: u32) {
+    let temperature = json!(super::VARIED_TEMPERATURE);
+    match wire {
+        Wire::OpenAiChat => {
+            b["temperature"] = temperature;
+            b["seed"] = json!(n);
+        }
+        Wire::OpenAiResponses | Wire::Anthropic => b["temperature"] = temperature,
+        Wire::Ollama => {
+            b["options"]["temperature"] = temperature;
+            b["options"]["seed"] = json!(n);
+        }
+    }
 }
 
 fn body_with_sampling(ep: &Endpoint, req: &Request, with_schema: bool) -> Value {

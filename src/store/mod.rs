@@ -5,6 +5,7 @@
 //! that `undo` can invert it. Nothing in this module touches the user's working tree, index or
 //! current branch unless the operation is explicitly about them (merge, and undoing a merge).
 
+mod baseline;
 mod cache;
 pub mod cmdline;
 pub mod config;

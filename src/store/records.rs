@@ -61,6 +61,13 @@ pub struct PlanRecord {
     /// What asking the model cost: tokens, requests, time, repairs (absent for pasted answers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<PlanStats>,
+    /// The group of competing proposals this plan belongs to: one id shared by every plan one
+    /// `plan` command made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Which of `--samples N` answers of one provider this is (1 to N); absent for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u32>,
     /// Whether the id is the hash of this very content (see [`PlanRecord::seal`]). Records
     /// stored before ids were content hashes cannot be checked: they read as before, marked so.
     #[serde(skip)]
@@ -68,7 +75,7 @@ pub struct PlanRecord {
 }
 
 /// The cost of making one plan with a model, summed over every request of its cycle.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlanStats {
     /// Prompt tokens, cached ones included.
     #[serde(default)]
@@ -93,6 +100,10 @@ pub struct PlanStats {
     /// Why the plan fell back from protocol v2 to v1, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// What the requests cost in US dollars at the provider's configured price
+    /// (`papayu.<provider>.price`); absent when no price was configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 impl PlanRecord {
@@ -190,6 +201,9 @@ pub struct Event {
     /// For `undone` and `redone`: the [`line_hash`] of the line this event cancels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancels: Option<String>,
+    /// For `applied` and `failed` after a check: the check judged against the base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Box<crate::verdict::Verdict>>,
 }
 
 impl Event {
@@ -210,6 +224,7 @@ impl Event {
             detail: None,
             feedback: None,
             cancels: None,
+            check: None,
         }
     }
 

@@ -30,7 +30,7 @@ use git2::Oid;
 use super::{Store, StoreError};
 
 /// How many slots may exist at once (one per concurrent check).
-const MAX_SLOTS: usize = 4;
+pub const MAX_SLOTS: usize = 4;
 
 /// A locked check slot.
 pub struct Slot {
@@ -79,6 +79,20 @@ fn run(mut cmd: Command, what: &str) -> Result<(), StoreError> {
 
 /// How long to wait for a busy slot before giving up.
 const SLOT_WAIT: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Waits for, then takes, the lock under which a slot is registered as a worktree.
+fn creation_lock(store: &Store) -> Result<File, StoreError> {
+    let path = slots_dir(store).join("create.flock");
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| StoreError::io(format!("opening {}", path.display()), e))?;
+    lock.lock()
+        .map_err(|e| StoreError::io(format!("locking {}", path.display()), e))?;
+    Ok(lock)
+}
 
 /// Takes the first free slot (creating the directory for it). When all are busy with other
 /// papayu processes' checks, calls `waiting` once and waits for one to be freed.
@@ -201,6 +215,10 @@ impl Slot {
             std::fs::remove_dir_all(&self.path)
                 .map_err(|e| StoreError::io(format!("clearing {}", self.path.display()), e))?;
         }
+        // Creating worktrees side by side races in git itself (an add reads the others' admin
+        // directories half-written; a prune can take one before its `.git` file exists): one
+        // slot is created at a time, across papayu processes.
+        let creating = creation_lock(store)?;
         let mut prune = git(store);
         prune.args(["worktree", "prune"]);
         run(prune, "pruning stale worktrees")?;
@@ -228,6 +246,7 @@ impl Slot {
             )
         })?;
         Self::unsparse(&admin)?;
+        drop(creating);
         run(self.checkout(commit), "filling the check worktree")?;
         Ok(true)
     }

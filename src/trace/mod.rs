@@ -56,6 +56,12 @@ pub struct Trace {
     pub check: Option<CheckLog>,
     /// The model's answers in order, only with `PAPAYU_TRACE_RAW=1`.
     pub raw_answers: Vec<String>,
+    /// The group of competing proposals the plan belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// What the plan's requests cost in US dollars (`papayu.<provider>.price`), when priced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 /// What the model was shown before its first answer.

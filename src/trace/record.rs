@@ -88,6 +88,8 @@ pub fn plan_stored(t: &mut Trace, planned: &Planned) {
     t.schema_hash = Some(r.schema_hash.clone());
     t.validated_json = serde_json::to_value(&r.plan).ok();
     t.patch_placements = placements(&planned.changes);
+    t.group = r.group.clone();
+    t.cost_usd = r.stats.as_ref().and_then(|s| s.cost_usd);
     t.transcript.events.push(preview_ready(planned).to_string());
 }
 

@@ -264,6 +264,24 @@ fn every_command_prints_the_documented_json() {
             .stdout,
     );
 
+    // Competing proposals: one provider asked twice makes a group.
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&answer("f.txt", "f\n")),
+        fake_llm::openai_chat(&answer("g.txt", "g\n")),
+    ]);
+    let url = format!("{}/v1", fake.url());
+    let env = [
+        ("PAPAYU_LLM_API_URL", url.as_str()),
+        ("PAPAYU_LLM_MODEL", "test-model"),
+        ("PAPAYU_LLM_TIMEOUT_SEC", "5"),
+    ];
+    repo.papayu_env(["plan", "Add f", "--samples", "2"], &env)
+        .ok();
+    repo.papayu(["apply", "--all", "--check", "true"]).ok();
+    let compared = c.check("compare", &repo.papayu(["compare", "--json"]).ok().stdout);
+    assert_eq!(compared["ranking"].as_array().unwrap().len(), 2);
+    c.check("pick", &repo.papayu(["pick", "--json"]).ok().stdout);
+
     let documented: Vec<&String> = c
         .docs
         .keys()

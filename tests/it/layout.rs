@@ -44,8 +44,8 @@ fn only_the_store_touches_git() {
 /// The library's modules from the bottom up: a module may use only those listed before it.
 /// `cli` (the binary) sits above all of them.
 const LAYERS: &[&str] = &[
-    "codes", "plan", "protocol", "patch", "store", "date", "settings", "context", "build", "llm",
-    "engine", "ask", "trace",
+    "codes", "cost", "verdict", "plan", "protocol", "patch", "store", "date", "settings",
+    "context", "build", "llm", "engine", "ask", "trace",
 ];
 
 /// Arrows that run against [`LAYERS`] today, each to be removed by its own change.

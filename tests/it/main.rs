@@ -6,6 +6,7 @@ mod common;
 
 mod ask;
 mod builtin;
+mod compare;
 mod context;
 mod errors_doc;
 mod golden;

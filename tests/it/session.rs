@@ -35,6 +35,8 @@ fn ask(store: &Store) -> Ask {
         provider: None,
         model: None,
         logs: Vec::new(),
+        samples: 1,
+        max_cost: None,
     }
 }
 

@@ -430,6 +430,11 @@ pub struct Spinner {
 const SPINNER_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Spinner {
+    /// A spinner never drawn: for work reported some other way.
+    pub fn hidden() -> Spinner {
+        Spinner { bar: None }
+    }
+
     pub fn new(label: &str) -> Spinner {
         if !progress_visible() {
             return Spinner { bar: None };

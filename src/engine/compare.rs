@@ -1,0 +1,358 @@
+//! Competing proposals: the plans of one goal side by side, ranked by what their checks did.
+//!
+//! One `plan` command gives one **group**: several providers (`--provider a,b`), or one asked
+//! several times (`--samples N`), each answer its own plan and, once applied, its own branch.
+//! Nothing beyond notes and branches is needed to compare them: the group id is in each
+//! record, the verdict of each check in its `applied` or `failed` event.
+//!
+//! The ranking puts first what breaks least, then what fixes most, then what leaves least
+//! failing, then (a tie-break of ours) the better check status — passed, partial, unchecked,
+//! failed — and then the smaller change: of two proposals that do the same, the one with fewer
+//! lines changed is easier to review. Plan age breaks the last tie, so the order is stable.
+
+use crate::build::{self, BuildOptions, ChangeKind};
+use crate::codes::{Code, Problem};
+use crate::store::records::{EventKind, Ledger, PlanRecord, Status, spec_prefix};
+use crate::store::{Oid, Store};
+
+use crate::verdict::{CheckStatus, Verdict};
+
+/// A new group id: `g` and 10 hex digits, which no plan id prefix can be mistaken for.
+pub fn new_group_id() -> String {
+    let hex = uuid::Uuid::new_v4().simple().to_string();
+    format!("g{}", &hex[..10])
+}
+
+/// Whether a user's argument names a group rather than a plan.
+pub fn is_group_spec(spec: &str) -> bool {
+    let spec = spec.trim();
+    spec.len() >= 2 && spec.starts_with('g') && spec[1..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Lines a proposal changes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Diffstat {
+    pub files: usize,
+    pub insertions: usize,
+    pub deletions: usize,
+}
+
+impl Diffstat {
+    pub fn lines(&self) -> usize {
+        self.insertions + self.deletions
+    }
+}
+
+/// One proposal as `compare` shows it.
+#[derive(Debug, Clone)]
+pub struct Proposal {
+    pub record: PlanRecord,
+    pub status: Status,
+    pub branch: Option<String>,
+    /// Its newest check, or unchecked.
+    pub check: Verdict,
+    pub diffstat: Diffstat,
+}
+
+/// The proposals compared, and their ranking (ids, best first).
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    /// The group, when every proposal is of one.
+    pub group: Option<String>,
+    pub proposals: Vec<Proposal>,
+    /// Every proposal not discarded nor refined, best first.
+    pub ranking: Vec<String>,
+}
+
+impl Comparison {
+    /// What the group's answers cost in all, when any of them had a price.
+    pub fn cost_usd(&self) -> Option<f64> {
+        let costs: Vec<f64> = self
+            .proposals
+            .iter()
+            .filter_map(|p| p.record.stats.as_ref().and_then(|s| s.cost_usd))
+            .collect();
+        (!costs.is_empty()).then(|| costs.iter().sum())
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Proposal> {
+        self.proposals.iter().find(|p| p.record.id == id)
+    }
+}
+
+/// The newest check verdict of a plan: the newest `applied` or `failed` event that carries
+/// one (an apply with `--no-check` is no check: the one before it still counts); a failed
+/// event from before verdicts reads as `failed`; none is `unchecked`.
+pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
+    for event in ledger.events_of(id).iter().rev() {
+        if let Some(verdict) = &event.check {
+            return (**verdict).clone();
+        }
+        if event.event == EventKind::Failed {
+            return Verdict {
+                status: CheckStatus::Failed,
+                ..Verdict::unchecked()
+            };
+        }
+    }
+    Verdict::unchecked()
+}
+
+/// The proposals `specs` name: a group id (or a unique prefix of one), or plan ids; with none,
+/// the newest group on `HEAD`.
+pub fn select(store: &Store, specs: &[String]) -> Result<Comparison, Problem> {
+    let ledger = store.ledger()?;
+    let records: Vec<&PlanRecord> = match specs {
+        [] => newest_group_on_head(store, &ledger)?,
+        [one] if is_group_spec(one) => group_named(&ledger, one)?,
+        many => {
+            let mut out: Vec<&PlanRecord> = Vec::new();
+            for spec in many {
+                let record = ledger.resolve(&spec_prefix(spec)?)?;
+                if !out.iter().any(|r| r.id == record.id) {
+                    out.push(record);
+                }
+            }
+            out
+        }
+    };
+    let group = records
+        .first()
+        .and_then(|r| r.group.clone())
+        .filter(|g| records.iter().all(|r| r.group.as_ref() == Some(g)));
+    let mut proposals = Vec::new();
+    for record in records {
+        proposals.push(Proposal {
+            status: ledger.status(&record.id),
+            branch: ledger.branch(&record.id).map(str::to_string),
+            check: last_check(&ledger, &record.id),
+            diffstat: diffstat(store, record),
+            record: record.clone(),
+        });
+    }
+    let ranking = rank(&proposals);
+    Ok(Comparison {
+        group,
+        proposals,
+        ranking,
+    })
+}
+
+fn newest_group_on_head<'l>(
+    store: &Store,
+    ledger: &'l Ledger,
+) -> Result<Vec<&'l PlanRecord>, Problem> {
+    let head = store.resolve_commit("HEAD").map_err(|e| e.to_problem())?;
+    let group = ledger
+        .records
+        .iter()
+        .rev()
+        .filter(|r| ledger.is_on(r, head))
+        .find_map(|r| r.group.clone())
+        .ok_or_else(|| {
+            Problem::new(
+                Code::PlanNotFound,
+                "no group of proposals on HEAD; make one with git papayu plan \"goal\" --provider a,b or --samples N, or name plans to compare",
+            )
+        })?;
+    Ok(members(ledger, &group))
+}
+
+fn group_named<'l>(ledger: &'l Ledger, spec: &str) -> Result<Vec<&'l PlanRecord>, Problem> {
+    let spec = spec.trim().to_ascii_lowercase();
+    let mut groups: Vec<&str> = ledger
+        .records
+        .iter()
+        .filter_map(|r| r.group.as_deref())
+        .filter(|g| g.starts_with(&spec))
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    match groups.as_slice() {
+        [one] => Ok(members(ledger, one)),
+        [] => Err(Problem::new(
+            Code::PlanNotFound,
+            format!("no group {spec}; git papayu list --json shows each plan's group"),
+        )),
+        many => Err(Problem::new(
+            Code::PlanAmbiguous,
+            format!(
+                "group {spec} is ambiguous ({}); give more digits",
+                many.join(", ")
+            ),
+        )),
+    }
+}
+
+/// The plans of a group, oldest first.
+fn members<'l>(ledger: &'l Ledger, group: &str) -> Vec<&'l PlanRecord> {
+    ledger
+        .records
+        .iter()
+        .filter(|r| r.group.as_deref() == Some(group))
+        .collect()
+}
+
+/// The lines the plan changes at its base (nothing when it no longer builds there).
+fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
+    let built = record
+        .base_oid()
+        .ok()
+        .and_then(|base| store.commit_tree(base).ok())
+        .and_then(|tree| {
+            let options = BuildOptions {
+                write: false,
+                read: None,
+            };
+            build::build(store, tree, &record.plan, &options).ok()
+        });
+    let Some(built) = built else {
+        return Diffstat::default();
+    };
+    let mut stat = Diffstat {
+        files: built.changes.len(),
+        ..Diffstat::default()
+    };
+    for change in &built.changes {
+        let text = |side: Option<&std::sync::Arc<[u8]>>| {
+            side.map(|b| String::from_utf8_lossy(b).into_owned())
+                .unwrap_or_default()
+        };
+        let (old, new) = (text(change.old.as_ref()), text(change.new.as_ref()));
+        let lines = |t: &str| t.split_inclusive('\n').count();
+        match change.kind {
+            ChangeKind::Added => stat.insertions += lines(&new),
+            ChangeKind::Deleted => stat.deletions += lines(&old),
+            ChangeKind::Modified => {
+                for hunk in diffy::create_patch(&old, &new).hunks() {
+                    for line in hunk.lines() {
+                        match line {
+                            diffy::Line::Insert(_) => stat.insertions += 1,
+                            diffy::Line::Delete(_) => stat.deletions += 1,
+                            diffy::Line::Context(_) => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    stat
+}
+
+/// The ranking: breaks ascending, fixes descending, still failing ascending, check status,
+/// lines changed ascending, then the older plan first. Discarded and refined proposals are
+/// left out: they are no longer candidates.
+pub fn rank(proposals: &[Proposal]) -> Vec<String> {
+    let mut ranked: Vec<&Proposal> = proposals
+        .iter()
+        .filter(|p| !matches!(p.status, Status::Discarded | Status::Refined))
+        .collect();
+    ranked.sort_by_key(|p| {
+        let c = &p.check;
+        (
+            c.breaks.unwrap_or(0),
+            std::cmp::Reverse(c.fixes.unwrap_or(0)),
+            c.still_failing.unwrap_or(0),
+            c.status,
+            p.diffstat.lines(),
+            p.record.created_at,
+            p.record.id.clone(),
+        )
+    });
+    ranked.into_iter().map(|p| p.record.id.clone()).collect()
+}
+
+/// The commit a proposal's branch points at, when it has one.
+pub fn tip(store: &Store, proposal: &Proposal) -> Option<Oid> {
+    let branch = proposal.branch.as_deref()?;
+    store
+        .ref_value(&format!("refs/heads/{branch}"))
+        .ok()
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proposal(id: char, check: Verdict, lines: usize, status: Status) -> Proposal {
+        let record: PlanRecord = serde_json::from_value(serde_json::json!({
+            "id": id.to_string().repeat(40), "goal": "g", "base": "1".repeat(40),
+            "created_at": 1, "provider": "p", "trace_id": "t", "schema_version": 2,
+            "schema_hash": "h", "protocol": 2, "actions": []
+        }))
+        .unwrap();
+        Proposal {
+            record,
+            status,
+            branch: None,
+            check,
+            diffstat: Diffstat {
+                files: 1,
+                insertions: lines,
+                deletions: 0,
+            },
+        }
+    }
+
+    fn verdict(status: CheckStatus, counts: Option<(u32, u32, u32)>) -> Verdict {
+        Verdict {
+            status,
+            fixes: counts.map(|c| c.0),
+            breaks: counts.map(|c| c.1),
+            still_failing: counts.map(|c| c.2),
+            ..Verdict::unchecked()
+        }
+    }
+
+    #[test]
+    fn breaks_then_fixes_then_still_failing_then_status_then_size() {
+        let all = vec![
+            proposal(
+                'a',
+                verdict(CheckStatus::Failed, Some((1, 1, 0))),
+                1,
+                Status::Failed,
+            ),
+            proposal(
+                'b',
+                verdict(CheckStatus::Failed, Some((0, 0, 1))),
+                1,
+                Status::Failed,
+            ),
+            proposal(
+                'c',
+                verdict(CheckStatus::Passed, Some((1, 0, 0))),
+                30,
+                Status::Applied,
+            ),
+            proposal(
+                'd',
+                verdict(CheckStatus::Passed, Some((1, 0, 0))),
+                3,
+                Status::Applied,
+            ),
+            proposal('e', Verdict::unchecked(), 1, Status::Proposed),
+            proposal(
+                'f',
+                verdict(CheckStatus::Passed, Some((1, 0, 0))),
+                1,
+                Status::Discarded,
+            ),
+            proposal('g', verdict(CheckStatus::Failed, None), 1, Status::Failed),
+        ];
+        let ids: Vec<char> = rank(&all)
+            .iter()
+            .map(|id| id.chars().next().unwrap())
+            .collect();
+        assert_eq!(ids, vec!['d', 'c', 'e', 'g', 'b', 'a']);
+    }
+
+    #[test]
+    fn group_ids_are_told_from_plan_ids() {
+        let id = new_group_id();
+        assert!(is_group_spec(&id) && id.len() == 11, "{id}");
+        assert!(is_group_spec("g1a2"));
+        assert!(!is_group_spec("1a2b3c") && !is_group_spec("g") && !is_group_spec("gx12"));
+    }
+}

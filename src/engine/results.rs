@@ -1,0 +1,349 @@
+//! Per-test results read from what a check printed or wrote: the raw material of the
+//! differential check (see [`super::verdict`]).
+//!
+//! A check is any command, so nothing here asks which runner it was: every line is matched
+//! against the summary lines of the runners people use — pytest (`-rA` and `-v`), `cargo test`,
+//! `go test -v`, node's test runner (TAP and spec reporters), Python's `unittest -v` — and a
+//! JUnit XML report, when the
+//! user names one, is read after the check. A check that prints none of these has no per-test
+//! results and is judged by its exit status alone. Pure: no process, no repository; output is
+//! fed in chunks as it arrives, so the whole of a long run is read without being kept.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Each test seen, by name: `true` when it passed. A test reported twice (a retry, a summary
+/// repeating the run) keeps its last result.
+pub use crate::verdict::Tests;
+
+/// The longest line looked at; longer ones (minified output, a dumped blob) are skipped.
+const MAX_LINE: usize = 4096;
+
+/// The most tests remembered, so a runaway check cannot fill memory.
+const MAX_TESTS: usize = 100_000;
+
+/// Reads test results from output chunks.
+#[derive(Debug, Default)]
+pub struct Reader {
+    partial: Vec<u8>,
+    overlong: bool,
+    tests: Tests,
+}
+
+impl Reader {
+    pub fn push(&mut self, chunk: &[u8]) {
+        for piece in chunk.split_inclusive(|&b| b == b'\n') {
+            let ends = piece.ends_with(b"\n");
+            if !self.overlong {
+                self.partial.extend_from_slice(piece);
+                if self.partial.len() > MAX_LINE {
+                    self.partial.clear();
+                    self.overlong = true;
+                }
+            }
+            if ends {
+                if !self.overlong {
+                    let line = String::from_utf8_lossy(&self.partial).into_owned();
+                    self.line(&line);
+                }
+                self.partial.clear();
+                self.overlong = false;
+            }
+        }
+    }
+
+    /// The results read, the last line included even without its newline.
+    pub fn finish(mut self) -> Tests {
+        if !self.overlong && !self.partial.is_empty() {
+            let line = String::from_utf8_lossy(&self.partial).into_owned();
+            self.line(&line);
+        }
+        self.tests
+    }
+
+    fn line(&mut self, raw: &str) {
+        if let Some((name, passed)) = parse_line(raw)
+            && (self.tests.len() < MAX_TESTS || self.tests.contains_key(&name))
+        {
+            self.tests.insert(name, passed);
+        }
+    }
+}
+
+/// Results read from a whole output at once.
+pub fn from_output(output: &[u8]) -> Tests {
+    let mut reader = Reader::default();
+    reader.push(output);
+    reader.finish()
+}
+
+static ANSI: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("valid regex"));
+
+/// `cargo test`: `test path::name ... ok`.
+static CARGO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^test (\S.*?) \.\.\. (ok|FAILED)(?:\s|$)").expect("valid regex"));
+/// pytest `-rA` short summary: `PASSED tests/t.py::test_x`, `FAILED tests/t.py::test_y - …`.
+static PYTEST_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+::\S+)(?: - .*)?$").expect("valid regex")
+});
+/// pytest `-v`: `tests/t.py::test_x PASSED   [ 50%]`.
+static PYTEST_VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\S+::\S+) (PASSED|FAILED|ERROR|XFAIL|XPASS)(?:\s|$)").expect("valid regex")
+});
+/// Python's `unittest -v`: `test_x (pkg.mod.Case.test_x) ... ok` (before 3.11 without the
+/// method in the parentheses).
+static UNITTEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\w+) \(([\w.]+)\) \.\.\. (ok|FAIL|ERROR|expected failure|unexpected success)$")
+        .expect("valid regex")
+});
+/// `go test -v`: `--- PASS: TestX (0.00s)`, indented for subtests.
+static GO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*--- (PASS|FAIL): (\S+)").expect("valid regex"));
+/// TAP, node's default when not on a terminal: `ok 1 - name`, `not ok 2 - name # SKIP`.
+static TAP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*(ok|not ok) \d+ - (.+?)(\s+#\s*(?i:skip|todo)\b.*)?$").expect("valid regex")
+});
+/// node's spec reporter: `✔ name (1.2ms)`, `✖ name (3ms)`.
+static SPEC: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*([✔✖]) (.+?)(?: \([\d.]+m?s\))?$").expect("valid regex"));
+
+/// The test a line reports and whether it passed, if it reports one.
+pub fn parse_line(raw: &str) -> Option<(String, bool)> {
+    let cleaned = ANSI.replace_all(raw, "");
+    let line = cleaned.trim_end_matches(['\n', '\r']);
+    if let Some(c) = CARGO.captures(line) {
+        return Some((c[1].to_string(), &c[2] == "ok"));
+    }
+    if let Some(c) = PYTEST_SUMMARY.captures(line) {
+        return Some((c[2].to_string(), pytest_passed(&c[1])));
+    }
+    if let Some(c) = PYTEST_VERBOSE.captures(line) {
+        return Some((c[1].to_string(), pytest_passed(&c[2])));
+    }
+    if let Some(c) = UNITTEST.captures(line) {
+        let (method, place) = (&c[1], &c[2]);
+        let name = match place.ends_with(&format!(".{method}")) {
+            true => place.to_string(),
+            false => format!("{place}.{method}"),
+        };
+        return Some((name, matches!(&c[3], "ok" | "expected failure")));
+    }
+    if let Some(c) = GO.captures(line) {
+        return Some((c[2].to_string(), &c[1] == "PASS"));
+    }
+    if let Some(c) = TAP.captures(line) {
+        if c.get(3).is_some() {
+            return None;
+        }
+        return Some((c[2].trim().to_string(), &c[1] == "ok"));
+    }
+    if let Some(c) = SPEC.captures(line) {
+        return Some((c[2].trim().to_string(), &c[1] == "✔"));
+    }
+    None
+}
+
+/// An expected failure (`XFAIL`) is a pass, as pytest's exit status counts it.
+fn pytest_passed(outcome: &str) -> bool {
+    matches!(outcome, "PASSED" | "XFAIL" | "XPASS")
+}
+
+/// The test cases of a JUnit XML report: `classname::name` (or `name`), failed when the case
+/// holds a `<failure>` or an `<error>`; skipped cases are left out.
+pub fn from_junit(xml: &str) -> Tests {
+    let mut tests = Tests::new();
+    let mut rest = xml;
+    while let Some(start) = rest.find("<testcase") {
+        rest = &rest[start + "<testcase".len()..];
+        if !rest.starts_with(|c: char| c.is_whitespace() || c == '>' || c == '/') {
+            continue;
+        }
+        let Some(tag_end) = rest.find('>') else {
+            break;
+        };
+        let tag = &rest[..tag_end];
+        let (body, after) = match tag.ends_with('/') {
+            true => ("", &rest[tag_end + 1..]),
+            false => {
+                let inner = &rest[tag_end + 1..];
+                match inner.find("</testcase") {
+                    Some(close) => (&inner[..close], &inner[close..]),
+                    None => (inner, ""),
+                }
+            }
+        };
+        rest = after;
+        let Some(name) = attribute(tag, "name") else {
+            continue;
+        };
+        if body.contains("<skipped") {
+            continue;
+        }
+        let full = match attribute(tag, "classname").filter(|c| !c.is_empty()) {
+            Some(class) => format!("{class}::{name}"),
+            None => name,
+        };
+        if tests.len() < MAX_TESTS {
+            tests.insert(
+                full,
+                !(body.contains("<failure") || body.contains("<error")),
+            );
+        }
+    }
+    tests
+}
+
+/// The value of `name="…"` (or `'…'`) in a tag, entities decoded.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let mut at = 0;
+    while let Some(found) = tag[at..].find(name) {
+        let i = at + found;
+        at = i + name.len();
+        let before_ok = i == 0 || tag[..i].ends_with(char::is_whitespace);
+        let rest = tag[at..].trim_start();
+        let Some(rest) = rest.strip_prefix('=').map(str::trim_start) else {
+            continue;
+        };
+        if !before_ok {
+            continue;
+        }
+        let quote = rest.chars().next()?;
+        if quote != '"' && quote != '\'' {
+            return None;
+        }
+        let value = &rest[1..];
+        let end = value.find(quote)?;
+        return Some(unescape(&value[..end]));
+    }
+    None
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Vec<(String, bool)> {
+        from_output(text.as_bytes()).into_iter().collect()
+    }
+
+    #[test]
+    fn pytest_short_summary_and_verbose_lines() {
+        let out = "============ short test summary info ============\n\
+                   PASSED tests/test_a.py::test_ok\n\
+                   FAILED tests/test_a.py::test_bad - AssertionError: assert 1 == 2\n\
+                   ERROR tests/test_b.py::test_setup - fixture 'db' not found\n\
+                   SKIPPED [1] tests/test_c.py:3: no network\n\
+                   tests/test_c.py::test_v PASSED                        [100%]\n\
+                   ========= 1 failed, 2 passed in 0.03s =========\n";
+        assert_eq!(
+            read(out),
+            vec![
+                ("tests/test_a.py::test_bad".into(), false),
+                ("tests/test_a.py::test_ok".into(), true),
+                ("tests/test_b.py::test_setup".into(), false),
+                ("tests/test_c.py::test_v".into(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn cargo_test_lines() {
+        let out = "running 3 tests\ntest a::one ... ok\ntest a::two ... FAILED\n\
+                   test a::three ... ignored\ntest a::four - should panic ... ok\n\
+                   test result: FAILED. 2 passed; 1 failed\n";
+        assert_eq!(
+            read(out),
+            vec![
+                ("a::four - should panic".into(), true),
+                ("a::one".into(), true),
+                ("a::two".into(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn go_and_node_lines() {
+        let out = "=== RUN   TestA\n--- PASS: TestA (0.00s)\n    --- FAIL: TestA/sub (0.01s)\n\
+                   ok 1 - adds numbers\nnot ok 2 - divides # TODO later\nnot ok 3 - subtracts\n\
+                   \u{1b}[32m✔ spec passes (1.2ms)\u{1b}[39m\n✖ spec fails (0.4ms)\n";
+        assert_eq!(
+            read(out),
+            vec![
+                ("TestA".into(), true),
+                ("TestA/sub".into(), false),
+                ("adds numbers".into(), true),
+                ("spec fails".into(), false),
+                ("spec passes".into(), true),
+                ("subtracts".into(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn python_unittest_lines() {
+        let out = "test_add (test_calc.CalcTest.test_add) ... ok\n\
+                   test_div (test_calc.CalcTest) ... FAIL\n\
+                   test_mod (test_calc.CalcTest.test_mod) ... ERROR\n\
+                   test_skip (test_calc.CalcTest.test_skip) ... skipped 'later'\n";
+        assert_eq!(
+            read(out),
+            vec![
+                ("test_calc.CalcTest.test_add".into(), true),
+                ("test_calc.CalcTest.test_div".into(), false),
+                ("test_calc.CalcTest.test_mod".into(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn chunks_split_anywhere_read_the_same() {
+        let out = "test x ... ok\ntest y ... FAILED\nPASSED t.py::z";
+        let whole = from_output(out.as_bytes());
+        for cut in 0..out.len() {
+            let mut r = Reader::default();
+            r.push(&out.as_bytes()[..cut]);
+            r.push(&out.as_bytes()[cut..]);
+            assert_eq!(r.finish(), whole, "cut at {cut}");
+        }
+        assert_eq!(whole.len(), 3);
+    }
+
+    #[test]
+    fn other_output_reports_nothing() {
+        assert!(read("make: *** [all] Error 1\nok\nPASSED\ntest: 3 failed\n").is_empty());
+    }
+
+    #[test]
+    fn junit_cases_failures_errors_and_skips() {
+        let xml = r#"<?xml version="1.0"?>
+<testsuites><testsuite name="s" tests="4">
+  <testcase classname="pkg.Mod" name="test_ok" time="0.1"/>
+  <testcase classname="pkg.Mod" name="test_bad"><failure message="x &lt; y">trace</failure></testcase>
+  <testcase name="err &amp; co"><error type="E"/></testcase>
+  <testcase classname="pkg.Mod" name="skipped"><skipped/></testcase>
+  <testcase classname='q' name='single'>
+  </testcase>
+</testsuite></testsuites>"#;
+        let tests: Vec<(String, bool)> = from_junit(xml).into_iter().collect();
+        assert_eq!(
+            tests,
+            vec![
+                ("err & co".into(), false),
+                ("pkg.Mod::test_bad".into(), false),
+                ("pkg.Mod::test_ok".into(), true),
+                ("q::single".into(), true),
+            ]
+        );
+        assert!(from_junit("<testcases/><testcase").is_empty());
+    }
+}

@@ -1,0 +1,242 @@
+//! The differential check: a proposal judged against its base, test by test.
+//!
+//! A check that fails is not enough to reject a proposal: when the base fails too (the failing
+//! test the plan is meant to fix), every proposal would be "failed". So the check also runs on
+//! the base (once per base tree and command, see [`BaseRun`]) and each proposal gets
+//! `fixes N, breaks M, still failing K`: tests that failed at the base and pass now, tests that
+//! fail now and did not fail at the base (passed there, or are new), and tests that fail in
+//! both. A test that failed at the base and is gone now is not a fix: deleting a test fixes
+//! nothing. Pure: the caller runs the checks (`engine::baseline`, `engine::apply`) and reads
+//! their results (`engine::results`). The verdict is data the store keeps with a plan's events,
+//! so it sits low, beside the other plain data types.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Each test a check reported, by name: `true` when it passed.
+pub type Tests = BTreeMap<String, bool>;
+
+/// How many test names a verdict keeps per list: enough to act on, bounded for the notes.
+pub const NAMES_KEPT: usize = 20;
+
+/// The check on the base a proposal is judged against, as cached in the store.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseRun {
+    pub passed: bool,
+    pub exit_code: Option<i32>,
+    /// Per-test results; empty when the check reported none.
+    pub tests: Tests,
+    /// How long the base run took, the time a cache hit saves.
+    #[serde(default)]
+    pub millis: u64,
+}
+
+/// What the check says of a proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckStatus {
+    /// The check passed.
+    Passed,
+    /// The check failed, but the proposal fixes at least one test and breaks none: it is kept.
+    Partial,
+    /// No check ran.
+    Unchecked,
+    /// The check failed: the proposal is rolled back.
+    Failed,
+}
+
+impl CheckStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckStatus::Passed => "passed",
+            CheckStatus::Partial => "partial",
+            CheckStatus::Unchecked => "unchecked",
+            CheckStatus::Failed => "failed",
+        }
+    }
+}
+
+/// A proposal's check against its base. The counts are `None` when either run reported no
+/// per-test results: the exit status is all there is then.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub status: CheckStatus,
+    pub fixes: Option<u32>,
+    pub breaks: Option<u32>,
+    pub still_failing: Option<u32>,
+    /// The first [`NAMES_KEPT`] tests of each kind, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failing: Vec<String>,
+}
+
+impl Verdict {
+    /// The verdict of a proposal that was not checked.
+    pub fn unchecked() -> Verdict {
+        Verdict {
+            status: CheckStatus::Unchecked,
+            fixes: None,
+            breaks: None,
+            still_failing: None,
+            fixed: Vec::new(),
+            broken: Vec::new(),
+            failing: Vec::new(),
+        }
+    }
+
+    /// Whether the proposal may stay on its branch.
+    pub fn kept(&self) -> bool {
+        matches!(
+            self.status,
+            CheckStatus::Passed | CheckStatus::Partial | CheckStatus::Unchecked
+        )
+    }
+
+    pub fn breaks_any(&self) -> bool {
+        self.breaks.is_some_and(|n| n > 0)
+    }
+
+    /// `fixes 1, breaks 0, still failing 2`, or the status alone without per-test results.
+    pub fn counts(&self) -> String {
+        match (self.fixes, self.breaks, self.still_failing) {
+            (Some(f), Some(b), Some(s)) => format!("fixes {f}, breaks {b}, still failing {s}"),
+            _ => self.status.as_str().to_string(),
+        }
+    }
+
+    /// `partial: fixes 1, breaks 0, still failing 2`, as `apply` and `show` say it.
+    pub fn line(&self) -> String {
+        match self.fixes {
+            Some(_) => format!("{}: {}", self.status.as_str(), self.counts()),
+            None => self.status.as_str().to_string(),
+        }
+    }
+
+    /// The compact form for a table cell: `partial 1/0/2` (fixes/breaks/still failing).
+    pub fn cell(&self) -> String {
+        match (self.fixes, self.breaks, self.still_failing) {
+            (Some(f), Some(b), Some(s)) => format!("{} {f}/{b}/{s}", self.status.as_str()),
+            _ => self.status.as_str().to_string(),
+        }
+    }
+}
+
+/// Judges a proposal's check (`passed`, per-test `now`) against the base run.
+pub fn judge(base: &BaseRun, passed: bool, now: &Tests) -> Verdict {
+    if base.tests.is_empty() || now.is_empty() {
+        let status = match passed {
+            true => CheckStatus::Passed,
+            false => CheckStatus::Failed,
+        };
+        return Verdict {
+            status,
+            ..Verdict::unchecked()
+        };
+    }
+    let (mut fixed, mut broken, mut failing) = (Vec::new(), Vec::new(), Vec::new());
+    for (name, &ok) in now {
+        let before = base.tests.get(name).copied();
+        match (before, ok) {
+            (Some(false), true) => fixed.push(name.clone()),
+            (Some(false), false) => failing.push(name.clone()),
+            (Some(true) | None, false) => broken.push(name.clone()),
+            (_, true) => {}
+        }
+    }
+    let count = |v: &Vec<String>| u32::try_from(v.len()).unwrap_or(u32::MAX);
+    let status = if passed {
+        CheckStatus::Passed
+    } else if broken.is_empty() && !fixed.is_empty() {
+        CheckStatus::Partial
+    } else {
+        CheckStatus::Failed
+    };
+    let (fixes, breaks, still) = (count(&fixed), count(&broken), count(&failing));
+    for list in [&mut fixed, &mut broken, &mut failing] {
+        list.truncate(NAMES_KEPT);
+    }
+    Verdict {
+        status,
+        fixes: Some(fixes),
+        breaks: Some(breaks),
+        still_failing: Some(still),
+        fixed,
+        broken,
+        failing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tests(list: &[(&str, bool)]) -> Tests {
+        list.iter().map(|(n, p)| (n.to_string(), *p)).collect()
+    }
+
+    fn base(list: &[(&str, bool)]) -> BaseRun {
+        BaseRun {
+            passed: list.iter().all(|(_, p)| *p),
+            exit_code: Some(1),
+            tests: tests(list),
+            millis: 0,
+        }
+    }
+
+    #[test]
+    fn a_fix_a_break_and_a_test_still_failing() {
+        let b = base(&[("a", false), ("b", true), ("c", false)]);
+        let fix = judge(&b, true, &tests(&[("a", true), ("b", true), ("c", true)]));
+        assert_eq!(
+            (fix.status, fix.counts()),
+            (
+                CheckStatus::Passed,
+                "fixes 2, breaks 0, still failing 0".into()
+            )
+        );
+        let partial = judge(&b, false, &tests(&[("a", true), ("b", true), ("c", false)]));
+        assert_eq!(partial.status, CheckStatus::Partial);
+        assert_eq!(partial.cell(), "partial 1/0/1");
+        assert!(partial.kept());
+        let breaks = judge(
+            &b,
+            false,
+            &tests(&[("a", true), ("b", false), ("c", false)]),
+        );
+        assert_eq!(breaks.status, CheckStatus::Failed);
+        assert_eq!(breaks.broken, vec!["b".to_string()]);
+        assert!(breaks.breaks_any() && !breaks.kept());
+        let nothing = judge(
+            &b,
+            false,
+            &tests(&[("a", false), ("b", true), ("c", false)]),
+        );
+        assert_eq!(
+            (nothing.status, nothing.still_failing),
+            (CheckStatus::Failed, Some(2))
+        );
+    }
+
+    #[test]
+    fn a_new_failing_test_breaks_and_a_deleted_one_fixes_nothing() {
+        let b = base(&[("a", false), ("b", true)]);
+        let v = judge(&b, false, &tests(&[("b", true), ("new", false)]));
+        assert_eq!(
+            (v.fixes, v.breaks, v.still_failing),
+            (Some(0), Some(1), Some(0))
+        );
+    }
+
+    #[test]
+    fn without_per_test_results_the_exit_status_decides() {
+        let b = base(&[]);
+        let v = judge(&b, false, &tests(&[("a", true)]));
+        assert_eq!((v.status, v.fixes), (CheckStatus::Failed, None));
+        assert_eq!(v.line(), "failed");
+        assert_eq!(judge(&b, true, &Tests::new()).status, CheckStatus::Passed);
+    }
+}
