@@ -18,10 +18,12 @@ mod merge;
 mod patch;
 mod plan;
 mod progress;
+mod publish;
 mod refine;
 mod render;
 mod router;
 mod show;
+mod sync;
 mod text;
 mod trace;
 mod tracing;
@@ -76,6 +78,8 @@ enum Command {
     Undo(undo::UndoArgs),
     Redo(undo::RedoArgs),
     Init(init::InitArgs),
+    Sync(sync::SyncArgs),
+    Publish(publish::PublishArgs),
     Validate(validate::ValidateArgs),
     Patch(patch::PatchArgs),
     Refine(refine::RefineArgs),
@@ -252,6 +256,8 @@ fn dispatch(command: Command) -> CliResult {
         Command::Undo(args) => undo::run_undo(args),
         Command::Redo(args) => undo::run_redo(args),
         Command::Init(args) => init::run(args),
+        Command::Sync(args) => sync::run(args),
+        Command::Publish(args) => publish::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
         Command::Refine(args) => refine::run(args),

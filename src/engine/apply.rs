@@ -5,6 +5,7 @@
 //! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
+use super::attribution::Attribution;
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use crate::codes::{Code, Problem};
 use crate::context::mask_secrets;
@@ -125,8 +126,9 @@ pub fn apply_with(
     }
     // Chosen from the target's history before anything runs: never from a proposal.
     let check = check::resolve(store, &request.check, target).map_err(|p| vec![p])?;
+    let attribution = Attribution::configured(store).map_err(|p| vec![p])?;
     let commit = store
-        .commit_for_user(target, new_tree, &commit_message(&record))
+        .commit_for_user(target, new_tree, &commit_message(&record, attribution))
         .map_err(|e| vec![e.to_problem()])?;
     let branch = branch_name(&record);
 
@@ -241,8 +243,9 @@ fn record_failure(
 }
 
 /// The commit message: a subject of at most [`SUBJECT_MAX`] characters, the whole summary in the
-/// body when the subject had to be cut, then the trailers that tie the commit to its plan.
-pub fn commit_message(record: &PlanRecord) -> String {
+/// body when the subject had to be cut, then the trailers that tie the commit to its plan and
+/// say who assisted (see [`super::attribution`]).
+pub fn commit_message(record: &PlanRecord, attribution: Attribution) -> String {
     let summary = record
         .plan
         .summary
@@ -262,6 +265,10 @@ pub fn commit_message(record: &PlanRecord) -> String {
         "\n\nPapayu-Plan: {}\nPapayu-Trace: {}\n",
         record.id, record.trace_id
     ));
+    if let Some(trailer) = attribution.trailer(record) {
+        message.push_str(&trailer);
+        message.push('\n');
+    }
     message
 }
 

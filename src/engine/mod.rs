@@ -4,6 +4,7 @@
 //! and commits its effect as one logged operation; it never prints.
 
 pub mod apply;
+pub mod attribution;
 pub mod check;
 pub mod find;
 pub mod gc;
@@ -14,3 +15,4 @@ pub mod review;
 pub mod sandbox;
 mod seen;
 pub mod setup;
+pub mod sync;

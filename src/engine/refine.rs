@@ -7,6 +7,7 @@
 //! overwritten. Undo moves the branch back.
 
 use super::apply::commit_message;
+use super::attribution::Attribution;
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::plan::{Candidate, Planned, Provenance, prepare};
 use crate::codes::{Code, Problem};
@@ -127,8 +128,9 @@ pub fn advance(
         oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
         return Ok(Refined::NothingChanged { planned });
     }
+    let attribution = Attribution::configured(store).map_err(|p| vec![p])?;
     let commit = store
-        .commit_for_user(target.tip, tree, &commit_message(record))
+        .commit_for_user(target.tip, tree, &commit_message(record, attribution))
         .map_err(|e| vec![e.to_problem()])?;
     let mut report = None;
     let base = target.record.base_oid().map_err(|e| vec![e.to_problem()])?;
