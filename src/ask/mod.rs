@@ -755,6 +755,7 @@ impl<'a> Conversation<'a> {
                 self.ep.strict && self.schema_sent,
             )),
             stats: Some(self.stats.clone()),
+            conversation: None,
         }
     }
 }

@@ -136,8 +136,13 @@ pub fn read_logs(paths: &[PathBuf]) -> Result<Vec<(String, String)>, Problem> {
 pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
     let tracer = Tracer::new(store);
     let asked = ask_models(store, ask, &tracer, "plan")?;
-    let (good, mut traces): (Vec<_>, Vec<_>) =
-        asked.into_iter().map(|(c, p, t)| ((c, p), t)).unzip();
+    let (good, mut traces): (Vec<_>, Vec<_>) = asked
+        .into_iter()
+        .map(|(c, mut p, t)| {
+            p.conversation = Some(git_papayu::trace::conversation::of_trace(&t));
+            ((c, p), t)
+        })
+        .unzip();
     match plan::store_plans(store, good) {
         Ok(planned) => {
             for (t, p) in traces.iter_mut().zip(&planned) {
@@ -259,6 +264,7 @@ fn context_stats(prepared: &ask::Prepared) -> ContextStats {
             .map(|b| BlockStat {
                 kind: format!("{:?}", b.kind).to_lowercase(),
                 title: b.title.clone(),
+                source: b.source.clone(),
                 chars: b.body.chars().count(),
                 full_chars: b.full_chars,
                 truncated: b.truncated,

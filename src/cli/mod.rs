@@ -7,6 +7,7 @@ mod apply;
 mod asking;
 mod config;
 mod context;
+mod conversation;
 mod diff;
 mod discard;
 mod gc;

@@ -78,6 +78,7 @@ pub fn run(args: RefineArgs) -> CliResult {
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
+    provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
     trace.branch = Some(target.branch.clone());
     let settings = CheckSettings::resolve(&store, false, None)?;
     let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);

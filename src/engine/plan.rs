@@ -63,6 +63,9 @@ pub struct Provenance {
     /// normal schema of the plan's version.
     pub schema_hash: Option<String>,
     pub stats: Option<PlanStats>,
+    /// The conversation that led to the answer, encoded for the notes (see
+    /// [`crate::trace::conversation::encode`]); `None` stores the plan without one.
+    pub conversation: Option<String>,
 }
 
 /// A stored plan and its preview.
@@ -70,6 +73,8 @@ pub struct Planned {
     pub record: PlanRecord,
     pub changes: Vec<FileChange>,
     pub warnings: Vec<String>,
+    /// The conversation's self-note (id and text), to append with the record.
+    pub conversation: Option<(Oid, String)>,
 }
 
 /// Resolves `rev` to the commit a plan is made against.
@@ -164,6 +169,9 @@ pub fn store_plans(
             .base_oid()
             .map_err(|e| vec![e.to_problem()])?;
         pending.note_lines.push((base, line));
+        if let Some(note) = &planned.conversation {
+            pending.note_lines.push(note.clone());
+        }
         if let Some(preview) = planned.record.preview.as_deref() {
             pending
                 .keep
@@ -212,7 +220,12 @@ pub fn prepare(
         created_at,
         schema_hash,
         stats,
+        conversation,
     } = provenance;
+    let conversation = conversation
+        .map(|text| crate::store::notes::self_note(&text))
+        .transpose()
+        .map_err(|e| vec![e.to_problem()])?;
     let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
     // The dry run's changes are the same as this build's: let them go first, so a large file
     // is not held twice over.
@@ -243,6 +256,7 @@ pub fn prepare(
         context,
         preview: None,
         stats,
+        conversation: conversation.as_ref().map(|(id, _)| id.to_string()),
         verified: false,
     };
     // The preview is part of the record, so it cannot name the plan's id: it names the trace.
@@ -261,6 +275,7 @@ pub fn prepare(
         record,
         changes,
         warnings,
+        conversation,
     })
 }
 

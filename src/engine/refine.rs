@@ -124,6 +124,7 @@ pub fn advance(
             format!("refine {} (no change)", target.record.short_id()),
         );
         pending.note_lines.push((target.tip, line));
+        pending.note_lines.extend(planned.conversation.clone());
         pending.keep.push(preview);
         oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
         return Ok(Refined::NothingChanged { planned });
@@ -157,6 +158,7 @@ pub fn advance(
             );
             pending.note_lines.push((target.tip, line));
             pending.note_lines.push((target.tip, failed.to_line()));
+            pending.note_lines.extend(planned.conversation.clone());
             pending.keep.extend([preview, commit]);
             oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
             return Ok(Refined::CheckFailed {

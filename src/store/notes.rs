@@ -390,3 +390,11 @@ pub fn merge(
         .map(Merged::Commit)
         .map_err(|e| StoreError::git("writing merged notes", e))
 }
+
+impl super::Store {
+    /// The text of the self-note `id` in the local notes (a plan's conversation), if they hold
+    /// it.
+    pub fn self_note(&self, id: Oid) -> Result<Option<String>, StoreError> {
+        read_self_note(&self.repo, self.ref_value(NOTES_REF)?, id)
+    }
+}

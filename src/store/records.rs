@@ -60,6 +60,10 @@ pub struct PlanRecord {
     /// What asking the model cost: tokens, requests, time, repairs (absent for pasted answers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<PlanStats>,
+    /// The plan's conversation: the id of a self-note in the notes (see
+    /// [`crate::trace::conversation`]), so it travels with the plan and is bound to its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
     /// Whether the id is the hash of this very content (see [`PlanRecord::seal`]). Records
     /// stored before ids were content hashes cannot be checked: they read as before, marked so.
     #[serde(skip)]
