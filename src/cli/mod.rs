@@ -15,6 +15,7 @@ mod init;
 mod linediff;
 mod list;
 mod manual;
+mod mcp;
 mod merge;
 mod patch;
 mod plan;
@@ -81,6 +82,7 @@ enum Command {
     Init(init::InitArgs),
     Sync(sync::SyncArgs),
     Publish(publish::PublishArgs),
+    Mcp(mcp::McpArgs),
     Validate(validate::ValidateArgs),
     Patch(patch::PatchArgs),
     Refine(refine::RefineArgs),
@@ -259,6 +261,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Init(args) => init::run(args),
         Command::Sync(args) => sync::run(args),
         Command::Publish(args) => publish::run(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
         Command::Refine(args) => refine::run(args),
