@@ -39,7 +39,7 @@ impl Attribution {
     /// `papayu.attribution` from git config (`git -c` included); an unknown value is
     /// `ERR_CONFIG_INVALID`, never silently the default.
     pub fn configured(store: &Store) -> Result<Attribution, Problem> {
-        match store.config_string(KEY) {
+        match store.setting(KEY) {
             None => Ok(Attribution::default()),
             Some(text) => Attribution::parse(&text).ok_or_else(|| {
                 Problem::new(

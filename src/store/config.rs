@@ -126,3 +126,101 @@ impl Store {
         out
     }
 }
+
+impl Store {
+    /// A string setting as git would read it for this command: `git -c key=value` (passed to
+    /// subcommands in `GIT_CONFIG_PARAMETERS`) first, then the configuration files.
+    pub fn setting(&self, key: &str) -> Option<String> {
+        let given = std::env::var("GIT_CONFIG_PARAMETERS").ok();
+        given
+            .as_deref()
+            .and_then(|p| command_line_value(p, key))
+            .or_else(|| self.config_string(key))
+    }
+}
+
+/// The last value of `key` in `GIT_CONFIG_PARAMETERS`: shell-quoted entries, either
+/// `'key=value'` (older git) or `'key'='value'`. Section and variable names compare without case.
+fn command_line_value(parameters: &str, key: &str) -> Option<String> {
+    let normal = |name: &str| match (name.find('.'), name.rfind('.')) {
+        (Some(first), Some(last)) if first != last => format!(
+            "{}{}{}",
+            name[..first].to_ascii_lowercase(),
+            &name[first..last],
+            name[last..].to_ascii_lowercase()
+        ),
+        _ => name.to_ascii_lowercase(),
+    };
+    let wanted = normal(key);
+    let mut found = None;
+    let mut rest = parameters.trim_start();
+    while !rest.is_empty() {
+        let (first, after) = quoted(rest)?;
+        let (name, value, after) = match after.strip_prefix('=') {
+            Some(value) => {
+                let (value, after) = quoted(value)?;
+                (first, value, after)
+            }
+            None => match first.split_once('=') {
+                Some((name, value)) => (name.to_string(), value.to_string(), after),
+                None => (first, "true".to_string(), after),
+            },
+        };
+        if normal(&name) == wanted {
+            found = Some(value);
+        }
+        rest = after.trim_start();
+    }
+    found
+}
+
+/// One single-quoted word (`'\''` inside it is a quote) and what follows it.
+fn quoted(text: &str) -> Option<(String, &str)> {
+    let mut rest = text.strip_prefix('\'')?;
+    let mut out = String::new();
+    loop {
+        let end = rest.find('\'')?;
+        out.push_str(&rest[..end]);
+        rest = &rest[end + 1..];
+        match rest.strip_prefix("\\''") {
+            Some(more) => {
+                out.push('\'');
+                rest = more;
+            }
+            None => return Some((out, rest)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_line_value;
+
+    #[test]
+    fn git_dash_c_values_are_read_in_both_of_gits_formats() {
+        let old = "'papayu.attribution=none' 'user.name=A'";
+        assert_eq!(
+            command_line_value(old, "papayu.attribution").as_deref(),
+            Some("none")
+        );
+        let new = "'Papayu.Attribution'='co-authored-by' 'notes.papayu.mergeStrategy'='union'";
+        assert_eq!(
+            command_line_value(new, "papayu.attribution").as_deref(),
+            Some("co-authored-by")
+        );
+        assert_eq!(
+            command_line_value(new, "notes.papayu.mergestrategy").as_deref(),
+            Some("union")
+        );
+        let quote = "'papayu.x'='it'\\''s'";
+        assert_eq!(
+            command_line_value(quote, "papayu.x").as_deref(),
+            Some("it's")
+        );
+        assert_eq!(
+            command_line_value("'a.b=1' 'a.b=2'", "a.b").as_deref(),
+            Some("2")
+        );
+        assert_eq!(command_line_value("", "a.b"), None);
+    }
+}

@@ -62,7 +62,7 @@ impl Store {
     pub fn notes_strategy(&self) -> Result<Strategy, Problem> {
         let key = ["notes.papayu.mergeStrategy", "notes.mergeStrategy"]
             .into_iter()
-            .find_map(|k| self.config_string(k).map(|v| (k, v)));
+            .find_map(|k| self.setting(k).map(|v| (k, v)));
         match key {
             None => Ok(Strategy::CatSortUniq),
             Some((key, value)) => Strategy::parse(&value).ok_or_else(|| {
@@ -171,7 +171,7 @@ impl Store {
         let refused = said.lines().find(|l| l.starts_with('!'));
         match (out.status.success(), refused) {
             (true, _) => Ok(Pushed::Done),
-            (false, Some(line)) if line.contains("[rejected]") => Ok(Pushed::Rejected),
+            (false, Some(line)) if moved_meanwhile(line) => Ok(Pushed::Rejected),
             (false, Some(line)) => Err(Problem::new(
                 Code::RemoteFailed,
                 format!(
@@ -204,6 +204,23 @@ impl Store {
             .output()
             .map_err(|e| Problem::new(Code::Io, format!("running git {}: {e}", args[0])))
     }
+}
+
+/// Whether a refused ref of `git push --porcelain` was refused because the remote's ref moved
+/// since we read it: not a fast-forward of what it holds now (`[rejected]`), or moved between
+/// the ref advertisement and the update (`[remote rejected] … but expected …`, a lock another
+/// push held). Anything else — a hook, a permission — is no reason to try again.
+fn moved_meanwhile(line: &str) -> bool {
+    line.contains("[rejected]")
+        || (line.contains("[remote rejected]")
+            && [
+                "but expected",
+                "cannot lock ref",
+                "failed to lock",
+                "failed to update ref",
+            ]
+            .iter()
+            .any(|why| line.contains(why)))
 }
 
 /// `ERR_REMOTE_FAILED` with git's last line in the reason and all it said in the detail.
