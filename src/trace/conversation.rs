@@ -244,25 +244,20 @@ mod tests {
     #[test]
     fn a_large_conversation_is_summarized_per_round_under_the_cap() {
         let env = BTreeMap::new();
-        let big = "x".repeat(60 * 1024);
-        let answers = vec![
-            big.clone(),
-            big.clone(),
-            big.clone(),
-            big.clone(),
-            big.clone(),
-        ];
-        let text = encode(&trace_with(5), &answers, &env);
+        // Each answer fits its own cap, but thirty of them do not fit the whole's.
+        let big = "x".repeat(20 * 1024);
+        let answers = vec![big.clone(); 30];
+        let text = encode(&trace_with(30), &answers, &env);
         assert!(text.len() <= CAP, "{} bytes", text.len());
         let back = decode(&text).unwrap();
         assert!(back.summarized);
-        assert_eq!(back.answers.len(), 5);
+        assert_eq!(back.answers.len(), 30);
         for a in &back.answers {
             assert!(a.cut && a.chars == big.len() && a.text.len() <= SUMMARY_ANSWER_CAP);
         }
         assert_eq!(
             back.trace.transcript.requests.len(),
-            5,
+            30,
             "every round's numbers stay"
         );
     }
