@@ -137,7 +137,11 @@ fn alice_plans_applies_and_syncs_bob_syncs_lists_reads_the_conversation_and_appl
     let bob = &team.bob;
     let before = bob.logical_snapshot();
     let out = bob.papayu(["sync"]).ok();
-    assert!(out.stdout.contains("1 new plan from origin"), "{out:?}");
+    assert!(
+        out.stdout
+            .contains("1 new plan from origin; origin has all of yours"),
+        "{out:?}"
+    );
     assert_eq!(
         bob.rev("refs/notes/remotes/origin/papayu"),
         alice.rev("refs/notes/papayu")

@@ -49,9 +49,11 @@ pub fn describe(report: &SyncReport) -> String {
         (Some(_), _) if came > 1 => format!("{came} new plans from {remote}"),
         (Some(_), _) => format!("new lines from {remote}"),
     };
-    let pushed = match report.pushed {
-        true => format!("pushed yours to {remote}"),
-        false => "pushed nothing".to_string(),
+    let pushed = match (report.pushed, &report.notes) {
+        (true, _) => format!("pushed yours to {remote}"),
+        (false, None) => "no plans of yours to push".to_string(),
+        (false, notes) if *notes == report.fetched => format!("{remote} has all of yours"),
+        (false, _) => "pushed nothing".to_string(),
     };
     let rounds = match report.rounds {
         1 => String::new(),
