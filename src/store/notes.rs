@@ -398,3 +398,59 @@ impl super::Store {
         read_self_note(&self.repo, self.ref_value(NOTES_REF)?, id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategies_combine_two_changed_notes_as_git_notes_merge_does() {
+        let (ours, theirs) = (b"b\na\n".as_slice(), b"c\na\n".as_slice());
+        assert_eq!(Strategy::CatSortUniq.combine(ours, theirs), b"a\nb\nc\n");
+        assert_eq!(Strategy::Union.combine(ours, theirs), b"b\na\nc\na\n");
+        assert_eq!(Strategy::Ours.combine(ours, theirs), ours);
+        assert_eq!(Strategy::Theirs.combine(ours, theirs), theirs);
+        assert_eq!(Strategy::parse("manual"), None);
+        assert_eq!(Strategy::parse(" union "), Some(Strategy::Union));
+    }
+
+    #[test]
+    fn merging_keeps_every_line_of_both_sides_and_self_notes_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let target = repo.blob(b"commit stand-in").unwrap();
+        let base = append(&repo, None, &[(target, "{\"base\":1}".into())], "base").unwrap();
+        let ours = append(&repo, Some(base), &[(target, "{\"ours\":1}".into())], "o").unwrap();
+        let (id, text) = self_note("papayu-conversation {}").unwrap();
+        let theirs = append(
+            &repo,
+            Some(base),
+            &[(target, "{\"theirs\":1}".into()), (id, text.clone())],
+            "t",
+        )
+        .unwrap();
+        let Merged::Commit(merged) =
+            merge(&repo, Some(ours), theirs, Strategy::CatSortUniq, "m").unwrap()
+        else {
+            panic!("both sides moved: a merge commit")
+        };
+        let note = read(&repo, Some(merged), target).unwrap().unwrap();
+        assert_eq!(note, "{\"base\":1}\n{\"ours\":1}\n{\"theirs\":1}\n");
+        assert_eq!(read_self_note(&repo, Some(merged), id).unwrap(), Some(text));
+        assert!(
+            all(&repo, Some(merged))
+                .unwrap()
+                .iter()
+                .all(|(t, _)| *t != id),
+            "a self-note is not read as lines"
+        );
+        assert_eq!(
+            merge(&repo, Some(merged), ours, Strategy::CatSortUniq, "m").unwrap(),
+            Merged::UpToDate
+        );
+        assert_eq!(
+            merge(&repo, Some(base), merged, Strategy::CatSortUniq, "m").unwrap(),
+            Merged::FastForward(merged)
+        );
+    }
+}
