@@ -183,13 +183,27 @@ impl Serialize for Code {
     }
 }
 
-/// One rejection: a stable code and a one-line reason that says what to do, optionally with a
-/// longer report (e.g. which patch hunk failed and what the file holds instead).
+/// Everything one step found wrong, in the order found: what a step that can fail in several
+/// ways at once (validating a plan, building its tree) returns. `?` turns a single [`Problem`],
+/// or a store error, into a list of one.
+pub type Problems = Vec<Problem>;
+
+impl From<Problem> for Problems {
+    fn from(p: Problem) -> Self {
+        vec![p]
+    }
+}
+
+/// One rejection: a stable code, a one-line reason that says what happened, a hint that says what
+/// to do about it, and optionally a longer report (e.g. which patch hunk failed and what the
+/// file holds instead). Shown as one line, `reason; hint`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("{code}: {reason}")]
+#[error("{code}: {}", self.text())]
 pub struct Problem {
     pub code: Code,
     pub reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
@@ -206,7 +220,29 @@ impl Problem {
         Problem {
             code,
             reason,
+            hint: None,
             detail: None,
+        }
+    }
+
+    /// Says what to do about it (one line, like the reason).
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Problem {
+        let hint = Problem::new(self.code, hint).reason;
+        self.hint = (!hint.trim().is_empty()).then_some(hint);
+        self
+    }
+
+    /// The reason, prefixed with what it is about (`action 2 (PATCH_FILE a.rs): …`).
+    pub fn about(mut self, subject: impl std::fmt::Display) -> Problem {
+        self.reason = format!("{subject}: {}", self.reason);
+        self
+    }
+
+    /// The one line a person or a model reads: the reason, then the hint.
+    pub fn text(&self) -> String {
+        match &self.hint {
+            Some(hint) => format!("{}; {hint}", self.reason),
+            None => self.reason.clone(),
         }
     }
 
@@ -236,5 +272,24 @@ mod tests {
         let p = Problem::new(Code::Io, "a\nb");
         assert_eq!(p.reason, "a / b");
         assert_eq!(p.to_string(), "ERR_IO: a / b");
+    }
+
+    #[test]
+    fn a_hint_follows_the_reason_on_one_line() {
+        let p = Problem::new(Code::TargetMissing, "no such file").with_hint("create it\nfirst");
+        assert_eq!(p.text(), "no such file; create it / first");
+        assert_eq!(
+            p.to_string(),
+            "ERR_TARGET_MISSING: no such file; create it / first"
+        );
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["hint"], "create it / first");
+        assert!(
+            serde_json::to_value(Problem::new(Code::Io, "x"))
+                .unwrap()
+                .get("hint")
+                .is_none()
+        );
+        assert_eq!(p.about("action 1").reason, "action 1: no such file");
     }
 }

@@ -2,20 +2,32 @@
 //!
 //! The library is layered so that each layer can be trusted on its own:
 //!
-//! - [`protocol`] reads a model's answer into a validated [`protocol::Plan`]; it is pure.
+//! - [`plan`] is the plan's data: what every accepted answer becomes; it is pure.
+//! - [`protocol`] reads a model's answer into a validated [`plan::Plan`]; it is pure.
 //! - [`patch`] applies model-written diffs to text; it is pure and all-or-nothing.
-//! - [`store`] is the only module that touches git: notes, refs, the operation log, worktrees.
+//! - [`store`] is the only module that touches git: notes, refs, the operation log, worktrees,
+//!   and object-level reads and writes of trees. It keeps plans in records but knows nothing
+//!   of how answers are read or patches applied.
+//! - [`build`] decides what a plan does to a base tree (paths, protection, patches, line
+//!   endings), reading through the store's snapshot and handing it the edits to write.
+//!
+//! Above them sit `context` (what the model is shown), `llm`, `engine` (plan, apply, review),
+//! `ask` and `trace`; a module uses only those below it (`tests/it/layout.rs` holds the order).
 //!
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod ask;
+pub mod build;
 pub mod codes;
 pub mod context;
+pub mod date;
 pub mod engine;
 pub mod llm;
 pub mod patch;
+pub mod plan;
 pub mod protocol;
+pub mod settings;
 pub mod store;
 pub mod trace;
 
-pub use codes::{Code, Problem};
+pub use codes::{Code, Problem, Problems};

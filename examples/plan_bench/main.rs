@@ -6,7 +6,7 @@
 
 #[path = "../common/bench_repo.rs"]
 mod bench_repo;
-#[path = "../../tests/common/fake_llm.rs"]
+#[path = "../../tests/it/common/fake_llm.rs"]
 mod fake_llm;
 
 use bench_repo::{make_repo, time};

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::codes::{Code, Problem};
+use crate::codes::{Code, Problem, Problems};
 use crate::context::{self, Block, Budget};
 use crate::engine::plan::{self, Candidate, CheckOptions, Provenance, Seen};
 use crate::llm::{self, Endpoint, Finish, Message, Request, Role, Schema};
@@ -91,7 +91,7 @@ pub enum Progress {
 /// How one provider's conversation ended, and what it did on the way (for its trace).
 pub struct Outcome {
     pub provider: String,
-    pub result: Result<(Candidate, Provenance), Vec<Problem>>,
+    pub result: Result<(Candidate, Provenance), Problems>,
     pub transcript: Transcript,
 }
 
@@ -156,7 +156,7 @@ impl FailureLog {
     pub fn of(problem: &Problem, protocol: u8) -> FailureLog {
         FailureLog {
             code: problem.code.to_string(),
-            reason: crate::context::mask_secrets(&problem.reason),
+            reason: crate::context::mask_secrets(&problem.text()),
             protocol,
             path: action_path(&problem.reason),
         }
@@ -340,10 +340,7 @@ impl<'a> Conversation<'a> {
         (self.sink)(Progress::Event(line));
     }
 
-    async fn run(
-        &mut self,
-        http: &reqwest::Client,
-    ) -> Result<(Candidate, Provenance), Vec<Problem>> {
+    async fn run(&mut self, http: &reqwest::Client) -> Result<(Candidate, Provenance), Problems> {
         loop {
             let answer = self.ask(http).await?;
             match self.judge(&answer) {
@@ -390,7 +387,12 @@ impl<'a> Conversation<'a> {
             }
         }
         if let Some(first) = out.first_mut() {
-            first.reason = format!("{} (path: {})", first.reason, self.path.join(", "));
+            // The path ends the line, after the hint when there is one.
+            let path = format!(" (path: {})", self.path.join(", "));
+            match &mut first.hint {
+                Some(hint) => hint.push_str(&path),
+                None => first.reason.push_str(&path),
+            }
         }
         out
     }
@@ -458,7 +460,7 @@ impl<'a> Conversation<'a> {
     }
 
     /// Sends the conversation so far and returns the answer's text.
-    async fn ask(&mut self, http: &reqwest::Client) -> Result<String, Vec<Problem>> {
+    async fn ask(&mut self, http: &reqwest::Client) -> Result<String, Problems> {
         let request = self.request();
         let input_chars = request.system.len()
             + request
@@ -570,7 +572,7 @@ impl<'a> Conversation<'a> {
     }
 
     /// Checks an answer and decides: a plan, a context round, a repair, a fallback, or failure.
-    fn judge(&mut self, answer: &str) -> Result<Next, Vec<Problem>> {
+    fn judge(&mut self, answer: &str) -> Result<Next, Problems> {
         let sent = context::fingerprints(&self.blocks);
         let how = CheckOptions {
             protocol: Some(self.version),
@@ -610,7 +612,7 @@ impl<'a> Conversation<'a> {
         &mut self,
         answer: &str,
         requests: &[protocol::ContextRequest],
-    ) -> Result<(), Vec<Problem>> {
+    ) -> Result<(), Problems> {
         if self.stats.context_rounds >= MAX_CONTEXT_ROUNDS {
             return Err(vec![Problem::new(
                 Code::LlmContextRounds,
@@ -621,10 +623,7 @@ impl<'a> Conversation<'a> {
             )]);
         }
         self.stats.context_rounds += 1;
-        let snap = self
-            .store
-            .snapshot(self.question.base)
-            .map_err(|e| vec![e.to_problem()])?;
+        let snap = self.store.snapshot(self.question.base)?;
         let fulfilled = context::fulfil(&snap, requests, &self.question.logs, &mut self.cache);
         for line in fulfilled.events {
             self.event(line);
@@ -650,7 +649,7 @@ impl<'a> Conversation<'a> {
 
     /// A rejected answer: one repair round, then (under v2, for the codes the seeds name) one
     /// fallback to v1, then failure.
-    fn recover(&mut self, answer: &str, problems: Vec<Problem>) -> Result<(), Vec<Problem>> {
+    fn recover(&mut self, answer: &str, problems: Vec<Problem>) -> Result<(), Problems> {
         for p in &problems {
             self.transcript
                 .validation_failures
@@ -659,7 +658,7 @@ impl<'a> Conversation<'a> {
                 "VALIDATION_FAILED provider={} code={} reason={}",
                 self.ep.name,
                 p.code,
-                one_token(&p.reason)
+                one_token(&p.text())
             ));
         }
         let codes: Vec<&str> = problems.iter().map(|p| p.code.as_str()).collect();
@@ -705,7 +704,7 @@ impl<'a> Conversation<'a> {
     }
 
     /// Starts over under protocol v1 with everything shown so far (a new prefix, by necessity).
-    fn fall_back(&mut self, reason: Code) -> Result<(), Vec<Problem>> {
+    fn fall_back(&mut self, reason: Code) -> Result<(), Problems> {
         let stage = match reason {
             Code::V2UpdateExistingForbidden => "validate",
             _ => "preview",

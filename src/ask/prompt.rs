@@ -161,7 +161,7 @@ pub fn repair(problems: &[Problem]) -> String {
 with the complete corrected JSON object (the whole answer, not only the changed parts):\n",
     );
     for p in problems {
-        text.push_str(&format!("- {}: {}\n", p.code, p.reason));
+        text.push_str(&format!("- {}: {}\n", p.code, p.text()));
         if let Some(detail) = &p.detail {
             for line in detail.lines() {
                 text.push_str(&format!("    {line}\n"));

@@ -2,9 +2,11 @@
 
 use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
+use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
-use git_papayu::{Code, Problem};
+use git_papayu::{Code, Problem, Problems};
 
 use super::tracing::{self, Tracer};
 use super::{CliError, CliResult, render, ui};
@@ -81,8 +83,13 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
         Ok(store) => store,
         Err(e) => return (result, Err(e.into())),
     };
-    let settings = match CheckSettings::resolve(&store, check_network, check_timeout) {
+    let config = Config::load(&store);
+    let settings = match CheckSettings::resolve(&config, check_network, check_timeout) {
         Ok(settings) => settings,
+        Err(e) => return (result, Err(e.into())),
+    };
+    let attribution = match Attribution::configured(&config) {
+        Ok(attribution) => attribution,
         Err(e) => return (result, Err(e.into())),
     };
     let network = settings.network;
@@ -91,6 +98,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
         onto,
         check,
         settings,
+        attribution,
     };
     let verbose = ui::verbose();
     let mut live = ui::LiveOutput::default();
@@ -153,8 +161,8 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
                 ui::status(&format!(
                     "plan {}'s base {} was rewritten (amend or rebase); applied onto {}",
                     record.short_id(),
-                    &record.base[..10.min(record.base.len())],
-                    &onto.to_string()[..10]
+                    git_papayu::store::short(&record.base),
+                    git_papayu::store::short(onto)
                 ));
             }
             let chosen = result.get("chosen").cloned();
@@ -186,7 +194,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
             ui::outln(&format!(
                 "Applied plan {} as {branch} ({})",
                 record.short_id(),
-                &commit.to_string()[..10]
+                git_papayu::store::short(commit)
             ));
             ui::out(&render::diffstat(&changes));
             ui::outln(&format!(
@@ -220,7 +228,7 @@ fn apply_one(args: ApplyArgs) -> (serde_json::Value, CliResult) {
 
 /// Writes the trace of an apply (the plan, the branch, how each hunk was placed, the check) and
 /// prints its event line when verbose.
-fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Vec<Problem>>) {
+fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Problems>) {
     let tracer = Tracer::new(store);
     let mut t = tracer.start("apply", None);
     t.plan_id = spec.map(str::to_string);
@@ -307,7 +315,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
                 failed.len(),
                 failed
                     .iter()
-                    .map(|i| &i[..10])
+                    .map(git_papayu::store::short)
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

@@ -10,6 +10,7 @@ use git_papayu::context::Budget;
 use git_papayu::engine::plan::{self, Candidate, Planned, Provenance};
 use git_papayu::llm::config::{Flags, Sources};
 use git_papayu::protocol::{Mode, ProtocolVersion};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::records::now_millis;
 use git_papayu::store::{Oid, Store};
 use git_papayu::trace::{BlockStat, ContextStats, Trace};
@@ -53,12 +54,9 @@ fn truthy(text: &str) -> Option<bool> {
 }
 
 /// Resolves everything the plan loop needs from config, environment and flags.
-pub fn settings(
-    store: &Store,
-    ask: &Ask,
-    env: &BTreeMap<String, String>,
-) -> Result<Settings, Problem> {
-    let git = store.config_values("papayu.");
+pub fn settings(config: &Config, ask: &Ask) -> Result<Settings, Problem> {
+    let env = config.env_map();
+    let git = config.git_with_prefix("papayu.");
     let sources = Sources {
         git: git.clone(),
         env: env.clone(),
@@ -172,8 +170,9 @@ pub fn ask_models(
     tracer: &Tracer,
     kind: &str,
 ) -> Result<Vec<Asked>, CliError> {
-    let env = ask::env_map();
-    let settings = settings(store, &ask, &env)?;
+    let config = Config::load(store);
+    let env = config.env_map().clone();
+    let settings = settings(&config, &ask)?;
     let logs = read_logs(&ask.logs)?;
     let memory = memory::load(store, ask.base, &env).block();
     let question = Question {
@@ -302,7 +301,7 @@ pub fn offer_memory(store: &Store, planned: &[Planned], accept: bool) -> Result<
         }
         return Ok(());
     }
-    let env = ask::env_map();
+    let env = Config::load(store).env_map().clone();
     let written = memory::accept(store, &env, patch)?;
     ui::data(&serde_json::json!({ "memory_written": written }));
     if !json {

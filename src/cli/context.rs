@@ -7,6 +7,7 @@ use git_papayu::ask::{self, Question, Settings};
 use git_papayu::context::{self, Budget};
 use git_papayu::engine::plan;
 use git_papayu::protocol::{Mode, ProtocolVersion};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 
@@ -110,7 +111,7 @@ pub fn gather(
     logs: Vec<(String, String)>,
     version: ProtocolVersion,
 ) -> Result<Gathered, git_papayu::Problem> {
-    let env = ask::env_map();
+    let env = Config::load(store).env_map().clone();
     let settings = Settings {
         endpoints: Vec::new(),
         mode: ask::LlmMode::default(),

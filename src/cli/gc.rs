@@ -2,6 +2,7 @@
 
 use clap::Args;
 use git_papayu::engine::gc::{self, GcRequest};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -40,10 +41,7 @@ fn repair(store: &Store, dry_run: bool) -> CliResult {
     let verb = if dry_run { "would move" } else { "moved" };
     for r in &done {
         let show = |o: Option<git_papayu::store::Oid>| {
-            o.map_or_else(
-                || "nothing (deleted)".to_string(),
-                |o| o.to_string()[..10].to_string(),
-            )
+            o.map_or_else(|| "nothing (deleted)".to_string(), git_papayu::store::short)
         };
         ui::outln(&format!(
             "{}: {verb} from {} to {}; lost: {}",
@@ -61,34 +59,26 @@ pub fn run(args: GcArgs) -> CliResult {
     if args.repair {
         return repair(&store, args.dry_run);
     }
-    let config = store.config_values("papayu.");
+    let config = Config::load(&store);
     let operations_before = match &args.expire {
-        Some(text) => gc::cutoff_now(text).map_err(|why| {
+        Some(text) => git_papayu::date::cutoff_now(text).map_err(|why| {
             CliError::Usage(Problem::new(Code::Usage, format!("--expire: {why}")))
         })?,
-        None => {
-            let text = config
-                .get("papayu.oplogexpire")
-                .map_or(gc::DEFAULT_OPLOG_EXPIRE, String::as_str);
-            gc::cutoff_now(text).map_err(|why| {
-                Problem::new(Code::ConfigInvalid, format!("papayu.oplogExpire: {why}"))
-            })?
-        }
+        None => gc::setting_cutoff(
+            "papayu.oplogExpire",
+            config.git("papayu.oplogExpire"),
+            gc::DEFAULT_OPLOG_EXPIRE,
+        )?,
     };
-    let trace_days = match config.get("papayu.traceexpire") {
-        Some(v) => git_papayu::trace::expire_days(v).ok_or_else(|| {
-            Problem::new(
-                Code::ConfigInvalid,
-                format!("papayu.traceExpire is {v:?}; use a number of days like 30, or 30.days"),
-            )
-        })?,
-        None => git_papayu::trace::DEFAULT_EXPIRE_DAYS,
-    };
-    let now = git_papayu::store::records::now_millis();
+    let traces_before = gc::setting_cutoff(
+        "papayu.traceExpire",
+        config.git("papayu.traceExpire"),
+        gc::DEFAULT_TRACE_EXPIRE,
+    )?;
     let request = GcRequest {
         dry_run: args.dry_run,
         operations_before,
-        traces_before: now.saturating_sub(trace_days.saturating_mul(86_400_000)),
+        traces_before,
     };
     let report = gc::gc(&store, &request)?;
     ui::data(&serde_json::json!({ "gc": report }));

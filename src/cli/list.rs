@@ -208,22 +208,10 @@ fn render_table(rows: &[Row], columns: Option<usize>) -> String {
         out.push_str(&line(
             cells,
             &row.goal,
-            [Some(status_colour(row.status)), check_colour],
+            [Some(render::status_colour(row.status)), check_colour],
         ));
     }
     out
-}
-
-/// The colour of a status (a git colour value).
-pub fn status_colour(status: Status) -> &'static str {
-    match status {
-        Status::Proposed => "yellow",
-        Status::Applied => "green",
-        Status::Failed => "red",
-        Status::Merged => "cyan",
-        Status::Refined => "blue",
-        Status::Discarded => "normal",
-    }
 }
 
 /// `text` cut to `room` characters, the last one `…`, when it is longer.

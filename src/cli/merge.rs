@@ -83,8 +83,8 @@ pub fn run(args: MergeArgs) -> CliResult {
         ui::outln(&format!(
             "Merged plan {} into {into} ({}..{}). Undo with git papayu undo.",
             merged.record.short_id(),
-            &merged.old.to_string()[..10],
-            &merged.new.to_string()[..10]
+            git_papayu::store::short(merged.old),
+            git_papayu::store::short(merged.new)
         ));
     }
     if merged.branch_deleted {

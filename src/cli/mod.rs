@@ -158,6 +158,11 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => args.take_json() || cli.json,
         _ => cli.json,
     };
+    // `-C` first: colour and pager settings are read from the repository it names.
+    let moved = match after.directory.as_ref().or(cli.directory.as_ref()) {
+        Some(dir) => std::env::set_current_dir(dir).map_err(|e| (dir.clone(), e)),
+        None => Ok(()),
+    };
     ui::init(ui::Settings {
         json,
         verbose: cli.verbose || after.verbose,
@@ -166,9 +171,7 @@ pub fn main() -> ExitCode {
         no_pager: cli.no_pager || after.no_pager,
     });
     ui::set_command(&command_name(&cli.command));
-    if let Some(dir) = after.directory.as_ref().or(cli.directory.as_ref())
-        && let Err(e) = std::env::set_current_dir(dir)
-    {
+    if let Err((dir, e)) = moved {
         return ui::finish(Err(CliError::Usage(Problem::new(
             git_papayu::Code::Io,
             format!("cannot change to {}: {e}", dir.display()),

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
 use git_papayu::protocol::{Mode, ProtocolVersion};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 use git_papayu::trace::conversation;
@@ -129,8 +130,7 @@ pub fn run(args: PlanArgs) -> CliResult {
     } = args;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
-    let normalize_eol =
-        std::env::var("PAPAYU_NORMALIZE_EOL").is_ok_and(|v| v.eq_ignore_ascii_case("lf"));
+    let normalize_eol = super::validate::normalize_eol(&Config::load(&store));
     let planned = match response {
         Some(response) => {
             let answer = read_input(&response)?;

@@ -1,9 +1,11 @@
 //! `git papayu refine`: a new model round on top of a proposal branch.
 
 use clap::Args;
+use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::protocol::Mode;
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -80,8 +82,18 @@ pub fn run(args: RefineArgs) -> CliResult {
     provenance.goal = target.record.goal.clone();
     provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
     trace.branch = Some(target.branch.clone());
-    let settings = CheckSettings::resolve(&store, false, None)?;
-    let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);
+    let config = Config::load(&store);
+    let settings = CheckSettings::resolve(&config, false, None)?;
+    let attribution = Attribution::configured(&config)?;
+    let refined = refine::advance(
+        &store,
+        &target,
+        candidate,
+        provenance,
+        &choice,
+        &settings,
+        attribution,
+    );
     match &refined {
         Ok(Refined::Committed { planned, check, .. }) => {
             tracing::plan_stored(&mut trace, planned);
@@ -118,7 +130,7 @@ pub fn run(args: RefineArgs) -> CliResult {
                 target.record.short_id(),
                 planned.record.short_id(),
                 target.branch,
-                &commit.to_string()[..10]
+                git_papayu::store::short(commit)
             ));
             ui::out(&render::diffstat(&planned.changes));
             if let Some(report) = &check {

@@ -3,7 +3,8 @@
 //! Paths and file contents come from a model: every one goes through [`text`] before it is
 //! placed next to papayu's own colour sequences.
 
-use git_papayu::store::tree::{ChangeKind, FileChange};
+use git_papayu::build::{ChangeKind, FileChange};
+use git_papayu::store::records::Status;
 
 use super::linediff::{DiffLine, line_hunks};
 use super::text;
@@ -209,6 +210,18 @@ pub fn age(then_millis: i64, now_millis: i64) -> String {
         60..3600 => format!("{}m ago", secs / 60),
         3600..86_400 => format!("{}h ago", secs / 3600),
         _ => format!("{}d ago", secs / 86_400),
+    }
+}
+
+/// The colour of a status (a git colour value).
+pub fn status_colour(status: Status) -> &'static str {
+    match status {
+        Status::Proposed => "yellow",
+        Status::Applied => "green",
+        Status::Failed => "red",
+        Status::Merged => "cyan",
+        Status::Refined => "blue",
+        Status::Discarded => "normal",
     }
 }
 

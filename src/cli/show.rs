@@ -56,7 +56,7 @@ pub fn run(args: ShowArgs) -> CliResult {
 ",
         );
         for link in &chain {
-            let short = &link.id[..10];
+            let short = git_papayu::store::short(&link.id);
             let this = if link.id == record.id {
                 " (this one)"
             } else {
@@ -65,12 +65,12 @@ pub fn run(args: ShowArgs) -> CliResult {
             match (&link.refined_by, &link.feedback) {
                 (Some(by), Some(feedback)) => out.push_str(&format!(
                     "  {short} refined by {}: \"{}\"{this}\n",
-                    &by[..by.len().min(10)],
+                    git_papayu::store::short(by),
                     text::line(feedback)
                 )),
                 (Some(by), None) => out.push_str(&format!(
                     "  {short} refined by {}{this}\n",
-                    &by[..by.len().min(10)]
+                    git_papayu::store::short(by)
                 )),
                 _ => out.push_str(&format!("  {short} {}{this}\n", link.status.as_str())),
             }
@@ -109,7 +109,7 @@ fn paint(text: &str, status: Status) -> String {
     let label = format!("Status: {}\n", status.as_str());
     let coloured = format!(
         "Status: {}\n",
-        ui::paint(super::list::status_colour(status), status.as_str())
+        ui::paint(render::status_colour(status), status.as_str())
     );
     format!("{first}\n{}", rest.replacen(&label, &coloured, 1))
 }

@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use git_papayu::engine::gc;
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::trace::{self, Trace, golden, report};
 use git_papayu::{Code, Problem};
@@ -134,7 +136,11 @@ pub fn run(args: TraceArgs) -> CliResult {
             }
         }
         TraceCommand::Report { since } => {
-            let since = match since.as_deref().map(trace::parse_date).transpose() {
+            let since = match since
+                .as_deref()
+                .map(git_papayu::date::parse_day)
+                .transpose()
+            {
                 Ok(since) => since,
                 Err(why) => return Err(CliError::Usage(Problem::new(Code::Usage, why))),
             };
@@ -150,23 +156,15 @@ pub fn run(args: TraceArgs) -> CliResult {
             Ok(())
         }
         TraceCommand::Prune { expire, dry_run } => {
-            let config = store.config_values("papayu.traceexpire");
-            let now = git_papayu::store::records::now_millis();
+            let config = Config::load(&store);
             let before = match expire.as_deref() {
-                Some(text) => git_papayu::engine::gc::cutoff_now(text)
+                Some(text) => git_papayu::date::cutoff_now(text)
                     .map_err(|why| CliError::Usage(Problem::new(Code::Usage, why)))?,
-                None => {
-                    let days = match config.get("papayu.traceexpire") {
-                        Some(v) => trace::expire_days(v).ok_or_else(|| {
-                            Problem::new(
-                                Code::ConfigInvalid,
-                                format!("papayu.traceExpire is {v:?}; use a number of days like 30, or 30.days"),
-                            )
-                        })?,
-                        None => trace::DEFAULT_EXPIRE_DAYS,
-                    };
-                    now - days * 86_400_000
-                }
+                None => gc::setting_cutoff(
+                    "papayu.traceExpire",
+                    config.git("papayu.traceExpire"),
+                    gc::DEFAULT_TRACE_EXPIRE,
+                )?,
             };
             let (count, bytes) = trace::prune(&store, before, dry_run);
             ui::data(&serde_json::json!({ "dry_run": dry_run, "traces": count, "bytes": bytes }));

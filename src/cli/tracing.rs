@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 
 use git_papayu::Problem;
-use git_papayu::ask::{self, Transcript};
+use git_papayu::ask::Transcript;
+use git_papayu::build::FileChange;
 use git_papayu::engine::check::CheckReport;
 use git_papayu::engine::plan::Planned;
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
-use git_papayu::store::tree::FileChange;
 use git_papayu::trace::{self, CacheStats, CheckLog, Trace};
 
 use super::ui;
@@ -24,9 +25,9 @@ pub struct Tracer {
 
 impl Tracer {
     pub fn new(store: &Store) -> Tracer {
-        let env = ask::env_map();
-        let config = store.config_values("papayu.trace");
-        let on = trace::enabled(&env, config.get("papayu.trace").map(String::as_str));
+        let config = Config::load(store);
+        let env = config.env_map().clone();
+        let on = trace::enabled(&env, config.git("papayu.trace"));
         let raw = trace::raw_enabled(&env);
         Tracer { env, on, raw }
     }

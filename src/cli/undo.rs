@@ -37,7 +37,7 @@ fn report(headline: &str, reverted: &Reverted) {
     ui::outln(headline);
     for change in &reverted.changes {
         let show = |o: Option<git_papayu::store::Oid>| {
-            o.map_or_else(|| "(none)".to_string(), |o| o.to_string()[..10].to_string())
+            o.map_or_else(|| "(none)".to_string(), git_papayu::store::short)
         };
         ui::status(&format!(
             "  {}: {} -> {}",

@@ -67,7 +67,7 @@ pub fn run(args: ValidateArgs) -> CliResult {
             ModeArg::Plan => Mode::Plan,
             ModeArg::Apply => Mode::Apply,
         },
-        normalize_eol: normalize_eol_from_env(),
+        normalize_eol: normalize_eol(&git_papayu::settings::Settings::environment_only()),
         allowlist: allowlist.as_deref().map(Allowlist::load).transpose()?,
     };
     let answer = read_input(&input)?;
@@ -86,17 +86,13 @@ pub fn run(args: ValidateArgs) -> CliResult {
 
 /// `PAPAYU_NORMALIZE_EOL=lf` turns normalization on; any other non-empty value is ignored with a
 /// warning so a typo does not pass silently.
-fn normalize_eol_from_env() -> bool {
-    match std::env::var("PAPAYU_NORMALIZE_EOL") {
-        Ok(v) if v.eq_ignore_ascii_case("lf") => true,
-        Ok(v) if !v.is_empty() => {
-            ui::warn(&format!(
-                "PAPAYU_NORMALIZE_EOL={v} is not understood (only 'lf'); line endings are kept"
-            ));
-            false
-        }
-        _ => false,
-    }
+pub fn normalize_eol(settings: &git_papayu::settings::Settings) -> bool {
+    settings.normalize_eol().unwrap_or_else(|v| {
+        ui::warn(&format!(
+            "PAPAYU_NORMALIZE_EOL={v} is not understood (only 'lf'); line endings are kept"
+        ));
+        false
+    })
 }
 
 /// Reads at most one byte more than the protocol accepts, so a huge file cannot exhaust memory.

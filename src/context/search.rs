@@ -9,25 +9,11 @@ use serde::Serialize;
 
 use super::corpus::Corpus;
 use super::{Private, mask_secrets};
+pub use crate::protocol::{MAX_QUERY_CHARS, query_problem};
 use crate::store::Snapshot;
 
 /// Most hits one search returns.
 pub const MAX_SEARCH_HITS: usize = 50;
-
-/// The longest query a search takes, in characters (the schemas' `maxLength` for `query`). A
-/// longer one is refused before it is compiled: a regex built from a megabyte of text exceeds the
-/// regex engine's size limit even as an escaped literal, and no line of code needs one.
-pub const MAX_QUERY_CHARS: usize = 1000;
-
-/// Why `query` cannot be searched for, or `None` when it can.
-pub fn query_problem(query: &str) -> Option<String> {
-    let chars = query.chars().count();
-    (chars > MAX_QUERY_CHARS).then(|| {
-        format!(
-            "query too long: {chars} characters, at most {MAX_QUERY_CHARS}; search for a shorter piece of the text"
-        )
-    })
-}
 
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -7,12 +7,12 @@
 
 use super::attribution::Attribution;
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
-use crate::codes::{Code, Problem};
+use crate::build::{self, BuildOptions, FileChange};
+use crate::codes::{Code, Problem, Problems};
 use crate::context::mask_secrets;
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
-use crate::store::tree::{self, BuildOptions, FileChange};
 use crate::store::{Oid, Store, StoreError, worktree};
 
 pub struct ApplyRequest {
@@ -23,6 +23,8 @@ pub struct ApplyRequest {
     pub check: CheckChoice,
     /// How the check runs: sandbox, network, time limit.
     pub settings: CheckSettings,
+    /// The trailer naming the assistance (`papayu.attribution`).
+    pub attribution: Attribution,
 }
 
 /// How an apply ended (failures that leave nothing behind are `Err`).
@@ -45,7 +47,7 @@ pub enum Outcome {
     },
 }
 
-pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Vec<Problem>> {
+pub fn apply(store: &Store, request: &ApplyRequest) -> Result<Outcome, Problems> {
     apply_with(store, request, &mut |_| {})
 }
 
@@ -65,26 +67,19 @@ pub fn apply_with(
     store: &Store,
     request: &ApplyRequest,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Outcome, Vec<Problem>> {
-    let (ledger, record, why) =
-        super::find::find_explained(store, request.plan.as_deref()).map_err(|p| vec![p])?;
+) -> Result<Outcome, Problems> {
+    let (ledger, record, why) = super::find::find_explained(store, request.plan.as_deref())?;
     if let Some(why) = &why {
         progress(Progress::Chose(why));
     }
-    refuse_reapply(store, &ledger, &record).map_err(|p| vec![p])?;
+    refuse_reapply(store, &ledger, &record)?;
     // Notes can come from teammates or a hand edit: never trust that a stored plan was valid.
     crate::protocol::check_plan(&record.plan)?;
     let target = match &request.onto {
-        Some(rev) => store
-            .resolve_commit(rev)
-            .map_err(|e| vec![e.to_problem()])?,
-        None => {
-            super::find::target_of(store, &ledger, &record).map_err(|e| vec![e.to_problem()])?
-        }
+        Some(rev) => store.resolve_commit(rev)?,
+        None => super::find::target_of(store, &ledger, &record)?,
     };
-    let target_tree = store
-        .commit_tree(target)
-        .map_err(|e| vec![e.to_problem()])?;
+    let target_tree = store.commit_tree(target)?;
     // `plan` already wrote this plan's tree at its base (its preview). The plan is checked
     // again here without writing anything, and the stored tree is reused when it is exactly
     // the result; otherwise (another target, a pruned or foreign preview) it is built anew.
@@ -94,7 +89,7 @@ pub fn apply_with(
         .and_then(|p| Oid::from_str(p).ok())
         .and_then(|p| store.preview_tree(p, target));
     let read = Some(record.context.as_slice());
-    let mut built = tree::build(
+    let mut built = build::build(
         store,
         target_tree,
         &record.plan,
@@ -105,9 +100,9 @@ pub fn apply_with(
     )?;
     let new_tree = match (built.tree, reusable) {
         (Some(tree), _) => tree,
-        (None, Some(tree)) if tree::tree_matches(store, target_tree, tree, &built.changes) => tree,
+        (None, Some(tree)) if build::tree_matches(store, target_tree, tree, &built.changes) => tree,
         (None, _) => {
-            built = tree::build(
+            built = build::build(
                 store,
                 target_tree,
                 &record.plan,
@@ -125,17 +120,17 @@ pub fn apply_with(
         return Ok(Outcome::NothingToApply { record });
     }
     // Chosen from the target's history before anything runs: never from a proposal.
-    let check = check::resolve(store, &request.check, target).map_err(|p| vec![p])?;
-    let attribution = Attribution::configured(store).map_err(|p| vec![p])?;
-    let commit = store
-        .commit_for_user(target, new_tree, &commit_message(&record, attribution))
-        .map_err(|e| vec![e.to_problem()])?;
+    let check = check::resolve(store, &request.check, &request.settings, target)?;
+    let commit = store.commit_for_user(
+        target,
+        new_tree,
+        &commit_message(&record, request.attribution),
+    )?;
     let branch = branch_name(&record);
 
     let mut report = None;
     if let Some(check) = check {
-        let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))
-            .map_err(|e| vec![e.to_problem()])?;
+        let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))?;
         let result = check::run(
             store,
             &slot,
@@ -144,11 +139,9 @@ pub fn apply_with(
             &record.id,
             &request.settings,
             &mut |chunk: &[u8]| progress(Progress::Output(chunk)),
-        )
-        .map_err(|e| vec![e.to_problem()])?;
+        )?;
         if !result.passed {
-            record_failure(store, &record, target, commit, &result)
-                .map_err(|e| vec![e.to_problem()])?;
+            record_failure(store, &record, target, commit, &result)?;
             return Ok(Outcome::CheckFailed {
                 record,
                 report: result,
@@ -169,11 +162,10 @@ pub fn apply_with(
         None,
         Some(commit),
     ));
-    pending.note_lines.push((
-        record.base_oid().map_err(|e| vec![e.to_problem()])?,
-        event.to_line(),
-    ));
-    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+    pending
+        .note_lines
+        .push((record.base_oid()?, event.to_line()));
+    oplog::commit(store, &pending)?;
     Ok(Outcome::Applied {
         record,
         branch,

@@ -7,7 +7,7 @@
 //! `Signed-off-by:` for anyone: certifying the origin of a change is the person's act.
 
 use crate::codes::{Code, Problem};
-use crate::store::Store;
+use crate::settings::Settings;
 use crate::store::records::PlanRecord;
 
 /// The setting that chooses the trailer.
@@ -36,10 +36,10 @@ impl Attribution {
         }
     }
 
-    /// `papayu.attribution` from git config (`git -c` included); an unknown value is
-    /// `ERR_CONFIG_INVALID`, never silently the default.
-    pub fn configured(store: &Store) -> Result<Attribution, Problem> {
-        match store.setting(KEY) {
+    /// `papayu.attribution` from the command's settings (`git -c` included); an unknown value
+    /// is `ERR_CONFIG_INVALID`, never silently the default.
+    pub fn configured(settings: &Settings) -> Result<Attribution, Problem> {
+        match settings.git(KEY) {
             None => Ok(Attribution::default()),
             Some(text) => Attribution::parse(&text).ok_or_else(|| {
                 Problem::new(

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::sandbox::{self, Enforced, Policy};
 use crate::codes::{Code, Problem};
+use crate::settings::Settings;
 use crate::store::worktree::Slot;
 use crate::store::{FileAt, Oid, Store, StoreError};
 
@@ -56,6 +57,9 @@ pub struct CheckSettings {
     /// Build caches kept in the check worktree from one check to the next (`papayu.checkCache`,
     /// gitignore patterns); `None` keeps [`DEFAULT_CACHES`].
     pub cache: Option<Vec<String>>,
+    /// The configured command and what set it (`PAPAYU_CHECK_COMMAND`, then
+    /// `papayu.checkCommand`); without one, the project file's test command.
+    pub configured: Option<(String, &'static str)>,
 }
 
 /// The build caches kept by default; `/target` only where the tree has a `Cargo.toml`.
@@ -75,6 +79,7 @@ impl Default for CheckSettings {
             writable: Vec::new(),
             env: Vec::new(),
             cache: None,
+            configured: None,
         }
     }
 }
@@ -83,11 +88,11 @@ impl CheckSettings {
     /// The settings from git config, overridden by flags: `network` is `--check-network`,
     /// `timeout_secs` is `--check-timeout` (0 = no limit).
     pub fn resolve(
-        store: &Store,
+        config: &Settings,
         network: bool,
         timeout_secs: Option<u64>,
     ) -> Result<CheckSettings, Problem> {
-        let bool_key = |key: &str, default: bool| match store.config_bool(key)? {
+        let bool_key = |key: &str, default: bool| match config.git_bool(key) {
             Ok(value) => Ok(value.unwrap_or(default)),
             Err(_) => Err(invalid_config(key, "true or false")),
         };
@@ -95,7 +100,7 @@ impl CheckSettings {
         let sandbox = bool_key("papayu.checkSandbox", true)?;
         let secs = match timeout_secs {
             Some(s) => s,
-            None => match store.config_i64("papayu.checkTimeout")? {
+            None => match config.git_i64("papayu.checkTimeout") {
                 Ok(None) => DEFAULT_TIMEOUT.as_secs(),
                 Ok(Some(n)) => u64::try_from(n).map_err(|_| {
                     invalid_config("papayu.checkTimeout", "a whole number of seconds")
@@ -108,20 +113,25 @@ impl CheckSettings {
                 }
             },
         };
-        let writable = store
-            .config_all("papayu.checkWritable")
+        let writable = config
+            .git_all("papayu.checkWritable")
             .iter()
             .filter(|v| !v.trim().is_empty())
             .map(|v| expand_home(v))
             .collect();
-        let env = parse_env_names(&store.config_all("papayu.checkEnv")).ok_or_else(|| {
+        let names: Vec<String> = config
+            .git_all("papayu.checkEnv")
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let env = parse_env_names(&names).ok_or_else(|| {
             invalid_config(
                 "papayu.checkEnv",
                 "environment variable names (NAME, or PREFIX* for several)",
             )
         })?;
         // Set at all, it replaces the defaults; a single empty value keeps nothing.
-        let cache = store.config_all("papayu.checkCache");
+        let cache = config.git_all("papayu.checkCache");
         let cache = (!cache.is_empty()).then(|| {
             cache
                 .iter()
@@ -129,6 +139,13 @@ impl CheckSettings {
                 .filter(|v| !v.is_empty())
                 .collect()
         });
+        let configured = match config.env("PAPAYU_CHECK_COMMAND") {
+            Some(c) if !c.trim().is_empty() => Some((c.to_string(), "PAPAYU_CHECK_COMMAND")),
+            _ => config
+                .git("papayu.checkCommand")
+                .filter(|c| !c.trim().is_empty())
+                .map(|c| (c.to_string(), "git config papayu.checkCommand")),
+        };
         Ok(CheckSettings {
             network,
             timeout: (secs > 0).then(|| Duration::from_secs(secs)),
@@ -136,6 +153,7 @@ impl CheckSettings {
             writable,
             env,
             cache,
+            configured,
         })
     }
 }
@@ -226,6 +244,7 @@ pub struct CheckReport {
 pub fn resolve(
     store: &Store,
     choice: &CheckChoice,
+    settings: &CheckSettings,
     base: Oid,
 ) -> Result<Option<ResolvedCheck>, Problem> {
     let found = |command: String, source: &str| {
@@ -239,24 +258,15 @@ pub fn resolve(
         CheckChoice::Command(c) => return Ok(found(c.clone(), "--check")),
         CheckChoice::Configured => {}
     }
-    if let Some(c) = std::env::var("PAPAYU_CHECK_COMMAND")
-        .ok()
-        .filter(|c| !c.trim().is_empty())
-    {
-        return Ok(found(c, "PAPAYU_CHECK_COMMAND"));
-    }
-    if let Some(c) = store
-        .config_string("papayu.checkCommand")
-        .filter(|c| !c.trim().is_empty())
-    {
-        return Ok(found(c, "git config papayu.checkCommand"));
+    if let Some((c, source)) = &settings.configured {
+        return Ok(found(c.clone(), source));
     }
     let commit = store
         .trusted_commit(base)
         .map_err(|e| Problem::new(Code::Git, format!("reading history: {e}")))?;
     Ok(project_test_command(store, commit)?.map(|c| ResolvedCheck {
         command: c,
-        source: format!("{PROJECT_FILE} at {}", &commit.to_string()[..10]),
+        source: format!("{PROJECT_FILE} at {}", crate::store::short(commit)),
     }))
 }
 
@@ -293,7 +303,7 @@ fn project_test_command(store: &Store, commit: Oid) -> Result<Option<String>, Pr
             Code::ProjectConfigInvalid,
             format!(
                 "{PROJECT_FILE} at {}: {why}; fix it, or choose the check with --check or --no-check",
-                &commit.to_string()[..10]
+                crate::store::short(commit)
             ),
         )
     };

@@ -10,11 +10,11 @@
 //! that `apply` uses. The preview commit is kept reachable by the operation log; `diff` shows it
 //! and `apply` reuses it once it has checked the plan again.
 
-use crate::codes::{Code, Problem};
+use crate::build::{self, BuildOptions, Built, FileChange};
+use crate::codes::{Code, Problem, Problems};
 use crate::protocol::{self, Allowlist, Mode, ParseOptions, Parsed, Plan, ProtocolVersion};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Fingerprint, PlanRecord, PlanStats};
-use crate::store::tree::{self, BuildOptions, Built, FileChange};
 use crate::store::{Oid, Store, StoreError};
 
 /// What the model was shown, which decides what it may change.
@@ -78,7 +78,7 @@ pub struct Planned {
 }
 
 /// Resolves `rev` to the commit a plan is made against.
-pub fn resolve_base(store: &Store, rev: &str) -> Result<Oid, Vec<Problem>> {
+pub fn resolve_base(store: &Store, rev: &str) -> Result<Oid, Problems> {
     store.resolve_commit(rev).map_err(|e| {
         let problem = match e {
             StoreError::BadRevision(_) if rev == "HEAD" => Problem::new(
@@ -97,8 +97,8 @@ pub fn check_answer(
     base: Oid,
     answer: &[u8],
     how: &CheckOptions<'_>,
-) -> Result<Candidate, Vec<Problem>> {
-    let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
+) -> Result<Candidate, Problems> {
+    let base_tree = store.commit_tree(base)?;
     let (parsed, built) = match how.protocol {
         Some(version) => attempt(store, base_tree, answer, how, version).map_err(|e| {
             let mut problems = Vec::from(e);
@@ -158,16 +158,13 @@ pub fn check_answer(
 pub fn store_plans(
     store: &Store,
     plans: Vec<(Candidate, Provenance)>,
-) -> Result<Vec<Planned>, Vec<Problem>> {
+) -> Result<Vec<Planned>, Problems> {
     let mut pending = Pending::new(OpKind::Plan, String::new());
     let mut stored = Vec::new();
     for (candidate, provenance) in plans {
         let planned = prepare(store, candidate, provenance)?;
         let line = planned.record.to_line();
-        let base = planned
-            .record
-            .base_oid()
-            .map_err(|e| vec![e.to_problem()])?;
+        let base = planned.record.base_oid()?;
         pending.note_lines.push((base, line));
         if let Some(note) = &planned.conversation {
             pending.note_lines.push(note.clone());
@@ -180,7 +177,7 @@ pub fn store_plans(
         stored.push(planned);
     }
     pending.description = describe(&stored);
-    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+    oplog::commit(store, &pending)?;
     Ok(stored)
 }
 
@@ -192,7 +189,7 @@ pub fn make_pasted(
     answer: &[u8],
     how: &CheckOptions<'_>,
     provenance: Provenance,
-) -> Result<Planned, Vec<Problem>> {
+) -> Result<Planned, Problems> {
     let candidate = check_answer(store, base, answer, how)?;
     let mut stored = store_plans(store, vec![(candidate, provenance)])?;
     Ok(stored.remove(0))
@@ -204,7 +201,7 @@ pub fn prepare(
     store: &Store,
     candidate: Candidate,
     provenance: Provenance,
-) -> Result<Planned, Vec<Problem>> {
+) -> Result<Planned, Problems> {
     let Candidate {
         base,
         plan,
@@ -224,13 +221,12 @@ pub fn prepare(
     } = provenance;
     let conversation = conversation
         .map(|text| crate::store::notes::self_note(&text))
-        .transpose()
-        .map_err(|e| vec![e.to_problem()])?;
-    let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
+        .transpose()?;
+    let base_tree = store.commit_tree(base)?;
     // The dry run's changes are the same as this build's: let them go first, so a large file
     // is not held twice over.
     drop(changes);
-    let written = tree::build(
+    let written = build::build(
         store,
         base_tree,
         &plan,
@@ -266,9 +262,7 @@ pub fn prepare(
         record.trace_id
     );
     let tree = written.tree.expect("written builds have a tree");
-    let preview = store
-        .commit_on(base, tree, &message)
-        .map_err(|e| vec![e.to_problem()])?;
+    let preview = store.commit_on(base, tree, &message)?;
     record.preview = Some(preview.to_string());
     record.seal();
     Ok(Planned {
@@ -305,7 +299,7 @@ fn attempt(
         allowlist: how.allowlist.clone(),
     };
     let parsed = protocol::parse_answer(answer, &options).map_err(Attempt::Parse)?;
-    let built = tree::build(
+    let built = build::build(
         store,
         base_tree,
         &parsed.plan,
@@ -342,7 +336,7 @@ fn detect(
     base_tree: Oid,
     answer: &[u8],
     how: &CheckOptions<'_>,
-) -> Result<(Parsed, Built), Vec<Problem>> {
+) -> Result<(Parsed, Built), Problems> {
     let v2 = match attempt(store, base_tree, answer, how, ProtocolVersion::V2) {
         Ok(done) => return Ok(done),
         Err(e) => e,

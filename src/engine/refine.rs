@@ -10,7 +10,7 @@ use super::apply::commit_message;
 use super::attribution::Attribution;
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::plan::{Candidate, Planned, Provenance, prepare};
-use crate::codes::{Code, Problem};
+use crate::codes::{Code, Problem, Problems};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, PlanRecord};
 use crate::store::refs::RefChange;
@@ -78,7 +78,7 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
             format!(
                 "{} holds commits papayu did not make (newest {}); refine only papayu's own proposals, or move your commits to another branch",
                 branch.name,
-                &branch.tip.to_string()[..10]
+                crate::store::short(branch.tip)
             ),
         ));
     }
@@ -101,7 +101,8 @@ pub fn advance(
     provenance: Provenance,
     choice: &CheckChoice,
     settings: &CheckSettings,
-) -> Result<Refined, Vec<Problem>> {
+    attribution: Attribution,
+) -> Result<Refined, Problems> {
     let planned = prepare(store, candidate, provenance)?;
     let record = &planned.record;
     let preview = Oid::from_str(
@@ -111,12 +112,8 @@ pub fn advance(
             .expect("prepared plans have a preview"),
     )
     .expect("preview is an oid we wrote");
-    let tree = store
-        .commit_tree(preview)
-        .map_err(|e| vec![e.to_problem()])?;
-    let tip_tree = store
-        .commit_tree(target.tip)
-        .map_err(|e| vec![e.to_problem()])?;
+    let tree = store.commit_tree(preview)?;
+    let tip_tree = store.commit_tree(target.tip)?;
     let line = record.to_line();
     if tree == tip_tree {
         let mut pending = Pending::new(
@@ -126,17 +123,14 @@ pub fn advance(
         pending.note_lines.push((target.tip, line));
         pending.note_lines.extend(planned.conversation.clone());
         pending.keep.push(preview);
-        oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+        oplog::commit(store, &pending)?;
         return Ok(Refined::NothingChanged { planned });
     }
-    let attribution = Attribution::configured(store).map_err(|p| vec![p])?;
-    let commit = store
-        .commit_for_user(target.tip, tree, &commit_message(record, attribution))
-        .map_err(|e| vec![e.to_problem()])?;
+    let commit = store.commit_for_user(target.tip, tree, &commit_message(record, attribution))?;
     let mut report = None;
-    let base = target.record.base_oid().map_err(|e| vec![e.to_problem()])?;
-    if let Some(resolved) = check::resolve(store, choice, base).map_err(|p| vec![p])? {
-        let slot = worktree::acquire(store, &mut |_| {}).map_err(|e| vec![e.to_problem()])?;
+    let base = target.record.base_oid()?;
+    if let Some(resolved) = check::resolve(store, choice, settings, base)? {
+        let slot = worktree::acquire(store, &mut |_| {})?;
         let result = check::run(
             store,
             &slot,
@@ -145,8 +139,7 @@ pub fn advance(
             &record.id,
             settings,
             &mut |_: &[u8]| {},
-        )
-        .map_err(|e| vec![e.to_problem()])?;
+        )?;
         if !result.passed {
             let mut failed = Event::new(&record.id, EventKind::Failed);
             failed.commit = Some(commit.to_string());
@@ -160,7 +153,7 @@ pub fn advance(
             pending.note_lines.push((target.tip, failed.to_line()));
             pending.note_lines.extend(planned.conversation.clone());
             pending.keep.extend([preview, commit]);
-            oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+            oplog::commit(store, &pending)?;
             return Ok(Refined::CheckFailed {
                 planned,
                 report: result,
@@ -183,10 +176,10 @@ pub fn advance(
         Some(commit),
     ));
     pending.note_lines.push((target.tip, line));
-    let parent_base = target.record.base_oid().map_err(|e| vec![e.to_problem()])?;
+    let parent_base = target.record.base_oid()?;
     pending.note_lines.push((parent_base, event.to_line()));
     pending.keep.push(preview);
-    oplog::commit(store, &pending).map_err(|e| vec![e.to_problem()])?;
+    oplog::commit(store, &pending)?;
     Ok(Refined::Committed {
         planned,
         commit,

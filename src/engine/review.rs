@@ -10,12 +10,12 @@
 //! own commit; when the user added commits on top it asks for `--force`.
 
 use super::find::{Open, find_open};
-use crate::codes::{Code, Problem};
+use crate::build::{self, BuildOptions};
+use crate::codes::{Code, Problem, Problems};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
-use crate::store::tree::{self, BuildOptions};
 use crate::store::{MergeIntent, Oid, Store, worktree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -408,7 +408,7 @@ fn foreign_commits(store: &Store, branch: &LocalBranch) -> Problem {
     let newest = branch.foreign.first().and_then(|id| {
         let message = store.commit_message(*id).ok()?;
         let subject = message.lines().next().unwrap_or("").to_string();
-        Some(format!("{} {subject}", &id.to_string()[..10]))
+        Some(format!("{} {subject}", crate::store::short(id)))
     });
     Problem::new(
         Code::ForeignCommits,
@@ -429,7 +429,7 @@ pub fn diff_range(
     store: &Store,
     ledger: &Ledger,
     record: &PlanRecord,
-) -> Result<(Oid, Oid), Vec<Problem>> {
+) -> Result<(Oid, Oid), Problems> {
     let branch_tip = ledger
         .branch(&record.id)
         .and_then(|b| store.ref_value(&format!("refs/heads/{b}")).ok().flatten());
@@ -443,8 +443,7 @@ pub fn diff_range(
                 .find_map(|e| e.commit.as_deref().and_then(|c| Oid::from_str(c).ok()))
                 .unwrap_or(tip);
             let parent = store
-                .commit_parents(first)
-                .map_err(|e| vec![e.to_problem()])?
+                .commit_parents(first)?
                 .first()
                 .copied()
                 .ok_or_else(|| {
@@ -456,7 +455,7 @@ pub fn diff_range(
             (parent, tip)
         }
         None => {
-            let base = record.base_oid().map_err(|e| vec![e.to_problem()])?;
+            let base = record.base_oid()?;
             let preview = record
                 .preview
                 .as_deref()
@@ -464,12 +463,12 @@ pub fn diff_range(
             match preview.filter(|p| store.has_commit(*p)) {
                 Some(preview) => (base, preview),
                 None => {
-                    let base_tree = store.commit_tree(base).map_err(|e| vec![e.to_problem()])?;
+                    let base_tree = store.commit_tree(base)?;
                     let options = BuildOptions {
                         write: true,
                         read: None,
                     };
-                    let built = tree::build(store, base_tree, &record.plan, &options)?;
+                    let built = build::build(store, base_tree, &record.plan, &options)?;
                     let tree = built.tree.ok_or_else(|| {
                         vec![Problem::new(
                             Code::Git,

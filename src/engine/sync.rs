@@ -15,7 +15,8 @@
 use serde::Serialize;
 
 use crate::codes::{Code, Problem};
-use crate::store::notes::Merged;
+use crate::settings::Settings;
+use crate::store::notes::{Merged, Strategy};
 use crate::store::remote::{Pushed, tracking_ref};
 use crate::store::{NOTES_REF, Store};
 
@@ -51,13 +52,17 @@ pub struct SyncReport {
     pub notes: Option<String>,
 }
 
-pub fn sync(store: &Store, request: &SyncRequest) -> Result<SyncReport, Problem> {
+pub fn sync(
+    store: &Store,
+    settings: &Settings,
+    request: &SyncRequest,
+) -> Result<SyncReport, Problem> {
     let remote = request
         .remote
         .clone()
         .unwrap_or_else(|| store.default_remote());
     store.require_remote(&remote)?;
-    let strategy = store.notes_strategy()?;
+    let strategy = notes_strategy(settings)?;
     let plans_before = store.plan_index().map_err(|e| e.to_problem())?.len();
     let mut report = SyncReport {
         remote: remote.clone(),
@@ -124,7 +129,12 @@ pub struct Published {
 
 /// Pushes plan `spec`'s local proposal branch to the same name on the remote (never forced),
 /// then syncs the notes so the plan's record, events and conversation travel with it.
-pub fn publish(store: &Store, spec: &str, remote: Option<String>) -> Result<Published, Problem> {
+pub fn publish(
+    store: &Store,
+    settings: &Settings,
+    spec: &str,
+    remote: Option<String>,
+) -> Result<Published, Problem> {
     let remote = remote.unwrap_or_else(|| store.default_remote());
     store.require_remote(&remote)?;
     let (ledger, record) = super::find::find(store, Some(spec))?;
@@ -155,6 +165,7 @@ pub fn publish(store: &Store, spec: &str, remote: Option<String>) -> Result<Publ
     }
     let sync = sync(
         store,
+        settings,
         &SyncRequest {
             remote: Some(remote.clone()),
             push: true,
@@ -173,4 +184,24 @@ pub fn publish(store: &Store, spec: &str, remote: Option<String>) -> Result<Publ
 /// remote's plans too.
 pub fn fetch_refspec(remote: &str) -> String {
     format!("+{NOTES_REF}:{}", tracking_ref(remote))
+}
+
+/// The strategy for notes both sides changed: `notes.papayu.mergeStrategy`, else
+/// `notes.mergeStrategy` (as `git notes merge` reads them), else `cat_sort_uniq`.
+pub fn notes_strategy(settings: &Settings) -> Result<Strategy, Problem> {
+    let key = ["notes.papayu.mergeStrategy", "notes.mergeStrategy"]
+        .into_iter()
+        .find_map(|k| settings.git(k).map(|v| (k, v)));
+    match key {
+        None => Ok(Strategy::CatSortUniq),
+        Some((key, value)) => Strategy::parse(value).ok_or_else(|| {
+            Problem::new(
+                Code::ConfigInvalid,
+                format!(
+                    "{key} is '{value}', which would leave teammates' plan lines to be merged by hand; \
+                     set it to cat_sort_uniq (git papayu init does)"
+                ),
+            )
+        }),
+    }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::{Endpoint, Wire};
 use crate::codes::{Code, Problem};
+use crate::settings::Settings;
 
 /// Everything configuration is made from.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +19,17 @@ pub struct Sources {
     pub git: BTreeMap<String, String>,
     pub env: BTreeMap<String, String>,
     pub flags: Flags,
+}
+
+impl Sources {
+    /// The sources as one command's [`Settings`] hold them, before any flag.
+    pub fn from_settings(settings: &Settings) -> Sources {
+        Sources {
+            git: settings.git_with_prefix("papayu."),
+            env: settings.env_map().clone(),
+            flags: Flags::default(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]

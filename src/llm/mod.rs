@@ -161,6 +161,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// The HTTP client: rustls, a connect timeout, no total deadline (answers stream for minutes;
 /// the per-read timeout is the endpoint's).
 pub fn http_client() -> reqwest::Client {
+    // The TLS crypto is ring's (see Cargo.toml); installing it twice is harmless, so a second
+    // client simply finds it in place.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .user_agent(concat!("git-papayu/", env!("CARGO_PKG_VERSION")))
@@ -694,6 +697,37 @@ fn check_ollama_window(ep: &Endpoint, req: &Request, acc: &wire::Acc) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The client starts a TLS handshake (a ClientHello record) with the ring provider: a
+    /// build without a crypto provider would panic here instead.
+    #[test]
+    fn the_client_speaks_tls() {
+        use std::io::Read;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut head = [0u8; 3];
+            stream.read_exact(&mut head).unwrap();
+            head
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let sent = runtime.block_on(async {
+            let client = http_client();
+            let request = client.get(format!("https://127.0.0.1:{port}/")).send();
+            tokio::time::timeout(Duration::from_secs(5), request).await
+        });
+        let head = server.join().unwrap();
+        // 0x16 is a handshake record, 0x03 0x01 the record version every ClientHello carries.
+        assert_eq!(head, [0x16, 0x03, 0x01]);
+        assert!(
+            !matches!(sent, Ok(Ok(_))),
+            "no TLS server answered, yet: {sent:?}"
+        );
+    }
 
     #[test]
     fn retry_after_reads_seconds_and_dates() {

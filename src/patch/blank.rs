@@ -6,10 +6,10 @@
 //! where added lines go (the ladder decides whether trivial hunks may use this rung at all): when added lines border blank lines the two sides disagree about, the
 //! place is reported as not well defined instead of picked.
 
-use super::ladder::{Cand, Delta, shift_of};
 use super::matcher::Haystack;
 use super::normalize::is_blank;
 use super::parse::{Hunk, Kind};
+use super::shift::{Cand, Delta, shift_of};
 use super::text::{Edit, Out};
 
 /// Every place the hunk's non-blank old-side lines occur, with its effect there.

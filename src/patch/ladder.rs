@@ -11,8 +11,9 @@ use std::fmt;
 
 use super::blank;
 use super::matcher::{Haystack, choose};
-use super::normalize::{Norm, indent, is_blank, is_trivial};
+use super::normalize::{Norm, is_blank, is_trivial};
 use super::parse::{Hunk, Kind, Line};
+use super::shift::{Cand, Delta, line_delta, shift_of};
 use super::text::{Edit, Out};
 
 /// The rung of the ladder that placed (or failed to place) a hunk.
@@ -88,13 +89,6 @@ pub(crate) struct Target<'h> {
     pub lo: usize,
     /// Expected start, 0-based, after the running offset of earlier hunks.
     pub hint: Option<usize>,
-}
-
-/// A place found on one rung: where the whole hunk starts and its effect, or why the effect is
-/// not well defined there.
-pub(crate) struct Cand {
-    pub start: usize,
-    pub edit: Result<Edit, String>,
 }
 
 /// Places one hunk, or says why not and what was tried.
@@ -382,57 +376,6 @@ pub(crate) fn edit_at(lines: &[Line], p: usize, delta: &Delta) -> Edit {
     }
 }
 
-/// An indentation change: the file has `Add(prefix)` more, or `Remove(prefix)` less, than the
-/// diff on every non-blank old-side line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Delta {
-    None,
-    Add(String),
-    Remove(String),
-}
-
-impl Delta {
-    /// `line` shifted by this change (blank lines stay as they are).
-    pub(crate) fn apply(&self, line: &str) -> String {
-        match self {
-            _ if is_blank(line) => line.to_string(),
-            Delta::None => line.to_string(),
-            Delta::Add(prefix) => format!("{prefix}{line}"),
-            Delta::Remove(prefix) => match line.strip_prefix(prefix.as_str()) {
-                Some(rest) => rest.to_string(),
-                None => {
-                    // Less indented than the shift: remove what indentation it has, no more.
-                    let limit = prefix.chars().count();
-                    let cut: usize = line
-                        .chars()
-                        .take(limit)
-                        .take_while(|c| c.is_whitespace())
-                        .map(char::len_utf8)
-                        .sum();
-                    line[cut..].to_string()
-                }
-            },
-        }
-    }
-}
-
-/// The indentation change from a diff line to the file line it stands for; `None` when neither
-/// indentation ends the other (tabs against spaces).
-fn line_delta(diff_line: &str, file_line: &str) -> Option<Delta> {
-    let file_ws = indent(file_line);
-    let diff_ws = indent(diff_line);
-    if let Some(extra) = file_ws.strip_suffix(diff_ws) {
-        Some(match extra.is_empty() {
-            true => Delta::None,
-            false => Delta::Add(extra.to_string()),
-        })
-    } else {
-        diff_ws
-            .strip_suffix(file_ws)
-            .map(|extra| Delta::Remove(extra.to_string()))
-    }
-}
-
 /// The one indentation change that turns every non-blank old-side line into the file's line.
 fn uniform_delta(hay: &Haystack<'_>, p: usize, pre: &[&Line]) -> Option<Delta> {
     let mut found: Option<Delta> = None;
@@ -447,43 +390,6 @@ fn uniform_delta(hay: &Haystack<'_>, p: usize, pre: &[&Line]) -> Option<Delta> {
         }
     }
     found
-}
-
-/// The indentation shift a place measures for a hunk matched while leading whitespace was
-/// forgiven, from its non-blank old-side lines (as `(diff line, file line, kind)`): the shift
-/// the lines whose indentations compare agree on by a majority, `-` lines counting twice (a
-/// model copies what it removes, and writes what it adds in the same frame), which added lines
-/// then take so they land at the depth the file has there. Lines indented with other characters
-/// (tabs against spaces) do not vote. Without a majority the depth of the added lines is
-/// unknown, and the place is refused rather than guessed.
-pub(crate) fn shift_of<'a>(
-    pairs: impl IntoIterator<Item = (&'a str, &'a str, Kind)>,
-) -> Result<Delta, String> {
-    let mut counts: Vec<(Delta, usize)> = Vec::new();
-    let mut total = 0;
-    for (diff_line, file_line, kind) in pairs {
-        if is_blank(diff_line) {
-            continue;
-        }
-        let Some(delta) = line_delta(diff_line, file_line) else {
-            continue;
-        };
-        let votes = if kind == Kind::Remove { 2 } else { 1 };
-        total += votes;
-        match counts.iter_mut().find(|c| c.0 == delta) {
-            Some(c) => c.1 += votes,
-            None => counts.push((delta, votes)),
-        }
-    }
-    match counts.into_iter().max_by_key(|c| c.1) {
-        None => Ok(Delta::None),
-        Some((delta, n)) if 2 * n > total => Ok(delta),
-        Some(_) => Err(
-            "the hunk's lines are indented unlike the file's there, by different amounts; \
-             the depth of its added lines is unknown (send the lines as the file indents them)"
-                .to_string(),
-        ),
-    }
 }
 
 /// [`shift_of`] for a hunk whose old side lies line for line from `p`.

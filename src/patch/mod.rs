@@ -24,6 +24,7 @@ mod parse;
 mod range;
 mod report;
 mod select;
+mod shift;
 mod text;
 
 use std::fmt;

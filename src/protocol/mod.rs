@@ -27,20 +27,20 @@ mod paths;
 mod rules;
 mod schema;
 mod shape;
-mod types;
+pub mod validator;
 
+pub use crate::plan::{Action, ActionKind, ContextRequest, Mode, Plan, ProtocolVersion, Step};
 pub use content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, is_non_printable, normalize_eol};
 pub use extract::{MAX_INPUT_BYTES, MAX_JSON_DEPTH};
 pub use memory::{MEMORY_KEYS, MemoryType};
 pub use paths::{Allowlist, MAX_PATH_LEN, check_path, is_invisible, is_protected};
-pub use rules::{is_sha256_hex, looks_unified};
+pub use rules::{MAX_QUERY_CHARS, is_sha256_hex, looks_unified, query_problem};
 pub use schema::{request_schema, schema_file_name, schema_hash, schema_text, schema_value};
-pub use types::{Action, ActionKind, ContextRequest, Mode, Plan, ProtocolVersion, Step};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::codes::{Code, Problem};
+use crate::codes::{Code, Problem, Problems};
 use rules::Report;
 use schema::Cover;
 use shape::{ActionSource, Field, RawAction, RawPlan, field, json_int, text_field};
@@ -131,8 +131,8 @@ pub struct Parsed {
 }
 
 /// Reads a model's answer into a validated, normalized plan, or returns every problem found.
-pub fn parse_answer(input: &[u8], opts: &ParseOptions) -> Result<Parsed, Vec<Problem>> {
-    let value = extract::extract(input).map_err(|p| vec![p])?;
+pub fn parse_answer(input: &[u8], opts: &ParseOptions) -> Result<Parsed, Problems> {
+    let value = extract::extract(input)?;
     let version = opts.protocol.unwrap_or_else(|| shape::detect(&value));
     let raw = RawPlan::read(&value);
     let mut report = Report::new();
@@ -220,7 +220,7 @@ fn check_actions(
 /// Checks the actions of an already normalized plan (a stored record, which may come from a
 /// teammate's notes or a hand edit) against every action rule, conflict rule and limit. The
 /// JSON Schema pass is skipped: a [`Plan`]'s types already have the schema's shape.
-pub fn check_plan(plan: &Plan) -> Result<(), Vec<Problem>> {
+pub fn check_plan(plan: &Plan) -> Result<(), Problems> {
     let value = serde_json::json!({ "actions": plan.actions });
     let raw = RawPlan::read(&value);
     let mut report = Report::new();
@@ -286,7 +286,7 @@ fn long_queries(raw: &RawPlan<'_>) -> Vec<Cover> {
         .filter(|(_, item)| {
             item.get("query")
                 .and_then(Value::as_str)
-                .is_some_and(|q| crate::context::query_problem(q).is_some())
+                .is_some_and(|q| query_problem(q).is_some())
         })
         .map(|(i, _)| Cover::Subtree(format!("/context_requests/{i}/query")))
         .collect()
@@ -398,7 +398,7 @@ fn context_request(item: &Value, i: usize, report: &mut Report) -> Option<Contex
         }
         "search" => {
             let query = need("query", &text_field(get("query")))?;
-            if let Some(why) = crate::context::query_problem(&query) {
+            if let Some(why) = query_problem(&query) {
                 report.add(
                     Code::SchemaViolation,
                     format!("at /context_requests/{i}/query: {label}: {why}"),

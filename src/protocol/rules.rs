@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use super::content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, check_text};
 use super::paths::{is_protected, path_problem, show};
 use super::shape::{Field, RawAction};
-use super::types::{ActionKind, Mode, ProtocolVersion};
 use super::{MAX_ACTIONS, ParseOptions};
 use crate::codes::{Code, Problem};
+use crate::plan::{ActionKind, Mode, ProtocolVersion};
 
 /// Collects problems and warnings about one answer.
 pub(crate) struct Report {
@@ -376,6 +376,21 @@ pub(crate) fn check_no_changes(
             format!("summary starts with 'NO_CHANGES:' but the answer has {count} actions; drop the marker or the actions"),
         );
     }
+}
+
+/// The longest query a search takes, in characters (the schemas' `maxLength` for `query`). A
+/// longer one is refused before it is compiled: a regex built from a megabyte of text exceeds the
+/// regex engine's size limit even as an escaped literal, and no line of code needs one.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// Why `query` cannot be searched for, or `None` when it can.
+pub fn query_problem(query: &str) -> Option<String> {
+    let chars = query.chars().count();
+    (chars > MAX_QUERY_CHARS).then(|| {
+        format!(
+            "query too long: {chars} characters, at most {MAX_QUERY_CHARS}; search for a shorter piece of the text"
+        )
+    })
 }
 
 #[cfg(test)]

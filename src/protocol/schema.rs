@@ -10,12 +10,12 @@
 
 use std::sync::OnceLock;
 
-use jsonschema::Validator;
 use serde_json::Value;
 
 use super::sha256_hex;
-use super::types::ProtocolVersion;
+use super::validator::{Schema, SchemaError, Violation};
 use crate::codes::{Code, Problem};
+use crate::plan::ProtocolVersion;
 
 const V1: &str = include_str!("../../schemas/plan_v1.schema.json");
 const V2: &str = include_str!("../../schemas/plan_v2.schema.json");
@@ -68,9 +68,9 @@ pub fn request_schema(version: ProtocolVersion) -> Value {
 }
 
 /// The compiled normal schema of `version` (compiled once per process).
-pub(crate) fn validator(version: ProtocolVersion) -> &'static Validator {
-    static V1_VALIDATOR: OnceLock<Validator> = OnceLock::new();
-    static V2_VALIDATOR: OnceLock<Validator> = OnceLock::new();
+pub(crate) fn validator(version: ProtocolVersion) -> &'static Schema {
+    static V1_VALIDATOR: OnceLock<Schema> = OnceLock::new();
+    static V2_VALIDATOR: OnceLock<Schema> = OnceLock::new();
     let cell = match version {
         ProtocolVersion::V1 => &V1_VALIDATOR,
         ProtocolVersion::V2 => &V2_VALIDATOR,
@@ -79,8 +79,8 @@ pub(crate) fn validator(version: ProtocolVersion) -> &'static Validator {
 }
 
 /// Compiles an embedded schema; the files are part of the build, so failure is a bug.
-pub(crate) fn compile(schema: &Value) -> Validator {
-    jsonschema::validator_for(schema).expect("embedded schema compiles")
+pub(crate) fn compile(schema: &Value) -> Schema {
+    Schema::compile(schema).expect("embedded schema compiles")
 }
 
 /// `true` when `value` satisfies the normal schema of `version`.
@@ -93,20 +93,19 @@ pub(crate) fn is_valid(value: &Value, version: ProtocolVersion) -> bool {
 pub(crate) fn problems(value: &Value, version: ProtocolVersion, covered: &[Cover]) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut extra = 0usize;
-    for error in validator(version).iter_errors(value) {
-        let pointer = error.instance_path().as_str().to_string();
-        if covered.iter().any(|c| c.covers(&pointer, error.kind())) {
+    for error in validator(version).errors(value) {
+        let pointer = error.pointer.clone();
+        if covered.iter().any(|c| c.covers(&error)) {
             continue;
         }
         if out.len() == MAX_SCHEMA_PROBLEMS {
             extra += 1;
             continue;
         }
-        let instance = error.instance();
-        let message = if is_short_scalar(instance) {
-            error.to_string()
+        let message = if is_short_scalar(&error.instance) {
+            error.message()
         } else {
-            error.masked().to_string()
+            error.masked()
         };
         let at = if pointer.is_empty() {
             "/"
@@ -139,7 +138,8 @@ pub(crate) enum Cover {
 }
 
 impl Cover {
-    fn covers(&self, pointer: &str, kind: &jsonschema::error::ValidationErrorKind) -> bool {
+    fn covers(&self, error: &SchemaError) -> bool {
+        let pointer = error.pointer.as_str();
         match self {
             Cover::Subtree(root) => {
                 pointer == root
@@ -148,9 +148,8 @@ impl Cover {
             }
             Cover::ExtraProperty(at, name) => {
                 pointer == at
-                    && matches!(kind,
-                        jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected }
-                            if unexpected.iter().all(|u| u == name))
+                    && matches!(&error.violation,
+                        Violation::Additional(unexpected) if unexpected.iter().all(|u| u == name))
             }
         }
     }

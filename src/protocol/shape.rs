@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::types::{ActionKind, ProtocolVersion};
+use crate::plan::{ActionKind, ProtocolVersion};
 
 /// A field as found in the answer.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,13 +1,95 @@
 //! Reading git config values with their types, for the engine: a value of the wrong type is
-//! reported with the text git holds, never silently replaced by a default.
+//! reported with the text git holds, never silently replaced by a default. git's command-line
+//! settings (`git -c`, see [`super::cmdline`]) are laid over the files, as git lays them.
 
+use super::cmdline::{self, CommandLine};
 use super::{Store, StoreError};
 
 /// A config value that does not read as the type asked for: its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WrongType(pub String);
 
+/// One value of git's configuration as git would see it here, and where it was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEntry {
+    /// The name, lowercased whole (`papayu.checktimeout`, `papayu.openai.price`).
+    pub name: String,
+    /// `None` for a key given without a value (`git -c papayu.x`), which git reads as true.
+    pub value: Option<String>,
+    /// Where: `file:PATH` as `git config --show-origin` prints it, or `command line:`.
+    pub origin: String,
+}
+
 impl Store {
+    /// Every configuration value in force, lowest precedence first, so the last value of a
+    /// name wins: the files (system, global, local, worktree), then git's command-line settings.
+    /// Read in-process: no git is started.
+    pub fn config_entries(&self) -> Vec<ConfigEntry> {
+        let mut found = Vec::new();
+        if let Ok(config) = self.config()
+            && let Ok(mut entries) = config.entries(None)
+        {
+            while let Some(Ok(entry)) = entries.next() {
+                let (Ok(name), level) = (entry.name(), entry.level()) else {
+                    continue;
+                };
+                found.push((
+                    level_rank(level),
+                    ConfigEntry {
+                        name: name.to_ascii_lowercase(),
+                        value: entry.value().ok().map(str::to_string),
+                        origin: self.level_origin(level),
+                    },
+                ));
+            }
+        }
+        // Stable: within one file, git's order stands.
+        found.sort_by_key(|(rank, _)| *rank);
+        let mut out: Vec<ConfigEntry> = found.into_iter().map(|(_, e)| e).collect();
+        out.extend(
+            CommandLine::get()
+                .entries()
+                .iter()
+                .map(|(name, value)| ConfigEntry {
+                    name: name.to_ascii_lowercase(),
+                    value: value.clone(),
+                    origin: "command line:".to_string(),
+                }),
+        );
+        out
+    }
+
+    /// The file git reads at `level`, as `git config --show-origin` names it.
+    fn level_origin(&self, level: git2::ConfigLevel) -> String {
+        let home = || std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let path = match level {
+            git2::ConfigLevel::Local => Some(self.repo.path().join("config")),
+            git2::ConfigLevel::Worktree => Some(self.repo.path().join("config.worktree")),
+            git2::ConfigLevel::Global => var("GIT_CONFIG_GLOBAL")
+                .map(Into::into)
+                .or_else(|| home().map(|h| h.join(".gitconfig"))),
+            git2::ConfigLevel::XDG => var("XDG_CONFIG_HOME")
+                .map(std::path::PathBuf::from)
+                .or_else(|| home().map(|h| h.join(".config")))
+                .map(|d| d.join("git").join("config")),
+            git2::ConfigLevel::System => Some(
+                var("GIT_CONFIG_SYSTEM")
+                    .map_or_else(|| "/etc/gitconfig".into(), std::path::PathBuf::from),
+            ),
+            _ => None,
+        };
+        let Some(path) = path else {
+            return "file:".to_string();
+        };
+        let shown = self
+            .repo
+            .workdir()
+            .and_then(|w| path.strip_prefix(w).ok())
+            .unwrap_or(&path);
+        format!("file:{}", shown.display())
+    }
+
     fn config(&self) -> Result<git2::Config, StoreError> {
         self.repo
             .config()
@@ -17,19 +99,27 @@ impl Store {
 
     /// A boolean setting (git's spellings): `None` when unset.
     pub fn config_bool(&self, key: &str) -> Result<Result<Option<bool>, WrongType>, StoreError> {
-        self.typed(key, git2::Config::get_bool)
+        self.typed(key, git2::Config::get_bool, cmdline::parse_bool)
     }
 
     /// A whole-number setting (git's `k`/`m`/`g` suffixes): `None` when unset.
     pub fn config_i64(&self, key: &str) -> Result<Result<Option<i64>, WrongType>, StoreError> {
-        self.typed(key, git2::Config::get_i64)
+        self.typed(key, git2::Config::get_i64, |v| {
+            cmdline::parse_i64(v.unwrap_or_default())
+        })
     }
 
     fn typed<T>(
         &self,
         key: &str,
         get: fn(&git2::Config, &str) -> Result<T, git2::Error>,
+        parse: fn(Option<&str>) -> Option<T>,
     ) -> Result<Result<Option<T>, WrongType>, StoreError> {
+        if let Some(given) = CommandLine::get().last(key) {
+            return Ok(parse(given)
+                .map(Some)
+                .ok_or_else(|| WrongType(given.unwrap_or_default().to_string())));
+        }
         let config = self.config()?;
         Ok(match config.get_entry(key) {
             Err(_) => Ok(None),
@@ -41,6 +131,9 @@ impl Store {
 
     /// A string setting, `None` when unset.
     pub fn config_string(&self, key: &str) -> Option<String> {
+        if let Some(given) = CommandLine::get().last(key) {
+            return Some(given.unwrap_or_default().to_string());
+        }
         self.config().ok()?.get_string(key).ok()
     }
 
@@ -94,11 +187,14 @@ impl Store {
     /// Where git runs hooks from: `core.hooksPath` (relative to the working tree), else the
     /// common git directory's `hooks`.
     pub fn hooks_dir(&self) -> std::path::PathBuf {
-        let configured = self
-            .repo
-            .config()
-            .ok()
-            .and_then(|c| c.get_path("core.hooksPath").ok());
+        let configured = match CommandLine::get().last("core.hooksPath") {
+            Some(given) => Some(expand_home(given.unwrap_or_default())),
+            None => self
+                .repo
+                .config()
+                .ok()
+                .and_then(|c| c.get_path("core.hooksPath").ok()),
+        };
         match configured {
             Some(p) if p.is_absolute() => p,
             Some(p) => self
@@ -112,115 +208,64 @@ impl Store {
 
     /// Every value of a multi-valued setting, in order.
     pub fn config_all(&self, key: &str) -> Vec<String> {
-        let Ok(config) = self.config() else {
-            return Vec::new();
-        };
         let mut out = Vec::new();
-        if let Ok(mut entries) = config.multivar(key, None) {
+        if let Ok(config) = self.config()
+            && let Ok(mut entries) = config.multivar(key, None)
+        {
             while let Some(Ok(entry)) = entries.next() {
                 if let Ok(value) = entry.value() {
                     out.push(value.to_string());
                 }
             }
         }
+        out.extend(CommandLine::get().all(key));
         out
     }
 }
 
-impl Store {
-    /// A string setting as git would read it for this command: `git -c key=value` (passed to
-    /// subcommands in `GIT_CONFIG_PARAMETERS`) first, then the configuration files.
-    pub fn setting(&self, key: &str) -> Option<String> {
-        let given = std::env::var("GIT_CONFIG_PARAMETERS").ok();
-        given
-            .as_deref()
-            .and_then(|p| command_line_value(p, key))
-            .or_else(|| self.config_string(key))
+/// A string setting from `config` with git's command-line settings laid over it.
+pub(crate) fn layered_string(config: Option<&git2::Config>, key: &str) -> Option<String> {
+    match CommandLine::get().last(key) {
+        Some(given) => Some(given.unwrap_or_default().to_string()),
+        None => config?.get_string(key).ok(),
     }
 }
 
-/// The last value of `key` in `GIT_CONFIG_PARAMETERS`: shell-quoted entries, either
-/// `'key=value'` (older git) or `'key'='value'`. Section and variable names compare without case.
-fn command_line_value(parameters: &str, key: &str) -> Option<String> {
-    let normal = |name: &str| match (name.find('.'), name.rfind('.')) {
-        (Some(first), Some(last)) if first != last => format!(
-            "{}{}{}",
-            name[..first].to_ascii_lowercase(),
-            &name[first..last],
-            name[last..].to_ascii_lowercase()
-        ),
-        _ => name.to_ascii_lowercase(),
-    };
-    let wanted = normal(key);
-    let mut found = None;
-    let mut rest = parameters.trim_start();
-    while !rest.is_empty() {
-        let (first, after) = quoted(rest)?;
-        let (name, value, after) = match after.strip_prefix('=') {
-            Some(value) => {
-                let (value, after) = quoted(value)?;
-                (first, value, after)
-            }
-            None => match first.split_once('=') {
-                Some((name, value)) => (name.to_string(), value.to_string(), after),
-                None => (first, "true".to_string(), after),
-            },
-        };
-        if normal(&name) == wanted {
-            found = Some(value);
-        }
-        rest = after.trim_start();
-    }
-    found
-}
-
-/// One single-quoted word (`'\''` inside it is a quote) and what follows it.
-fn quoted(text: &str) -> Option<(String, &str)> {
-    let mut rest = text.strip_prefix('\'')?;
-    let mut out = String::new();
-    loop {
-        let end = rest.find('\'')?;
-        out.push_str(&rest[..end]);
-        rest = &rest[end + 1..];
-        match rest.strip_prefix("\\''") {
-            Some(more) => {
-                out.push('\'');
-                rest = more;
-            }
-            None => return Some((out, rest)),
-        }
+/// A boolean setting from `config` with git's command-line settings laid over it; `None` when
+/// unset or not a boolean.
+pub(crate) fn layered_bool(config: Option<&git2::Config>, key: &str) -> Option<bool> {
+    match CommandLine::get().last(key) {
+        Some(given) => cmdline::parse_bool(given),
+        None => config?.get_bool(key).ok(),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::command_line_value;
+/// A path setting from `config` with git's command-line settings laid over it.
+pub(crate) fn layered_path(config: Option<&git2::Config>, key: &str) -> Option<std::path::PathBuf> {
+    match CommandLine::get().last(key) {
+        Some(given) => Some(expand_home(given.unwrap_or_default())),
+        None => config?.get_path(key).ok(),
+    }
+}
 
-    #[test]
-    fn git_dash_c_values_are_read_in_both_of_gits_formats() {
-        let old = "'papayu.attribution=none' 'user.name=A'";
-        assert_eq!(
-            command_line_value(old, "papayu.attribution").as_deref(),
-            Some("none")
-        );
-        let new = "'Papayu.Attribution'='co-authored-by' 'notes.papayu.mergeStrategy'='union'";
-        assert_eq!(
-            command_line_value(new, "papayu.attribution").as_deref(),
-            Some("co-authored-by")
-        );
-        assert_eq!(
-            command_line_value(new, "notes.papayu.mergestrategy").as_deref(),
-            Some("union")
-        );
-        let quote = "'papayu.x'='it'\\''s'";
-        assert_eq!(
-            command_line_value(quote, "papayu.x").as_deref(),
-            Some("it's")
-        );
-        assert_eq!(
-            command_line_value("'a.b=1' 'a.b=2'", "a.b").as_deref(),
-            Some("2")
-        );
-        assert_eq!(command_line_value("", "a.b"), None);
+/// A path setting as git reads it: a leading `~/` is the home directory.
+fn expand_home(path: &str) -> std::path::PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),
+        _ => std::path::PathBuf::from(path),
+    }
+}
+
+/// Files of lower precedence first, as git reads them.
+fn level_rank(level: git2::ConfigLevel) -> u8 {
+    match level {
+        git2::ConfigLevel::ProgramData => 0,
+        git2::ConfigLevel::System => 1,
+        git2::ConfigLevel::XDG => 2,
+        git2::ConfigLevel::Global => 3,
+        git2::ConfigLevel::Local => 4,
+        git2::ConfigLevel::Worktree => 5,
+        git2::ConfigLevel::App => 6,
+        git2::ConfigLevel::Highest => 7,
     }
 }

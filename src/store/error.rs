@@ -91,9 +91,29 @@ impl StoreError {
     }
 
     pub fn to_problem(&self) -> Problem {
+        if let StoreError::Problem(p) = self {
+            return p.clone();
+        }
+        let text = self.to_string();
+        let split = self.hint().and_then(|hint| {
+            let reason = text.strip_suffix(hint)?.strip_suffix("; ")?;
+            Some(Problem::new(self.code(), reason).with_hint(hint))
+        });
+        split.unwrap_or_else(|| Problem::new(self.code(), text))
+    }
+
+    /// What to do about it, where the message ends with that: the [`Problem`]'s hint.
+    fn hint(&self) -> Option<&'static str> {
         match self {
-            StoreError::Problem(p) => p.clone(),
-            other => Problem::new(other.code(), other.to_string()),
+            StoreError::NotARepository(_) => Some("run git papayu inside a repository"),
+            StoreError::BadRevision(_) => Some("pass a branch, tag or commit id"),
+            StoreError::Locked { .. } => {
+                Some("retry, or if no git or papayu process is running, remove that file")
+            }
+            StoreError::Damaged { .. } => {
+                Some("run `git papayu gc --repair` to move it back to its last intact commit")
+            }
+            _ => None,
         }
     }
 }
@@ -107,5 +127,48 @@ impl From<Problem> for StoreError {
 impl From<StoreError> for Problem {
     fn from(e: StoreError) -> Self {
         e.to_problem()
+    }
+}
+
+impl From<StoreError> for crate::codes::Problems {
+    fn from(e: StoreError) -> Self {
+        vec![e.to_problem()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_advice_becomes_the_hint_and_the_line_stays_the_same() {
+        let errors = [
+            StoreError::NotARepository("/tmp/x".into()),
+            StoreError::BadRevision("nope".into()),
+            StoreError::Locked {
+                name: "refs/notes/papayu".into(),
+                lock: "refs/notes/papayu.lock".into(),
+                age_secs: 3,
+            },
+            StoreError::Damaged {
+                name: "refs/papayu/oplog".into(),
+                at: "abc".into(),
+            },
+        ];
+        for e in errors {
+            let p = e.to_problem();
+            assert!(p.hint.is_some(), "{e}");
+            assert_eq!(p.text(), e.to_string());
+        }
+        let p = StoreError::BadRevision("nope".into()).to_problem();
+        assert_eq!(p.reason, "'nope' does not name a commit");
+        assert_eq!(p.hint.as_deref(), Some("pass a branch, tag or commit id"));
+        let moved = StoreError::RefMoved {
+            name: "n".into(),
+            expected: "a".into(),
+            found: "b".into(),
+        };
+        assert_eq!(moved.to_problem().hint, None);
+        assert_eq!(moved.to_problem().reason, moved.to_string());
     }
 }

@@ -6,9 +6,10 @@
 //! current branch unless the operation is explicitly about them (merge, and undoing a merge).
 
 mod cache;
+pub mod cmdline;
 pub mod config;
-mod eol;
 mod error;
+mod ids;
 pub mod index;
 mod merges;
 pub use merges::MergeIntent;
@@ -20,7 +21,7 @@ pub mod refs;
 pub mod remote;
 mod sig;
 mod snapshot;
-pub mod tree;
+mod trees;
 mod trust;
 mod work;
 pub use work::UserGit;
@@ -35,7 +36,10 @@ pub(crate) use cache::{put as cache_put, take as cache_take};
 pub use error::StoreError;
 pub(crate) use sig::days_from_civil;
 pub use sig::{author, signature};
-pub use snapshot::{FileRead, Snapshot};
+pub use snapshot::{Entry, FileRead, Snapshot};
+pub use trees::TreeEdit;
+
+pub use ids::{SHORT, short};
 
 /// Sentences about shared data the store set aside while reading it (a forged record), for the
 /// front end to show once as warnings. The store itself never prints.
@@ -554,6 +558,7 @@ impl Store {
                 }
             }
         }
+        out.extend(cmdline::CommandLine::get().values_with_prefix(prefix));
         out
     }
 }
@@ -562,17 +567,16 @@ impl Store {
 /// lowercased whole; the last value of a multi-valued key), read as git would read them here:
 /// the repository's configuration when the current directory is in one, else the global ones.
 /// Settings that shape the terminal (colour, pager) are read before any repository is opened,
-/// and outside one.
+/// and outside one. git's command-line settings (`git -c`) come last and win.
 pub fn git_config(prefixes: &[&str]) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
     let config = match Repository::open_from_env() {
         Ok(repo) => repo.config(),
         Err(_) => git2::Config::open_default(),
     };
-    let Ok(config) = config.and_then(|mut c| c.snapshot()) else {
-        return out;
-    };
-    if let Ok(mut entries) = config.entries(None) {
+    if let Ok(config) = config.and_then(|mut c| c.snapshot())
+        && let Ok(mut entries) = config.entries(None)
+    {
         while let Some(Ok(entry)) = entries.next() {
             if let (Ok(name), Ok(value)) = (entry.name(), entry.value()) {
                 let name = name.to_ascii_lowercase();
@@ -581,6 +585,9 @@ pub fn git_config(prefixes: &[&str]) -> std::collections::BTreeMap<String, Strin
                 }
             }
         }
+    }
+    for prefix in prefixes {
+        out.extend(cmdline::CommandLine::get().values_with_prefix(prefix));
     }
     out
 }

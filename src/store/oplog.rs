@@ -229,9 +229,7 @@ fn cached_cancels(repo: &Repository, entry: Oid) -> Option<HashSet<String>> {
     let bytes = cache::read(repo, CANCELS, entry)?;
     let text = String::from_utf8(bytes).ok()?;
     let set: HashSet<String> = text.lines().map(str::to_string).collect();
-    set.iter()
-        .all(|h| super::records::is_plan_id(h))
-        .then_some(set)
+    set.iter().all(|h| super::ids::is_plan_id(h)).then_some(set)
 }
 
 fn write_cancels(repo: &Repository, entry: Oid, set: &HashSet<String>) {

@@ -49,7 +49,7 @@ pub fn trailer_plan(message: &str) -> Option<&str> {
         .rev()
         .filter_map(|l| l.strip_prefix("Papayu-Plan:"))
         .map(str::trim)
-        .find(|id| super::records::is_plan_id(id))
+        .find(|id| super::ids::is_plan_id(id))
 }
 
 /// Every local proposal branch, grouped by the plan it carries out. Within a plan, branches

@@ -17,10 +17,11 @@ use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use super::ids::{is_object_id, is_plan_id, is_proposal_branch};
 use super::proposals::{self, LocalBranch};
 use super::{StoreError, notes};
 use crate::codes::{Code, Problem};
-use crate::protocol::Plan;
+use crate::plan::Plan;
 
 /// The digest of one file a plan read: what it saw, so apply can tell if the file moved on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,7 +142,7 @@ impl PlanRecord {
 
     /// The first 10 hex digits, as shown to users.
     pub fn short_id(&self) -> &str {
-        &self.id[..self.id.len().min(10)]
+        &self.id[..self.id.len().min(super::SHORT)]
     }
 
     pub fn base_oid(&self) -> Result<Oid, StoreError> {
@@ -227,21 +228,6 @@ impl Event {
                 None => !self.event.is_cancel(),
             }
     }
-}
-
-/// Whether `text` is a plan id (or a line hash): 40 lowercase hex digits.
-pub fn is_plan_id(text: &str) -> bool {
-    text.len() == 40 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// Whether `text` is a full object id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits.
-pub fn is_object_id(text: &str) -> bool {
-    matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
-/// Whether `name` is a branch name papayu may own: `papayu/…`, valid as a git ref.
-pub fn is_proposal_branch(name: &str) -> bool {
-    name.starts_with("papayu/") && git2::Reference::is_valid_name(&format!("refs/heads/{name}"))
 }
 
 /// The name of one note line: the first 40 hex digits of the SHA-256 of its text (without its
@@ -520,7 +506,7 @@ impl Ledger {
                 .get(hash)
                 .into_iter()
                 .flatten()
-                .map(|o| o.to_string()[..10].to_string())
+                .map(super::short)
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -538,14 +524,14 @@ impl Ledger {
                     true => format!(
                         "ignored a record claiming plan {} in the papayu note of {}: its content \
                          does not hash to its id (forged or damaged)",
-                        &id[..10],
+                        super::short(&id),
                         notes_of(&hash)
                     ),
                     false => format!(
                         "ignored a record of plan {} in the papayu note of {}: several different \
                          records claim that id and none can be checked (stored before plan ids \
                          were content hashes)",
-                        &id[..10],
+                        super::short(&id),
                         notes_of(&hash)
                     ),
                 });

@@ -57,26 +57,6 @@ impl Store {
         }
     }
 
-    /// The strategy for notes both sides changed: `notes.papayu.mergeStrategy`, else
-    /// `notes.mergeStrategy`, else `cat_sort_uniq`.
-    pub fn notes_strategy(&self) -> Result<Strategy, Problem> {
-        let key = ["notes.papayu.mergeStrategy", "notes.mergeStrategy"]
-            .into_iter()
-            .find_map(|k| self.setting(k).map(|v| (k, v)));
-        match key {
-            None => Ok(Strategy::CatSortUniq),
-            Some((key, value)) => Strategy::parse(&value).ok_or_else(|| {
-                Problem::new(
-                    Code::ConfigInvalid,
-                    format!(
-                        "{key} is '{value}', which would leave teammates' plan lines to be merged by hand; \
-                         set it to cat_sort_uniq (git papayu init does)"
-                    ),
-                )
-            }),
-        }
-    }
-
     /// Fetches the remote's `refs/notes/papayu` into [`tracking_ref`]; returns its tip, `None`
     /// when the remote has no papayu notes yet.
     pub fn fetch_notes(&self, remote: &str) -> Result<Option<Oid>, Problem> {

@@ -2,10 +2,12 @@
 //!
 //! Two kinds of commit, two rules:
 //!
-//! - **Commits for the user** (proposal commits: they land on branches the user merges) are
-//!   written by `git commit-tree` itself, so git's identity rules apply exactly — `GIT_AUTHOR_*`
-//!   and `GIT_COMMITTER_*`, `author.*`/`committer.*`/`user.*` config, `EMAIL`, auto-detection and
-//!   `user.useConfigOnly` — and git refuses, with its own hint, when it has no identity. When
+//! - **Commits for the user** (proposal commits: they land on branches the user merges) follow
+//!   git's identity rules exactly — `GIT_AUTHOR_*` and `GIT_COMMITTER_*`, `author.*`/
+//!   `committer.*`/`user.*` config, `EMAIL`, auto-detection and `user.useConfigOnly` — and git
+//!   refuses, with its own hint, when it has no identity. When both identities are given plainly
+//!   (variables or config, no date variable, nothing git would clean) the commit is written here,
+//!   byte for byte as `git commit-tree` writes it; otherwise `git commit-tree` writes it. When
 //!   `commit.gpgsign` is on they are signed by git with the configured `gpg.format` (openpgp,
 //!   ssh, x509) and `user.signingKey`, as `git commit` would. papayu never invents an author.
 //! - **Bookkeeping commits** (notes, the operation log, previews, reflog entries) never reach a
@@ -35,8 +37,8 @@ pub fn author(repo: &Repository) -> Signature<'static> {
 }
 
 fn identity(repo: &Repository, role: &str) -> Signature<'static> {
-    let config = repo.config().ok();
-    let from_config = |key: &str| config.as_ref().and_then(|c| c.get_string(key).ok());
+    let config = repo.config().and_then(|mut c| c.snapshot()).ok();
+    let from_config = |key: &str| super::config::layered_string(config.as_ref(), key);
     let name = std::env::var(format!("GIT_{role}_NAME"))
         .ok()
         .or_else(|| from_config("user.name"))
@@ -68,15 +70,48 @@ fn git_at(repo: &Repository) -> std::process::Command {
     cmd
 }
 
-/// Whether git would sign a commit here: `commit.gpgsign`, read by git so every config source
-/// (includes, `GIT_CONFIG_*`, `-c`) counts.
-fn wants_signing(repo: &Repository) -> Result<bool, StoreError> {
-    let out = git_at(repo)
-        .args(["config", "--type=bool", "--get", "commit.gpgsign"])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| StoreError::io("running git config", e))?;
-    Ok(out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "true")
+/// The author and committer git would use, when it would take them as given: each name and
+/// email from `GIT_<ROLE>_NAME`/`_EMAIL`, else `<role>.name`/`.email`, else `user.name`/`.email`
+/// (`EMAIL`, auto-detection and `user.useConfigOnly` are left to git), none empty or changed by
+/// git's cleaning of identities, no `GIT_<ROLE>_DATE` (git's date grammar is git's) and no
+/// `i18n.commitEncoding` other than UTF-8. `None` means: let git write the commit.
+fn plain_identities(config: &git2::Config) -> Option<(Signature<'static>, Signature<'static>)> {
+    let encoding = super::config::layered_string(Some(config), "i18n.commitEncoding");
+    if encoding.is_some_and(|e| !e.eq_ignore_ascii_case("utf-8") && !e.eq_ignore_ascii_case("utf8"))
+    {
+        return None;
+    }
+    let one = |role: &str, section: &str| -> Option<Signature<'static>> {
+        if std::env::var_os(format!("GIT_{role}_DATE")).is_some() {
+            return None;
+        }
+        let field = |what: &str| -> Option<String> {
+            let value = match std::env::var_os(format!("GIT_{role}_{}", what.to_ascii_uppercase()))
+            {
+                Some(v) => v.into_string().ok()?,
+                None => super::config::layered_string(Some(config), &format!("{section}.{what}"))
+                    .or_else(|| {
+                    super::config::layered_string(Some(config), &format!("user.{what}"))
+                })?,
+            };
+            is_clean(&value).then_some(value)
+        };
+        // Dated now in the local offset, as git dates it.
+        Signature::now(&field("name")?, &field("email")?).ok()
+    };
+    Some((one("AUTHOR", "author")?, one("COMMITTER", "committer")?))
+}
+
+/// Whether git's cleaning of an identity field (dropping `<`, `>` and newlines, trimming
+/// spaces, control characters and `.,:;"'\\` at both ends) leaves `value` as it is, and it is
+/// not empty.
+fn is_clean(value: &str) -> bool {
+    let crud =
+        |c: char| c <= ' ' || matches!(c, '.' | ',' | ':' | ';' | '<' | '>' | '"' | '\\' | '\'');
+    !value.is_empty()
+        && !value.contains(['<', '>', '\n'])
+        && !value.starts_with(crud)
+        && !value.ends_with(crud)
 }
 
 /// Writes a commit of `tree` on `parent` for the user, with `git commit-tree`: git's identity
@@ -87,7 +122,22 @@ pub fn commit_for_user(
     tree: Oid,
     message: &str,
 ) -> Result<Oid, StoreError> {
-    let sign = wants_signing(repo)?;
+    let config = repo
+        .config()
+        .and_then(|mut c| c.snapshot())
+        .map_err(|e| StoreError::git("reading git config", e))?;
+    let sign = super::config::layered_bool(Some(&config), "commit.gpgsign").unwrap_or(false);
+    if !sign && let Some((author, committer)) = plain_identities(&config) {
+        let tree = repo
+            .find_tree(tree)
+            .map_err(|e| StoreError::git("reading the commit's tree", e))?;
+        let parent = repo
+            .find_commit(parent)
+            .map_err(|e| StoreError::git("reading the commit's parent", e))?;
+        return repo
+            .commit(None, &author, &committer, message, &tree, &[&parent])
+            .map_err(|e| StoreError::git("writing the commit", e));
+    }
     let mut cmd = git_at(repo);
     cmd.args(["commit-tree", &tree.to_string(), "-p", &parent.to_string()])
         .arg(if sign { "-S" } else { "--no-gpg-sign" })

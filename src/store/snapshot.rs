@@ -17,6 +17,16 @@ pub struct Snapshot<'r> {
     files: std::sync::OnceLock<Vec<(String, Oid)>>,
 }
 
+/// What a path is in a tree, read without following anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    Missing,
+    File { blob: Oid, executable: bool },
+    Symlink { blob: Oid },
+    Dir,
+    Submodule,
+}
+
 /// A file's bytes and blob id.
 #[derive(Debug, Clone)]
 pub struct FileRead {
@@ -31,6 +41,21 @@ impl Store {
             .repo
             .find_commit(commit)
             .and_then(|c| c.tree())
+            .map_err(|e| StoreError::git("reading the base tree", e))?;
+        Ok(Snapshot {
+            repo: &self.repo,
+            tree,
+            files: std::sync::OnceLock::new(),
+        })
+    }
+}
+
+impl Store {
+    /// A tree by its own id, for reading.
+    pub fn snapshot_tree(&self, tree: Oid) -> Result<Snapshot<'_>, StoreError> {
+        let tree = self
+            .repo
+            .find_tree(tree)
             .map_err(|e| StoreError::git("reading the base tree", e))?;
         Ok(Snapshot {
             repo: &self.repo,
@@ -63,6 +88,63 @@ impl Snapshot<'_> {
             bytes: blob.content().to_vec(),
             blob: entry.id(),
         }))
+    }
+
+    /// What `path` is in this tree.
+    pub fn entry(&self, path: &str) -> Entry {
+        match self.tree.get_path(std::path::Path::new(path)) {
+            Err(_) => Entry::Missing,
+            Ok(e) => entry_of(&e),
+        }
+    }
+
+    /// A blob's content by id (any blob, a symlink's target text included).
+    pub fn blob(&self, id: Oid) -> Result<std::sync::Arc<[u8]>, StoreError> {
+        self.repo
+            .find_blob(id)
+            .map(|b| std::sync::Arc::from(b.content()))
+            .map_err(|e| StoreError::git(format!("reading blob {id}"), e))
+    }
+
+    /// The names directly inside directory `dir` (`""` for the root); empty when it is no
+    /// directory.
+    pub fn names(&self, dir: &str) -> Vec<String> {
+        let names = |t: &Tree<'_>| {
+            t.iter()
+                .filter_map(|e| e.name().ok().map(str::to_string))
+                .collect()
+        };
+        if dir.is_empty() {
+            return names(&self.tree);
+        }
+        self.subtree(dir).map(|t| names(&t)).unwrap_or_default()
+    }
+
+    /// Every entry below directory `dir` (not `dir` itself), as full paths, parents before
+    /// children; empty when `dir` is no directory.
+    pub fn entries_under(&self, dir: &str) -> Vec<(String, Entry)> {
+        let Some(tree) = self.subtree(dir) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let _ = tree.walk(TreeWalkMode::PreOrder, |root, e| {
+            if let Ok(name) = e.name() {
+                out.push((format!("{dir}/{root}{name}"), entry_of(e)));
+            }
+            TreeWalkResult::Ok
+        });
+        out
+    }
+
+    fn subtree(&self, dir: &str) -> Option<Tree<'_>> {
+        let entry = self.tree.get_path(std::path::Path::new(dir)).ok()?;
+        self.repo.find_tree(entry.id()).ok()
+    }
+
+    /// A setting of the repository's git configuration, as text.
+    pub fn config(&self, key: &str) -> Option<String> {
+        let config = self.repo.config().and_then(|mut c| c.snapshot()).ok();
+        super::config::layered_string(config.as_ref(), key)
     }
 
     /// Whether a regular file exists at `path`.
@@ -185,14 +267,23 @@ impl Snapshot<'_> {
     }
 }
 
+fn entry_of(e: &git2::TreeEntry<'_>) -> Entry {
+    match (e.kind(), e.filemode()) {
+        (Some(ObjectType::Tree), _) => Entry::Dir,
+        (Some(ObjectType::Commit), _) => Entry::Submodule,
+        (_, mode) if mode == i32::from(git2::FileMode::Link) => Entry::Symlink { blob: e.id() },
+        (_, mode) => Entry::File {
+            blob: e.id(),
+            executable: mode == i32::from(git2::FileMode::BlobExecutable),
+        },
+    }
+}
+
 /// The attributes file git reads for every repository: `core.attributesFile`, else
 /// `$XDG_CONFIG_HOME/git/attributes` (`~/.config/git/attributes`).
 pub(crate) fn global_attributes(repo: &Repository) -> Option<String> {
-    let configured = repo
-        .config()
-        .and_then(|mut c| c.snapshot())
-        .and_then(|c| c.get_path("core.attributesFile"))
-        .ok();
+    let config = repo.config().and_then(|mut c| c.snapshot()).ok();
+    let configured = super::config::layered_path(config.as_ref(), "core.attributesFile");
     let path = configured.or_else(|| {
         let xdg = std::env::var_os("XDG_CONFIG_HOME")
             .filter(|d| !d.is_empty())

@@ -186,35 +186,6 @@ pub fn mask(text: &str, env: &BTreeMap<String, String>) -> String {
     mask_secrets(&out)
 }
 
-/// `YYYY-MM-DD` as milliseconds since the epoch (midnight UTC).
-pub fn parse_date(text: &str) -> Result<i64, String> {
-    let bad = || format!("{text:?} is not a date; use YYYY-MM-DD");
-    let mut parts = text.trim().splitn(3, '-').map(|p| p.parse::<i64>());
-    let (Some(Ok(y)), Some(Ok(m)), Some(Ok(d))) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(bad());
-    };
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return Err(bad());
-    }
-    Ok(crate::store::days_from_civil(y, m, d) * 86_400_000)
-}
-
-/// Traces older than this many days are pruned unless `papayu.traceExpire` says otherwise.
-pub const DEFAULT_EXPIRE_DAYS: i64 = 30;
-
-/// `papayu.traceExpire`: a number of days (`30`, `30.days`, `30 days`); `never` keeps all.
-pub fn expire_days(value: &str) -> Option<i64> {
-    let v = value.trim().to_ascii_lowercase();
-    if v == "never" || v == "false" {
-        return Some(i64::MAX / 86_400_000 / 2);
-    }
-    let number = v
-        .trim_end_matches("days")
-        .trim_end_matches("day")
-        .trim_end_matches(['.', ' ']);
-    number.parse::<i64>().ok().filter(|d| *d >= 0)
-}
-
 /// Where traces live.
 pub fn dir(store: &Store) -> PathBuf {
     store.state_dir().join("traces")
@@ -346,22 +317,6 @@ mod tests {
             config_snapshot(&env).keys().collect::<Vec<_>>(),
             ["PAPAYU_LLM_MODEL"]
         );
-    }
-
-    #[test]
-    fn expiry_in_days() {
-        assert_eq!(expire_days("30"), Some(30));
-        assert_eq!(expire_days("7.days"), Some(7));
-        assert_eq!(expire_days("1 day"), Some(1));
-        assert!(expire_days("never").unwrap() > 1_000_000);
-        assert_eq!(expire_days("soon"), None);
-    }
-
-    #[test]
-    fn dates_are_midnight_utc() {
-        assert_eq!(parse_date("1970-01-02"), Ok(86_400_000));
-        assert_eq!(parse_date("2026-11-22"), Ok(1_795_305_600_000));
-        assert!(parse_date("2026-13-01").is_err() && parse_date("yesterday").is_err());
     }
 
     #[test]

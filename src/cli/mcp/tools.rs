@@ -8,11 +8,13 @@
 use std::sync::Arc;
 
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
+use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::find::find;
 use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
 use git_papayu::engine::review;
 use git_papayu::protocol::{self, Mode, ParseOptions, ProtocolVersion};
+use git_papayu::settings::Settings as Config;
 use git_papayu::store::records::now_millis;
 use git_papayu::store::{Store, UserGit};
 use git_papayu::trace::{Trace, conversation};
@@ -246,11 +248,13 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
         None => ask_model(&store, goal, base)?,
     };
     let first = &planned[0].record;
+    let config = Config::load(&store);
     let request = ApplyRequest {
         plan: Some(first.id.clone()),
         onto: None,
         check: CheckChoice::Configured,
-        settings: CheckSettings::resolve(&store, false, None).map_err(|p| vec![p])?,
+        settings: CheckSettings::resolve(&config, false, None).map_err(|p| vec![p])?,
+        attribution: Attribution::configured(&config).map_err(|p| vec![p])?,
     };
     let others: Vec<&str> = planned[1..].iter().map(|p| p.record.id.as_str()).collect();
     match apply::apply(&store, &request)? {

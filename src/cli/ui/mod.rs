@@ -364,7 +364,7 @@ pub fn warn(text: &str) {
 /// An error code and its reason on stderr, as `ERR_CODE: reason`, with its indented detail.
 fn problem_line(ui: &Ui, p: &Problem) {
     let code = ui.paint_err("\x1b[1;31m", p.code.as_str());
-    let mut out = format!("{code}: {}\n", text::line(&p.reason));
+    let mut out = format!("{code}: {}\n", text::line(&p.text()));
     if let Some(detail) = &p.detail {
         for line in detail.lines() {
             out.push_str(&format!("  {}\n", text::block(line)));
@@ -387,7 +387,7 @@ pub fn problems(problems: &[Problem]) {
 pub fn problems_json(problems: &[Problem]) -> Value {
     problems
         .iter()
-        .map(|p| serde_json::json!({ "code": p.code, "reason": p.reason, "detail": p.detail }))
+        .map(|p| serde_json::json!({ "code": p.code, "reason": p.reason, "hint": p.hint, "detail": p.detail }))
         .collect()
 }
 

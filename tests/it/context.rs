@@ -1,0 +1,546 @@
+//! What `git papayu context` gathers: the files failing tests live in and the modules they
+//! test, and a repository map with the definitions of the files the goal is about.
+
+use crate::common;
+
+use common::TestRepo;
+use serde_json::Value;
+
+fn context_env(repo: &TestRepo, goal: &str, env: &[(&str, &str)]) -> Value {
+    let out = repo.papayu_env(["context", goal, "--json"], env).ok();
+    serde_json::from_str(&out.stdout).expect("context --json is JSON")
+}
+
+fn context(repo: &TestRepo, goal: &str, log: Option<&str>) -> Value {
+    let mut args = vec!["context", goal, "--json"];
+    if let Some(log) = log {
+        repo.write("failure.log", log);
+        args.extend(["--log", "failure.log"]);
+    }
+    let out = repo.papayu(&args).ok();
+    serde_json::from_str(&out.stdout).expect("context --json is JSON")
+}
+
+/// A FILE block: title, source, line ranges.
+type FileBlock = (String, String, Vec<(u64, u64)>);
+
+fn files(ctx: &Value) -> Vec<FileBlock> {
+    ctx["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["kind"] == "file")
+        .map(|b| {
+            let ranges = b["ranges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap()))
+                .collect();
+            (
+                b["title"].as_str().unwrap().to_string(),
+                b["source"].as_str().unwrap().to_string(),
+                ranges,
+            )
+        })
+        .collect()
+}
+
+fn map(ctx: &Value) -> String {
+    ctx["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["kind"] == "map")
+        .map(|b| b["body"].as_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+fn long_rust_file() -> String {
+    let mut text = String::from(
+        "pub fn mean(xs: &[f64]) -> f64 {\n    xs.iter().sum::<f64>() / xs.len() as f64\n}\n",
+    );
+    for i in 0..300 {
+        text.push_str(&format!("\npub fn helper_{i}() -> u32 {{\n    {i}\n}}\n"));
+    }
+    text.push_str("\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn mean_of_empty() {\n        assert_eq!(super::mean(&[]), 0.0);\n    }\n}\n");
+    text
+}
+
+#[test]
+fn a_cargo_test_failure_brings_the_test_and_its_surroundings() {
+    let text = long_rust_file();
+    let repo = TestRepo::with_files(&[("src/stats.rs", &text), ("src/lib.rs", "pub mod stats;\n")]);
+    let line = text
+        .lines()
+        .position(|l| l.contains("fn mean_of_empty"))
+        .unwrap() as u64
+        + 1;
+    let log = "running 1 test\ntest stats::tests::mean_of_empty ... FAILED\n\nfailures:\n\n---- stats::tests::mean_of_empty stdout ----\nassertion failed\n\nfailures:\n    stats::tests::mean_of_empty\n";
+    let ctx = context(&repo, "make the failing test pass", Some(log));
+    let found = files(&ctx);
+    let stats = found
+        .iter()
+        .find(|f| f.0 == "src/stats.rs")
+        .expect("the test's file is sent");
+    assert_eq!(stats.1, "defines a failing test");
+    assert_eq!(stats.2.len(), 1);
+    let (from, to) = stats.2[0];
+    assert!(from <= line && line <= to, "{line} in {from}-{to}");
+    assert_eq!(from, line - 80, "80 lines before the test");
+}
+
+#[test]
+fn a_pytest_failure_brings_the_test_file_and_the_module_under_test() {
+    let repo = TestRepo::with_files(&[
+        (
+            "pkg/stats.py",
+            "def mean(items):\n    return sum(items) / len(items)\n",
+        ),
+        (
+            "tests/test_stats.py",
+            "from pkg.stats import mean\n\ndef test_empty():\n    assert mean([]) == 0\n",
+        ),
+        ("pkg/other.py", "X = 1\n"),
+    ]);
+    let log = "============ FAILURES ============\n___________ test_empty ___________\n\n    def test_empty():\n>       assert mean([]) == 0\nE       ZeroDivisionError: division by zero\n\nFAILED tests/test_stats.py::test_empty - ZeroDivisionError\n";
+    let ctx = context(&repo, "fix it", Some(log));
+    let titles: Vec<(String, String)> = files(&ctx).into_iter().map(|f| (f.0, f.1)).collect();
+    assert!(
+        titles.iter().any(|t| t.0 == "tests/test_stats.py"),
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&("pkg/stats.py".to_string(), "module under test".to_string())),
+        "{titles:?}"
+    );
+    let other = titles.iter().position(|t| t.0 == "pkg/other.py");
+    assert!(
+        other.is_some_and(|i| i == titles.len() - 1 && titles[i].1 == "the whole tree fits"),
+        "an unrelated file comes only because the whole tree fits, last: {titles:?}"
+    );
+}
+
+#[test]
+fn a_go_failure_by_test_name_finds_the_test_and_the_file_beside_it() {
+    let repo = TestRepo::with_files(&[
+        ("go.mod", "module example.com/x\n"),
+        (
+            "pkg/parse/parse.go",
+            "package parse\n\nfunc Parse(s string) int {\n\treturn 0\n}\n",
+        ),
+        (
+            "pkg/parse/parse_test.go",
+            "package parse\n\nimport \"testing\"\n\nfunc TestParse(t *testing.T) {\n\tif Parse(\"1\") != 1 {\n\t\tt.Fatal(\"want 1\")\n\t}\n}\n",
+        ),
+    ]);
+    let log = "=== RUN   TestParse\n--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/x/pkg/parse\t0.002s\n";
+    let ctx = context(&repo, "fix the failing test", Some(log));
+    let titles: Vec<String> = files(&ctx).into_iter().map(|f| f.0).collect();
+    assert!(
+        titles.contains(&"pkg/parse/parse_test.go".to_string()),
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&"pkg/parse/parse.go".to_string()),
+        "{titles:?}"
+    );
+}
+
+#[test]
+fn the_map_lists_definitions_of_the_files_the_goal_names_and_hides_protected_ones() {
+    let repo = TestRepo::with_files(&[
+        (
+            "src/billing/invoice.py",
+            "class Invoice:\n    def total(self):\n        return 0\n\ndef render(invoice):\n    pass\n",
+        ),
+        (
+            "src/billing/tax.rs",
+            "pub fn vat(amount: u64) -> u64 {\n    amount / 5\n}\n",
+        ),
+        (
+            "web/invoice.ts",
+            "export function showInvoice(id: string): void {\n}\n",
+        ),
+        (
+            "deploy/secrets/invoice.py",
+            "def leaked_definition():\n    pass\n",
+        ),
+        ("README.md", "# shop\n"),
+    ]);
+    // No room for files: the map alone says what the tree offers.
+    let out = repo
+        .papayu_env(
+            ["context", "Invoices need a discount line", "--json"],
+            &[("PAPAYU_CONTEXT_MAX_FILES", "0")],
+        )
+        .ok();
+    let ctx: Value = serde_json::from_str(&out.stdout).unwrap();
+    let map = map(&ctx);
+    assert!(map.starts_with("Definitions:\n"), "{map}");
+    for expected in [
+        "src/billing/invoice.py\n  class Invoice\n    def total(self)\n  def render(invoice)\n",
+        "web/invoice.ts\n  export function showInvoice(id: string): void\n",
+    ] {
+        assert!(map.contains(expected), "{expected:?} in\n{map}");
+    }
+    assert!(
+        !map.contains("leaked_definition"),
+        "protected files are named only:\n{map}"
+    );
+    assert!(map.contains("deploy/secrets/ invoice.py"), "{map}");
+    assert!(map.contains("\nPaths:\n"));
+}
+
+#[test]
+fn the_map_stays_within_its_budget() {
+    let mut files = Vec::new();
+    for i in 0..400 {
+        files.push((
+            format!("src/mod{i:03}/invoice{i}.py"),
+            format!("def f{i}():\n    return {i}\n"),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&refs);
+    for budget in ["6000", "900"] {
+        let out = repo
+            .papayu_env(
+                ["context", "invoice", "--json"],
+                &[("PAPAYU_CONTEXT_MAP_CHARS", budget)],
+            )
+            .ok();
+        let ctx: Value = serde_json::from_str(&out.stdout).unwrap();
+        let len = map(&ctx).chars().count();
+        assert!(len <= budget.parse().unwrap(), "{len} > {budget}");
+        assert!(len > 500, "the budget is used: {len}");
+    }
+}
+
+#[test]
+fn private_marks_in_any_gitattributes_and_in_info_attributes_withhold_files() {
+    let repo = TestRepo::with_files(&[
+        ("sub/.gitattributes", "conf.yml papayu-private\n"),
+        ("sub/conf.yml", "password: MARKER-SUB\n"),
+        ("local.txt", "MARKER-LOCAL\n"),
+        ("open.txt", "MARKER-OPEN\n"),
+    ]);
+    std::fs::create_dir_all(repo.path().join(".git/info")).unwrap();
+    std::fs::write(
+        repo.path().join(".git/info/attributes"),
+        "local.txt papayu-private\n",
+    )
+    .unwrap();
+    let ctx = context(&repo, "look at sub/conf.yml, local.txt and open.txt", None);
+    let text = ctx["blocks"].to_string();
+    assert!(text.contains("MARKER-OPEN"), "ordinary files are sent");
+    assert!(
+        !text.contains("MARKER-SUB") && !text.contains("MARKER-LOCAL"),
+        "{text}"
+    );
+    let withheld = ctx["withheld"].to_string();
+    assert!(
+        withheld.contains("sub/conf.yml") && withheld.contains("local.txt"),
+        "{withheld}"
+    );
+    let store = git_papayu::store::Store::open_at(repo.path()).unwrap();
+    let snap = store
+        .snapshot(store.resolve_commit("HEAD").unwrap())
+        .unwrap();
+    let hits: Vec<String> = git_papayu::context::search(&snap, "MARKER", None)
+        .into_iter()
+        .map(|h| h.path)
+        .collect();
+    assert_eq!(hits, ["open.txt"]);
+}
+
+#[test]
+fn a_private_mark_added_after_a_search_applies_to_the_next_one() {
+    let repo = TestRepo::with_files(&[("a.txt", "MARKER-A\n"), ("b.txt", "MARKER-B\n")]);
+    let store = git_papayu::store::Store::open_at(repo.path()).unwrap();
+    let snap = store
+        .snapshot(store.resolve_commit("HEAD").unwrap())
+        .unwrap();
+    let paths = |snap: &git_papayu::store::Snapshot<'_>| -> Vec<String> {
+        git_papayu::context::search(snap, "MARKER", None)
+            .into_iter()
+            .map(|h| h.path)
+            .collect()
+    };
+    assert_eq!(paths(&snap), ["a.txt", "b.txt"]);
+    std::fs::create_dir_all(repo.path().join(".git/info")).unwrap();
+    std::fs::write(
+        repo.path().join(".git/info/attributes"),
+        "a.txt papayu-private\n",
+    )
+    .unwrap();
+    let snap = store
+        .snapshot(store.resolve_commit("HEAD").unwrap())
+        .unwrap();
+    assert_eq!(
+        paths(&snap),
+        ["b.txt"],
+        "the cached corpus is filtered at search time"
+    );
+}
+
+/// A tree too large to send whole: `n` filler modules of about 3 KB each.
+fn filler(n: usize) -> Vec<(String, String)> {
+    (0..n)
+        .map(|i| {
+            let body: String = (0..60)
+                .map(|j| format!("def helper_{i}_{j}(value):\n    return value + {j}\n\n"))
+                .collect();
+            (format!("pkg/util{i:02}.py"), body)
+        })
+        .collect()
+}
+
+fn repo_with(extra: &[(&str, &str)], fill: usize) -> TestRepo {
+    let filler = filler(fill);
+    let mut files: Vec<(&str, &str)> = filler
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    files.extend_from_slice(extra);
+    TestRepo::with_files(&files)
+}
+
+#[test]
+fn a_goal_naming_only_a_function_sends_the_file_that_defines_it() {
+    let repo = TestRepo::with_files(&[
+        ("src/calc.py", "def add(a, b):\n    return a - b\n"),
+        ("src/io.py", "def show(x):\n    print(x)\n"),
+        ("README.md", "# calc\n"),
+    ]);
+    let ctx = context(&repo, "fix the add function", None);
+    let titles: Vec<String> = files(&ctx).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        titles.first().map(String::as_str),
+        Some("src/calc.py"),
+        "{titles:?}"
+    );
+    assert_eq!(
+        titles.len(),
+        3,
+        "a tree that fits is sent whole: {titles:?}"
+    );
+    // With room for one file only, the one defining `add` is it.
+    let ctx = context_env(
+        &repo,
+        "fix the add function",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "1")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].0, "src/calc.py");
+    assert!(sent[0].1.contains("defines add"), "{:?}", sent[0].1);
+    let block = &ctx["blocks"][0];
+    assert!(block["score"].as_f64().is_some_and(|s| s > 0.0), "{block}");
+}
+
+#[test]
+fn a_goal_naming_a_class_method_sends_the_window_of_the_class() {
+    let mut long = String::from("import os\n\n");
+    for i in 0..400 {
+        long.push_str(&format!("def unrelated_{i}(x):\n    return x * {i}\n\n"));
+    }
+    long.push_str("class Request:\n    def __init__(self, url, headers=None):\n        self.url = url\n        self.headers = headers\n");
+    for i in 0..400 {
+        long.push_str(&format!("def tail_{i}(x):\n    return x - {i}\n\n"));
+    }
+    let repo = repo_with(&[("web/models.py", long.as_str())], 40);
+    let ctx = context(
+        &repo,
+        "`Request.__init__` drops the headers it is given",
+        None,
+    );
+    let sent = files(&ctx);
+    let (_, source, ranges) = sent
+        .iter()
+        .find(|f| f.0 == "web/models.py")
+        .unwrap_or_else(|| panic!("the class's file is sent: {sent:?}"));
+    assert!(source.contains("defines request"), "{source}");
+    let class_line = long
+        .lines()
+        .position(|l| l.starts_with("class Request"))
+        .unwrap() as u64
+        + 1;
+    assert!(
+        ranges
+            .iter()
+            .any(|&(a, b)| a <= class_line && class_line + 3 <= b),
+        "the window holds the class and its __init__: {ranges:?} (line {class_line})"
+    );
+    let body = ctx["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["title"] == "web/models.py")
+        .unwrap()["body"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(body.contains("self.headers = headers"), "{body}");
+    assert!(body.chars().count() <= 20_000);
+}
+
+#[test]
+fn a_quoted_error_message_finds_the_file_that_raises_it() {
+    let repo = repo_with(
+        &[
+            (
+                "net/parse.py",
+                "def split_host(url):\n    if '[' in url:\n        raise ValueError(\"Invalid IPv6 URL\")\n    return url\n",
+            ),
+            (
+                "net/url.py",
+                "class URL:\n    def host(self):\n        return self.url  # url url url\n",
+            ),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "Parsing an URL fails with \"Invalid IPv6 URL\" for a valid url",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "1")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "net/parse.py", "{sent:?}");
+    assert!(
+        sent[0].1.contains("contains \"Invalid IPv6 URL\""),
+        "{:?}",
+        sent[0].1
+    );
+}
+
+#[test]
+fn a_vendored_directory_never_outranks_the_package_the_goal_names() {
+    let vendored =
+        "def extract_cookies(jar):\n    # cookies cookies cookies cookies\n    return jar\n"
+            .repeat(5);
+    let repo = repo_with(
+        &[
+            ("requests/_vendor/cookielib/cookies.py", vendored.as_str()),
+            ("vendor/cookies.py", vendored.as_str()),
+            (
+                "requests/cookies.py",
+                "def extract_cookies_to_jar(jar, request, response):\n    return jar\n",
+            ),
+        ],
+        40,
+    );
+    let ctx = context(
+        &repo,
+        "requests: cookies from a redirect are not extracted",
+        None,
+    );
+    let titles: Vec<String> = files(&ctx).into_iter().map(|f| f.0).collect();
+    let ours = titles.iter().position(|t| t == "requests/cookies.py");
+    assert!(ours.is_some(), "{titles:?}");
+    for vendored in ["requests/_vendor/cookielib/cookies.py", "vendor/cookies.py"] {
+        if let Some(v) = titles.iter().position(|t| t == vendored) {
+            assert!(v > ours.unwrap(), "{titles:?}");
+        }
+    }
+}
+
+#[test]
+fn the_map_lists_the_directory_of_every_top_ranked_file() {
+    // Many directories of many files: the map must collapse some, never those that matter.
+    let mut owned: Vec<(String, String)> = Vec::new();
+    for d in 0..30 {
+        for f in 0..20 {
+            owned.push((
+                format!("area{d:02}/mod{f:02}.py"),
+                format!("def f{d}_{f}():\n    return {f}\n"),
+            ));
+        }
+    }
+    for f in 0..20 {
+        owned.push((
+            format!("billing/part{f:02}.py"),
+            format!("def part{f}():\n    return {f}\n"),
+        ));
+    }
+    owned.push((
+        "billing/discount.py".into(),
+        "def apply_discount(invoice, rate):\n    return invoice\n".into(),
+    ));
+    let files_: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&files_);
+    let ctx = context_env(
+        &repo,
+        "apply_discount ignores the rate",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "0")],
+    );
+    let map = map(&ctx);
+    assert!(
+        map.contains("billing/discount.py\n  def apply_discount(invoice, rate)"),
+        "{map}"
+    );
+    let line = map
+        .lines()
+        .find(|l| l.starts_with("billing/ "))
+        .unwrap_or_else(|| panic!("{map}"));
+    assert!(
+        line.contains("discount.py") && line.contains("part00.py"),
+        "listed with its names: {line}"
+    );
+    assert!(map.contains("(20 files)"), "others collapse: {map}");
+}
+
+#[test]
+fn context_shows_each_ranked_blocks_reason_and_score() {
+    let repo = TestRepo::with_files(&[
+        ("src/calc.py", "def add(a, b):\n    return a - b\n"),
+        ("src/io.py", "def show(x):\n    print(x)\n"),
+    ]);
+    let out = repo.papayu(["context", "fix the add function"]).ok();
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("src/calc.py"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(
+        line.contains("defines add") && line.contains("score "),
+        "{line}"
+    );
+}
+
+#[test]
+fn ranking_never_reads_a_private_or_protected_file() {
+    let repo = repo_with(
+        &[
+            (".gitattributes", "config/keys.py papayu-private\n"),
+            (
+                "config/keys.py",
+                "def rotate_api_key():\n    return 'MARKER-PRIVATE'\n",
+            ),
+            (
+                "deploy/secrets/rotate.py",
+                "def rotate_api_key():\n    return 'MARKER-PROTECTED'\n",
+            ),
+            (
+                "app/keys.py",
+                "from config.keys import rotate_api_key\n\ndef use():\n    return rotate_api_key()\n",
+            ),
+        ],
+        40,
+    );
+    let ctx = context(&repo, "`rotate_api_key` fails after a rotation", None);
+    let text = ctx["blocks"].to_string();
+    assert!(text.contains("app/keys.py"), "{text}");
+    assert!(
+        !text.contains("MARKER-PRIVATE") && !text.contains("MARKER-PROTECTED"),
+        "{text}"
+    );
+    let map = map(&ctx);
+    assert!(!map.contains("config/keys.py\n  def"), "named only: {map}");
+}
