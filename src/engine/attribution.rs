@@ -41,7 +41,7 @@ impl Attribution {
     pub fn configured(settings: &Settings) -> Result<Attribution, Problem> {
         match settings.git(KEY) {
             None => Ok(Attribution::default()),
-            Some(text) => Attribution::parse(&text).ok_or_else(|| {
+            Some(text) => Attribution::parse(text).ok_or_else(|| {
                 Problem::new(
                     Code::ConfigInvalid,
                     format!("{KEY} is '{text}'; use assisted-by, co-authored-by or none"),
