@@ -103,6 +103,8 @@ codes! {
     NotARepository => "ERR_NOT_A_REPOSITORY",
     RepositoryUnsupported => "ERR_REPOSITORY_UNSUPPORTED",
     NoSuchRemote => "ERR_NO_SUCH_REMOTE",
+    RemoteFailed => "ERR_REMOTE_FAILED",
+    PushRejected => "ERR_PUSH_REJECTED",
     BadRevision => "ERR_BAD_REVISION",
     PlanNotFound => "ERR_PLAN_NOT_FOUND",
     TraceNotFound => "ERR_TRACE_NOT_FOUND",

@@ -193,6 +193,18 @@ pub const SETTINGS: &[Setting] = &[
         "cost cap of one plan command, US dollars (--max-cost); needs papayu.<provider>.price",
     ),
     s(
+        Some("papayu.attribution"),
+        None,
+        "assisted-by",
+        "trailer naming the assistance on proposal commits: assisted-by, co-authored-by or none",
+    ),
+    s(
+        Some("notes.papayu.mergeStrategy"),
+        None,
+        "cat_sort_uniq",
+        "how sync merges notes both sides changed: cat_sort_uniq, union, ours or theirs",
+    ),
+    s(
         None,
         Some("PAPAYU_NORMALIZE_EOL"),
         "",

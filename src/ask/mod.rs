@@ -803,6 +803,7 @@ impl<'a> Conversation<'a> {
             stats: Some(self.stats.clone()),
             group: None,
             sample: self.sample,
+            conversation: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
+use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
 use git_papayu::settings::Settings as Config;
@@ -99,6 +100,10 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
         Ok(sources) => sources,
         Err(e) => return (result, Err(e.into())),
     };
+    let attribution = match Attribution::configured(&config) {
+        Ok(attribution) => attribution,
+        Err(e) => return (result, Err(e.into())),
+    };
     let network = settings.network;
     let request = ApplyRequest {
         plan,
@@ -106,6 +111,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
         check,
         settings,
         sources,
+        attribution,
     };
     let verbose = ui::verbose() && !side_by_side;
     let mut live = ui::LiveOutput::default();

@@ -19,12 +19,14 @@ use super::{CliError, ui};
 pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
     let tracer = Tracer::new(store, ui::warn);
     let asked = ask_models(store, ask, &tracer, "plan")?;
-    // Every plan of one command competes with the others: one group.
+    // Every plan of one command competes with the others: one group. Each carries its
+    // conversation, so the reasoning travels with the plan.
     let group = git_papayu::engine::compare::new_group_id();
     let asked = asked
         .into_iter()
         .map(|(c, mut p, t)| {
             p.group = Some(group.clone());
+            p.conversation = Some(git_papayu::trace::conversation::of_trace(&t));
             (c, p, t)
         })
         .collect();

@@ -41,32 +41,16 @@ pub fn run(args: ContextArgs) -> CliResult {
     } = args;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
-    let env = Config::load(&store).env_map().clone();
     let version = match protocol {
         Some(1) => ProtocolVersion::V1,
         _ => ProtocolVersion::V2,
     };
-    let settings = Settings {
-        endpoints: Vec::new(),
-        mode: ask::LlmMode::default(),
-        protocol: version,
-        fallback_to_v1: false,
-        phase: Mode::Plan,
-        normalize_eol: false,
-        budget: Budget::from_env(&env),
-        samples: 1,
-        spending: git_papayu::cost::Spending::default(),
-    };
     let logs = super::plan::read_logs(&logs)?;
-    let question = Question {
-        goal,
-        base,
-        logs,
-        memory: ask::memory::load(&store, base, &env).block(),
-        now: now_millis(),
-    };
-    let prepared = ask::prepare(&store, &settings, &question)?;
-    let rendered = context::render(&prepared.blocks, version);
+    let Gathered {
+        question,
+        prepared,
+        rendered,
+    } = gather(&store, goal, base, logs, version)?;
     if ui::json_mode() {
         ui::data(&serde_json::json!({
             "blocks": prepared.blocks,
@@ -110,4 +94,47 @@ pub fn run(args: ContextArgs) -> CliResult {
     summary.push_str(&format!("total: {} chars\n", rendered.chars().count()));
     ui::status(summary.trim_end());
     Ok(())
+}
+
+/// What a plan for a goal would gather, and its rendering as the model would read it.
+pub struct Gathered {
+    pub question: Question,
+    pub prepared: ask::Prepared,
+    pub rendered: String,
+}
+
+/// Gathers the context a plan for `goal` at `base` would send, asking no model.
+pub fn gather(
+    store: &Store,
+    goal: String,
+    base: git_papayu::store::Oid,
+    logs: Vec<(String, String)>,
+    version: ProtocolVersion,
+) -> Result<Gathered, git_papayu::Problem> {
+    let env = Config::load(store).env_map().clone();
+    let settings = Settings {
+        endpoints: Vec::new(),
+        mode: ask::LlmMode::default(),
+        protocol: version,
+        fallback_to_v1: false,
+        phase: Mode::Plan,
+        normalize_eol: false,
+        budget: Budget::from_env(&env),
+        samples: 1,
+        spending: git_papayu::cost::Spending::default(),
+    };
+    let question = Question {
+        goal,
+        base,
+        logs,
+        memory: ask::memory::load(store, base, &env).block(),
+        now: now_millis(),
+    };
+    let prepared = ask::prepare(store, &settings, &question)?;
+    let rendered = context::render(&prepared.blocks, version);
+    Ok(Gathered {
+        question,
+        prepared,
+        rendered,
+    })
 }

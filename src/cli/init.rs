@@ -10,7 +10,8 @@ use super::{CliResult, ui};
 ///
 /// Makes plan notes follow rebases and amends (notes.rewriteRef), merges plan notes line by line
 /// (notes.papayu.mergeStrategy=cat_sort_uniq), and optionally fetches a remote's plans and
-/// installs the sample hooks.
+/// installs the sample hooks. Each setting is printed with why it is there; without --share,
+/// init offers the command that shares plans with the remote you have.
 #[derive(Debug, Args)]
 pub struct InitArgs {
     /// Also fetch REMOTE's plan notes into refs/notes/remotes/REMOTE/papayu.
@@ -33,22 +34,30 @@ pub fn run(args: InitArgs) -> CliResult {
     )?;
     let done: Vec<_> = steps
         .iter()
-        .map(|s| serde_json::json!({ "what": s.what, "changed": s.changed }))
+        .map(|s| serde_json::json!({ "what": s.what, "changed": s.changed, "why": s.why }))
         .collect();
-    ui::data(&serde_json::json!({ "steps": done, "share": share }));
+    let offer = match &share {
+        None => setup::share_offer(&store),
+        Some(_) => None,
+    };
+    ui::data(&serde_json::json!({ "steps": done, "share": share, "offer": offer }));
     for step in &steps {
         ui::outln(&format!(
             "{} {}",
             if step.changed { "set " } else { "ok  " },
             step.what
         ));
+        ui::outln(&format!("     ({})", step.why));
     }
     if let Some(remote) = share {
         ui::outln(&format!(
-            "To publish your plans:  git push {remote} refs/notes/papayu"
+            "Share your plans with {remote} and take in theirs: git papayu sync {remote}"
         ));
+    }
+    if let Some(remote) = offer {
         ui::outln(&format!(
-            "To take in theirs:      git fetch {remote} && git notes --ref=papayu merge refs/notes/remotes/{remote}/papayu"
+            "To share plans through {remote} (git fetch {remote} then brings teammates' plans): \
+             git papayu init --share {remote}"
         ));
     }
     Ok(())

@@ -196,10 +196,16 @@ fn example_lines(sub: Option<&str>) -> &'static [(&'static str, &'static str)] {
             ),
         ],
         Some("list") => &[("git papayu list -n 10", "the ten newest plans")],
-        Some("show") => &[(
-            "git papayu show papayu/add-b-3f9c1d2e7a",
-            "a plan by its branch",
-        )],
+        Some("show") => &[
+            (
+                "git papayu show papayu/add-b-3f9c1d2e7a",
+                "a plan by its branch",
+            ),
+            (
+                "git papayu show 3f9c1d2e --conversation",
+                "what the model was shown and said, also for a teammate's plan",
+            ),
+        ],
         Some("diff") => &[(
             "git papayu diff -- --stat",
             "what the applied plan changed, as a diffstat",
@@ -251,6 +257,24 @@ fn example_lines(sub: Option<&str>) -> &'static [(&'static str, &'static str)] {
         Some("init") => &[(
             "git papayu init --share origin",
             "share plans with a remote",
+        )],
+        Some("sync") => &[
+            (
+                "git papayu sync",
+                "fetch, merge and push the plans of the upstream remote",
+            ),
+            (
+                "git papayu sync upstream --no-push",
+                "only take in upstream's plans",
+            ),
+        ],
+        Some("publish") => &[(
+            "git papayu publish 3f9c1d2e",
+            "push the plan's proposal branch and the plans for review",
+        )],
+        Some("mcp") => &[(
+            "claude mcp add papayu -- git papayu mcp",
+            "let Claude Code propose changes through papayu",
         )],
         Some("validate") => &[(
             "git papayu validate answer.json",

@@ -8,6 +8,7 @@ mod asking;
 mod compare;
 mod config;
 mod context;
+mod conversation;
 mod diff;
 mod discard;
 mod gc;
@@ -15,15 +16,18 @@ mod init;
 mod linediff;
 mod list;
 mod manual;
+mod mcp;
 mod merge;
 mod patch;
 mod pick;
 mod plan;
 mod progress;
+mod publish;
 mod refine;
 mod render;
 mod router;
 mod show;
+mod sync;
 mod text;
 mod trace;
 mod ui;
@@ -79,6 +83,9 @@ enum Command {
     Undo(undo::UndoArgs),
     Redo(undo::RedoArgs),
     Init(init::InitArgs),
+    Sync(sync::SyncArgs),
+    Publish(publish::PublishArgs),
+    Mcp(mcp::McpArgs),
     Validate(validate::ValidateArgs),
     Patch(patch::PatchArgs),
     Refine(refine::RefineArgs),
@@ -260,6 +267,9 @@ fn dispatch(command: Command) -> CliResult {
         Command::Undo(args) => undo::run_undo(args),
         Command::Redo(args) => undo::run_redo(args),
         Command::Init(args) => init::run(args),
+        Command::Sync(args) => sync::run(args),
+        Command::Publish(args) => publish::run(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
         Command::Refine(args) => refine::run(args),

@@ -10,6 +10,7 @@ use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
+use git_papayu::trace::conversation;
 use git_papayu::trace::record::{self, Tracer};
 use git_papayu::{Code, Problem};
 
@@ -176,7 +177,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 allowlist: None,
                 seen: Seen::Pasted,
             };
-            let provenance = Provenance {
+            let mut provenance = Provenance {
                 goal,
                 provider: "manual".to_string(),
                 model: None,
@@ -186,6 +187,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 stats: None,
                 group: None,
                 sample: None,
+                conversation: None,
             };
             let tracer = Tracer::new(&store, ui::warn);
             let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
@@ -195,6 +197,7 @@ pub fn run(args: PlanArgs) -> CliResult {
             let mut transcript = t.transcript.clone();
             transcript.answers = vec![String::from_utf8_lossy(&answer).into_owned()];
             tracer.conversation(&mut t, transcript);
+            provenance.conversation = Some(conversation::of_trace(&t));
             let mut spinner = ui::Spinner::new("plan");
             spinner.set_message("checking the answer and building the preview");
             let made = plan::make_pasted(&store, base, &answer, &how, provenance);

@@ -2,6 +2,7 @@
 
 use clap::Args;
 use git_papayu::ask::session::Ask;
+use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::protocol::Mode;
@@ -84,9 +85,20 @@ pub fn run(args: RefineArgs) -> CliResult {
     provenance.goal = target.record.goal.clone();
     // It stands for the same proposal: it competes in the same group, in its place.
     provenance.group = target.record.group.clone();
+    provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
     trace.branch = Some(target.branch.clone());
-    let settings = CheckSettings::resolve(&Config::load(&store), false, None)?;
-    let refined = refine::advance(&store, &target, candidate, provenance, &choice, &settings);
+    let config = Config::load(&store);
+    let settings = CheckSettings::resolve(&config, false, None)?;
+    let attribution = Attribution::configured(&config)?;
+    let refined = refine::advance(
+        &store,
+        &target,
+        candidate,
+        provenance,
+        &choice,
+        &settings,
+        attribution,
+    );
     match &refined {
         Ok(Refined::Committed { planned, check, .. }) => {
             record::plan_stored(&mut trace, planned);

@@ -12,12 +12,24 @@ use super::{CliError, CliResult, render, text, ui};
 pub struct ShowArgs {
     /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
     pub plan: Option<String>,
+    /// Show the conversation that made the plan instead: what the model was shown and why,
+    /// each request and answer, repairs, fallbacks and tokens. It travels with the plan's notes,
+    /// so it works for a teammate's plan after git papayu sync.
+    #[arg(long)]
+    pub conversation: bool,
 }
 
 pub fn run(args: ShowArgs) -> CliResult {
-    let ShowArgs { plan } = args;
+    let ShowArgs { plan, conversation } = args;
     let store = Store::open()?;
     let (ledger, record) = find(&store, plan.as_deref())?;
+    if conversation {
+        let c = git_papayu::trace::conversation::load(&store, &record)?;
+        ui::data(&serde_json::json!({ "plan": record.id, "conversation": c }));
+        ui::paged();
+        ui::out(&super::conversation::render(&record, &c));
+        return Ok(());
+    }
     let status = ledger.status(&record.id);
     let events = ledger.events_of(&record.id);
     let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);

@@ -80,8 +80,16 @@ fn not_found(why: String) -> Problem {
     Problem::new(Code::TraceNotFound, why)
 }
 
+/// The trace `id` from this machine's trace files, else from the conversation of a plan in
+/// the notes (a teammate's plan, synced).
 fn load(store: &Store, id: &str) -> Result<Trace, Problem> {
-    trace::read(store, id).map_err(not_found)
+    match trace::read(store, id) {
+        Ok(t) => Ok(t),
+        Err(why) => match trace::conversation::find_by_trace(store, id)? {
+            Some(c) => Ok(c.trace),
+            None => Err(not_found(why)),
+        },
+    }
 }
 
 pub fn run(args: TraceArgs) -> CliResult {

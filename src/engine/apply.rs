@@ -5,6 +5,7 @@
 //! in the same compare-and-swap as the plan's `applied` event and the operation-log entry; so a
 //! failed check, a base mismatch, or a kill at any moment leaves every ref as it was.
 
+use super::attribution::Attribution;
 use super::baseline::{self, Sources};
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::results::Reader;
@@ -27,6 +28,8 @@ pub struct ApplyRequest {
     pub settings: CheckSettings,
     /// Where per-test results come from besides the check's output.
     pub sources: Sources,
+    /// The trailer naming the assistance (`papayu.attribution`).
+    pub attribution: Attribution,
 }
 
 /// How an apply ended (failures that leave nothing behind are `Err`).
@@ -130,7 +133,11 @@ pub fn apply_with(
     }
     // Chosen from the target's history before anything runs: never from a proposal.
     let check = check::resolve(store, &request.check, &request.settings, target)?;
-    let commit = store.commit_for_user(target, new_tree, &commit_message(&record))?;
+    let commit = store.commit_for_user(
+        target,
+        new_tree,
+        &commit_message(&record, request.attribution),
+    )?;
     let branch = branch_name(&record);
 
     let mut report = None;
@@ -288,8 +295,9 @@ fn record_failure(
 }
 
 /// The commit message: a subject of at most [`SUBJECT_MAX`] characters, the whole summary in the
-/// body when the subject had to be cut, then the trailers that tie the commit to its plan.
-pub fn commit_message(record: &PlanRecord) -> String {
+/// body when the subject had to be cut, then the trailers that tie the commit to its plan and
+/// say who assisted (see [`super::attribution`]).
+pub fn commit_message(record: &PlanRecord, attribution: Attribution) -> String {
     let summary = record
         .plan
         .summary
@@ -309,6 +317,10 @@ pub fn commit_message(record: &PlanRecord) -> String {
         "\n\nPapayu-Plan: {}\nPapayu-Trace: {}\n",
         record.id, record.trace_id
     ));
+    if let Some(trailer) = attribution.trailer(record) {
+        message.push_str(&trailer);
+        message.push('\n');
+    }
     message
 }
 

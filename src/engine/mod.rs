@@ -4,6 +4,7 @@
 //! and commits its effect as one logged operation; it never prints.
 
 pub mod apply;
+pub mod attribution;
 pub mod baseline;
 pub mod check;
 pub mod compare;
@@ -17,3 +18,4 @@ pub mod review;
 pub mod sandbox;
 mod seen;
 pub mod setup;
+pub mod sync;

@@ -67,6 +67,9 @@ pub struct Provenance {
     pub group: Option<String>,
     /// Which of one provider's `--samples` answers this is.
     pub sample: Option<u32>,
+    /// The conversation that led to the answer, encoded for the notes (see
+    /// [`crate::trace::conversation::encode`]); `None` stores the plan without one.
+    pub conversation: Option<String>,
 }
 
 /// A stored plan and its preview.
@@ -74,6 +77,8 @@ pub struct Planned {
     pub record: PlanRecord,
     pub changes: Vec<FileChange>,
     pub warnings: Vec<String>,
+    /// The conversation's self-note (id and text), to append with the record.
+    pub conversation: Option<(Oid, String)>,
 }
 
 /// Resolves `rev` to the commit a plan is made against.
@@ -165,6 +170,9 @@ pub fn store_plans(
         let line = planned.record.to_line();
         let base = planned.record.base_oid()?;
         pending.note_lines.push((base, line));
+        if let Some(note) = &planned.conversation {
+            pending.note_lines.push(note.clone());
+        }
         if let Some(preview) = planned.record.preview.as_deref() {
             pending
                 .keep
@@ -215,7 +223,11 @@ pub fn prepare(
         stats,
         group,
         sample,
+        conversation,
     } = provenance;
+    let conversation = conversation
+        .map(|text| crate::store::notes::self_note(&text))
+        .transpose()?;
     let base_tree = store.commit_tree(base)?;
     // The dry run's changes are the same as this build's: let them go first, so a large file
     // is not held twice over.
@@ -248,6 +260,7 @@ pub fn prepare(
         stats,
         group,
         sample,
+        conversation: conversation.as_ref().map(|(id, _)| id.to_string()),
         verified: false,
     };
     // The preview is part of the record, so it cannot name the plan's id: it names the trace.
@@ -264,6 +277,7 @@ pub fn prepare(
         record,
         changes,
         warnings,
+        conversation,
     })
 }
 

@@ -7,6 +7,7 @@
 //! overwritten. Undo moves the branch back.
 
 use super::apply::commit_message;
+use super::attribution::Attribution;
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::plan::{Candidate, Planned, Provenance, prepare};
 use crate::codes::{Code, Problem, Problems};
@@ -100,6 +101,7 @@ pub fn advance(
     provenance: Provenance,
     choice: &CheckChoice,
     settings: &CheckSettings,
+    attribution: Attribution,
 ) -> Result<Refined, Problems> {
     let planned = prepare(store, candidate, provenance)?;
     let record = &planned.record;
@@ -119,11 +121,12 @@ pub fn advance(
             format!("refine {} (no change)", target.record.short_id()),
         );
         pending.note_lines.push((target.tip, line));
+        pending.note_lines.extend(planned.conversation.clone());
         pending.keep.push(preview);
         oplog::commit(store, &pending)?;
         return Ok(Refined::NothingChanged { planned });
     }
-    let commit = store.commit_for_user(target.tip, tree, &commit_message(record))?;
+    let commit = store.commit_for_user(target.tip, tree, &commit_message(record, attribution))?;
     let mut report = None;
     let base = target.record.base_oid()?;
     if let Some(resolved) = check::resolve(store, choice, settings, base)? {
@@ -148,6 +151,7 @@ pub fn advance(
             );
             pending.note_lines.push((target.tip, line));
             pending.note_lines.push((target.tip, failed.to_line()));
+            pending.note_lines.extend(planned.conversation.clone());
             pending.keep.extend([preview, commit]);
             oplog::commit(store, &pending)?;
             return Ok(Refined::CheckFailed {

@@ -11,6 +11,8 @@ pub const HOOKS: &[(&str, &str)] = &[("pre-push", include_str!("../../hooks/pre-
 pub struct Step {
     pub what: String,
     pub changed: bool,
+    /// Why papayu wants it, in one sentence.
+    pub why: String,
 }
 
 pub struct InitRequest {
@@ -23,10 +25,14 @@ pub fn init(store: &Store, request: &InitRequest) -> Result<Vec<Step>, Problem> 
     steps.push(Step {
         what: format!("notes.rewriteRef += {NOTES_REF}"),
         changed: store.ensure_local_multivar("notes.rewriteRef", NOTES_REF)?,
+        why: "a plan's note follows its commit through git commit --amend and git rebase"
+            .to_string(),
     });
     steps.push(Step {
         what: "notes.papayu.mergeStrategy = cat_sort_uniq".to_string(),
         changed: store.ensure_local_value("notes.papayu.mergeStrategy", "cat_sort_uniq")?,
+        why: "merging teammates' notes (git papayu sync, git notes merge) keeps every line of both sides"
+            .to_string(),
     });
     if let Some(remote) = &request.share {
         if !store.has_remote(remote) {
@@ -36,10 +42,13 @@ pub fn init(store: &Store, request: &InitRequest) -> Result<Vec<Step>, Problem> 
             ));
         }
         let key = format!("remote.{remote}.fetch");
-        let refspec = format!("+{NOTES_REF}:refs/notes/remotes/{remote}/papayu");
+        let refspec = super::sync::fetch_refspec(remote);
         steps.push(Step {
             what: format!("{key} += {refspec}"),
             changed: store.ensure_local_multivar(&key, &refspec)?,
+            why: format!(
+                "git fetch {remote} brings {remote}'s plans too, for git papayu sync to merge"
+            ),
         });
     }
     if request.hooks {
@@ -62,6 +71,7 @@ fn install_hooks(store: &Store) -> Result<Vec<Step>, Problem> {
                     path.display()
                 ),
                 changed: false,
+                why: hook_why(name),
             });
             continue;
         }
@@ -75,7 +85,30 @@ fn install_hooks(store: &Store) -> Result<Vec<Step>, Problem> {
         steps.push(Step {
             what: format!("installed hook {name}"),
             changed: true,
+            why: hook_why(name),
         });
     }
     Ok(steps)
+}
+
+fn hook_why(name: &str) -> String {
+    match name {
+        "pre-push" => {
+            "git push never publishes a papayu/* branch by mistake; git papayu publish does it on purpose"
+                .to_string()
+        }
+        other => format!("the sample {other} hook"),
+    }
+}
+
+/// The remote `init` suggests sharing plans with when it was not asked to: the only one, or
+/// `origin`; `None` without remotes or when sharing is set up for it already.
+pub fn share_offer(store: &Store) -> Option<String> {
+    let remote = store.default_remote();
+    if !store.has_remote(&remote) {
+        return None;
+    }
+    let refspec = super::sync::fetch_refspec(&remote);
+    let configured = store.config_all(&format!("remote.{remote}.fetch"));
+    (!configured.contains(&refspec)).then_some(remote)
 }

@@ -19,6 +19,7 @@ pub mod oplog;
 pub mod proposals;
 pub mod records;
 pub mod refs;
+pub mod remote;
 mod sig;
 mod snapshot;
 mod trees;

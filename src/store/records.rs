@@ -68,6 +68,10 @@ pub struct PlanRecord {
     /// Which of `--samples N` answers of one provider this is (1 to N); absent for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<u32>,
+    /// The plan's conversation: the id of a self-note in the notes (see
+    /// [`crate::trace::conversation`]), so it travels with the plan and is bound to its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<String>,
     /// Whether the id is the hash of this very content (see [`PlanRecord::seal`]). Records
     /// stored before ids were content hashes cannot be checked: they read as before, marked so.
     #[serde(skip)]

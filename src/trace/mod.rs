@@ -7,6 +7,7 @@
 //! keys from the environment, and every credential pattern the context engine masks. The
 //! model's raw answers are kept only with `PAPAYU_TRACE_RAW=1`.
 
+pub mod conversation;
 pub mod golden;
 pub mod record;
 pub mod report;
@@ -79,6 +80,8 @@ pub struct ContextStats {
 pub struct BlockStat {
     pub kind: String,
     pub title: String,
+    /// Why it was sent (`named in the goal`, `traceback`, `read_file request`, …).
+    pub source: String,
     pub chars: usize,
     pub full_chars: usize,
     pub truncated: bool,

@@ -50,6 +50,7 @@ fn context_stats(prepared: &Prepared) -> ContextStats {
             .map(|b| BlockStat {
                 kind: format!("{:?}", b.kind).to_lowercase(),
                 title: b.title.clone(),
+                source: b.source.clone(),
                 chars: b.body.chars().count(),
                 full_chars: b.full_chars,
                 truncated: b.truncated,

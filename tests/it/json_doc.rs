@@ -148,6 +148,29 @@ fn every_command_prints_the_documented_json() {
     );
     assert_eq!(applied["check"]["exit_code"], 0);
     c.check("show", &repo.papayu(["show", &id, "--json"]).ok().stdout);
+    c.check(
+        "show --conversation",
+        &repo
+            .papayu(["show", &id, "--conversation", "--json"])
+            .ok()
+            .stdout,
+    );
+    let remote = tempfile::tempdir().unwrap();
+    common::run_in(
+        remote.path(),
+        "git",
+        ["init", "-q", "--bare", "r.git"],
+        None,
+    )
+    .ok();
+    let url = remote.path().join("r.git");
+    repo.git(["remote", "add", "origin", url.to_str().unwrap()])
+        .ok();
+    c.check("sync", &repo.papayu(["sync", "--json"]).ok().stdout);
+    c.check(
+        "publish",
+        &repo.papayu(["publish", &id, "--json"]).ok().stdout,
+    );
     let diff = c.check("diff", &repo.papayu(["diff", &id, "--json"]).ok().stdout);
     assert!(diff["diff"].as_str().unwrap().contains("+b"), "{diff}");
     c.check(

@@ -908,7 +908,7 @@ fn init_configures_notes_and_installs_hooks_on_request() {
         .papayu(["init", "--share", "origin", "--hooks"])
         .ok()
         .stdout;
-    assert!(out.contains("git push origin refs/notes/papayu"), "{out}");
+    assert!(out.contains("git papayu sync origin"), "{out}");
     assert_eq!(
         repo.git(["config", "--get-all", "notes.rewriteRef"])
             .ok()

@@ -5,6 +5,7 @@
 mod common;
 
 mod ask;
+mod attribution;
 mod builtin;
 mod compare;
 mod context;
@@ -14,6 +15,7 @@ mod json_doc;
 mod large;
 mod layout;
 mod lifecycle;
+mod mcp;
 mod patch_cli;
 mod patch_git_cases;
 mod protocol_docs;
@@ -31,6 +33,7 @@ mod session;
 mod settings;
 mod situations;
 mod streams;
+mod teams;
 #[cfg(unix)]
 mod terminal;
 mod trace;

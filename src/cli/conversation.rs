@@ -1,0 +1,126 @@
+//! `git papayu show --conversation`: the reasoning behind a plan, read from the notes, so a
+//! teammate who synced sees what the author's model was shown and said.
+
+use git_papayu::store::records::PlanRecord;
+use git_papayu::trace::conversation::{Answer, Conversation};
+
+use super::text;
+
+/// The conversation as a reader goes through it: goal, what the model was shown and why, each
+/// request with its answer, the repairs and fallbacks, and what it cost.
+pub fn render(record: &PlanRecord, c: &Conversation) -> String {
+    let t = &c.trace;
+    let tr = &t.transcript;
+    let mut out = format!("plan {}  trace {}\n", record.short_id(), t.trace_id);
+    out.push_str(&format!("Goal: {}\n", text::line(&record.goal)));
+    let model = record.model.as_deref().unwrap_or("");
+    out.push_str(&format!(
+        "Asked: {} {}\n",
+        text::line(&record.provider),
+        text::line(model)
+    ));
+    if c.summarized {
+        out.push_str(
+            "(summarized: the whole conversation was over 256 KB; each round is cut short)\n",
+        );
+    }
+    out.push_str("\nContext:\n");
+    match &t.context_stats {
+        Some(stats) if !stats.blocks.is_empty() => {
+            for b in &stats.blocks {
+                let cut = if b.truncated { ", cut" } else { "" };
+                let why = match b.source.is_empty() {
+                    true => String::new(),
+                    false => format!(" — {}", text::line(&b.source)),
+                };
+                out.push_str(&format!(
+                    "  {:<6} {}{why} ({} chars{cut})\n",
+                    b.kind,
+                    text::line(&b.title),
+                    b.chars
+                ));
+            }
+            for w in &stats.withheld {
+                out.push_str(&format!("  withheld {}\n", text::line(w)));
+            }
+        }
+        _ => {
+            for f in &record.context {
+                out.push_str(&format!(
+                    "  file   {} — read by the plan\n",
+                    text::line(&f.path)
+                ));
+            }
+            if record.context.is_empty() {
+                out.push_str("  (none recorded: the answer was pasted)\n");
+            }
+        }
+    }
+    let rounds = tr.requests.len().max(c.answers.len());
+    for i in 0..rounds {
+        out.push_str(&format!("\nRound {}:\n", i + 1));
+        if let Some(r) = tr.requests.get(i) {
+            out.push_str(&format!(
+                "  request: protocol v{}, {} chars, {} ms, tokens in {} (cached {}) out {}: {}\n",
+                r.protocol,
+                r.input_chars,
+                r.latency_ms,
+                r.input_tokens,
+                r.cached_tokens,
+                r.output_tokens,
+                text::line(&r.outcome)
+            ));
+        }
+        if let Some(a) = c.answers.get(i) {
+            out.push_str(&answer(a));
+        }
+    }
+    if !tr.validation_failures.is_empty() {
+        out.push_str("\nRejected answers:\n");
+        for f in &tr.validation_failures {
+            out.push_str(&format!(
+                "  v{} {}: {}\n",
+                f.protocol,
+                f.code,
+                text::line(&f.reason)
+            ));
+        }
+    }
+    out.push_str(&format!("\nRepairs: {}\n", tr.protocol_repair_attempt));
+    if let Some(reason) = &tr.protocol_fallback_reason {
+        out.push_str(&format!(
+            "Fallback to v1: {} (found at {})\n",
+            text::line(reason),
+            tr.protocol_fallback_stage.as_deref().unwrap_or("?")
+        ));
+    }
+    out.push_str(&cost(record, c));
+    out
+}
+
+fn answer(a: &Answer) -> String {
+    let mut out = String::from("  answer:\n");
+    for l in text::block(&a.text).lines() {
+        out.push_str(&format!("    {l}\n"));
+    }
+    if a.cut {
+        out.push_str(&format!("    … ({} characters in all)\n", a.chars));
+    }
+    out
+}
+
+/// Tokens (and requests, time) over the whole conversation.
+fn cost(record: &PlanRecord, c: &Conversation) -> String {
+    let requests = &c.trace.transcript.requests;
+    let (input, output, cached): (u64, u64, u64) = match &record.stats {
+        Some(s) => (s.input_tokens, s.output_tokens, s.cached_tokens),
+        None => requests.iter().fold((0, 0, 0), |(i, o, k), r| {
+            (i + r.input_tokens, o + r.output_tokens, k + r.cached_tokens)
+        }),
+    };
+    let latency: u64 = requests.iter().map(|r| r.latency_ms).sum();
+    format!(
+        "Tokens: {input} in ({cached} cached), {output} out, over {} request(s) in {latency} ms\n",
+        requests.len()
+    )
+}

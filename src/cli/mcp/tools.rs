@@ -1,0 +1,490 @@
+//! The tools `git papayu mcp` serves: their names, descriptions and JSON Schema inputs, and each
+//! one's work, done through the same library calls as the commands of the same name.
+//!
+//! A tool that fails answers with a tool error (`isError`), never a protocol error: its
+//! structured content carries the stable `ERR_*` code, the reason and every problem, so an agent
+//! can correct its plan and try again.
+
+use std::sync::Arc;
+
+use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
+use git_papayu::engine::attribution::Attribution;
+use git_papayu::engine::check::{CheckChoice, CheckSettings};
+use git_papayu::engine::find::find;
+use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
+use git_papayu::engine::review;
+use git_papayu::protocol::{self, Mode, ParseOptions, ProtocolVersion};
+use git_papayu::settings::Settings as Config;
+use git_papayu::store::records::now_millis;
+use git_papayu::store::{Store, UserGit};
+use git_papayu::trace::{Trace, conversation};
+use git_papayu::{Code, Problem};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+use crate::cli::{CliError, asking, render};
+
+/// What the server tells the client about itself at the handshake.
+pub const INSTRUCTIONS: &str = "papayu turns a plan of file changes into a reviewable commit on a \
+papayu/* branch, without touching the user's working tree, index or branch. Write your change as \
+a papayu plan (JSON: {\"summary\", \"actions\": [{\"kind\": \"CREATE_FILE\"|\"PATCH_FILE\"|…, \
+\"path\", …}]}, protocol v1 or v2; see docs/protocol.md), check it with papayu_validate, then \
+papayu_propose it. Merging a proposal is the user's decision: there is no merge tool.";
+
+/// Every tool's name, as `tools/list` gives them.
+pub const NAMES: &[&str] = &[
+    "papayu_validate",
+    "papayu_propose",
+    "papayu_list",
+    "papayu_show",
+    "papayu_diff",
+    "papayu_context",
+    "papayu_discard",
+];
+
+const NO_MERGE: &str = "papayu offers no merge tool: merging into the user's branch stays the \
+user's decision (git papayu merge).";
+
+/// The tools, with their input schemas.
+pub fn all() -> Vec<Tool> {
+    let id = json!({"type": "string", "description": "A plan id (a unique prefix of at least 4 hex digits) or its proposal branch (papayu/…)."});
+    let goal = json!({"type": "string", "minLength": 1, "description": "What the change is for, in a sentence."});
+    let answer = json!({"type": "string", "minLength": 1, "description": "The plan as JSON text: {\"summary\", \"actions\": [...]}, protocol v1 or v2 (docs/protocol.md)."});
+    let base =
+        json!({"type": "string", "description": "The revision to plan against (default HEAD)."});
+    vec![
+        tool(
+            "papayu_validate",
+            "Validate a plan against papayu's protocol without storing anything: returns the \
+             normalized plan (actions in apply order) or every problem with its ERR_* code.",
+            json!({"answer": answer, "protocol": {"type": "integer", "enum": [1, 2], "description": "Read the answer as this protocol version (default: v2 when it is one, else v1)."}}),
+            &["answer"],
+            true,
+        ),
+        tool(
+            "papayu_propose",
+            &format!(
+                "Propose a change: validate the plan, dry-run it on the base commit, store it and \
+                 apply it as a commit on a new papayu/* branch, run the user's configured check, and \
+                 return {{id, branch, commit, diffstat, check}}. The user's working tree, index and \
+                 branch are not touched. With `answer`, your plan text is used (any protocol \
+                 version); without it, papayu asks its own configured model, as `git papayu plan` \
+                 would. The check is always the user's own: an agent cannot choose or skip it. {NO_MERGE}"
+            ),
+            json!({"goal": goal, "answer": answer, "base": base}),
+            &["goal"],
+            false,
+        ),
+        tool(
+            "papayu_list",
+            &format!(
+                "List stored plans, newest first: id, goal, status (proposed, applied, refined, failed, merged, discarded), proposal branch. {NO_MERGE}"
+            ),
+            json!({"limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "How many (default 20)."}}),
+            &[],
+            true,
+        ),
+        tool(
+            "papayu_show",
+            "Show one plan: its record (goal, summary, steps, risks, actions), status, proposal branch and history.",
+            json!({"id": id}),
+            &["id"],
+            true,
+        ),
+        tool(
+            "papayu_diff",
+            "The changes a plan made (or would make), as git diff text.",
+            json!({"id": id}),
+            &["id"],
+            true,
+        ),
+        tool(
+            "papayu_context",
+            "What papayu would show a model for a goal: the files and snippets it would gather from the base commit, each with why, and the rendered text. Asks no model.",
+            json!({"goal": goal, "base": base}),
+            &["goal"],
+            true,
+        ),
+        tool(
+            "papayu_discard",
+            &format!(
+                "Discard a plan: delete its papayu/* proposal branch and mark it discarded (the user can undo with git papayu undo). Refuses a branch holding commits papayu did not make. {NO_MERGE}"
+            ),
+            json!({"id": id}),
+            &["id"],
+            false,
+        ),
+    ]
+}
+
+fn tool(
+    name: &'static str,
+    description: &str,
+    properties: Value,
+    required: &[&str],
+    read_only: bool,
+) -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    });
+    let Value::Object(schema) = schema else {
+        unreachable!("a schema is an object")
+    };
+    let annotations = ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(name == "papayu_discard")
+        .open_world(false);
+    Tool::new(name, description.to_string(), Arc::new(schema)).with_annotations(annotations)
+}
+
+/// Runs tool `name` with `arguments` for the client `agent`; blocking.
+pub fn call(name: &str, arguments: &JsonObject, agent: &str) -> CallToolResult {
+    let result = match name {
+        "papayu_validate" => validate(arguments),
+        "papayu_propose" => propose(arguments, agent),
+        "papayu_list" => list(arguments),
+        "papayu_show" => show(arguments),
+        "papayu_diff" => diff(arguments),
+        "papayu_context" => context(arguments),
+        "papayu_discard" => discard(arguments),
+        other => Err(vec![Problem::new(
+            Code::Usage,
+            format!("no tool named {other}"),
+        )]),
+    };
+    // Notices the store gathered (a forged record set aside) reach the agent as warnings.
+    let notices = git_papayu::store::take_notices();
+    match result {
+        Ok(mut value) => {
+            if let Some(map) = value.as_object_mut() {
+                map.insert("warnings".to_string(), json!(notices));
+            }
+            CallToolResult::structured(value)
+        }
+        Err(problems) => tool_error(&problems),
+    }
+}
+
+/// A tool error: the first problem's code and reason, every problem, as structured content and
+/// as text (`ERR_CODE: reason` lines) for clients that only show text.
+fn tool_error(problems: &[Problem]) -> CallToolResult {
+    let first = problems
+        .first()
+        .cloned()
+        .unwrap_or_else(|| Problem::new(Code::Internal, "the tool failed without saying why"));
+    let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    let value = json!({
+        "code": first.code,
+        "reason": first.reason,
+        "problems": problems,
+    });
+    let mut result = CallToolResult::structured_error(value);
+    result.content = vec![ContentBlock::text(text.join("\n"))];
+    result
+}
+
+type Answer = Result<Value, Vec<Problem>>;
+
+fn text_arg<'a>(arguments: &'a JsonObject, key: &str) -> Result<Option<&'a str>, Vec<Problem>> {
+    match arguments.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(_) => Err(vec![Problem::new(
+            Code::Usage,
+            format!("`{key}` must be a string"),
+        )]),
+    }
+}
+
+fn required<'a>(arguments: &'a JsonObject, key: &str) -> Result<&'a str, Vec<Problem>> {
+    text_arg(arguments, key)?
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| {
+            vec![Problem::new(
+                Code::Usage,
+                format!("`{key}` is required and must not be empty"),
+            )]
+        })
+}
+
+fn open() -> Result<Store, Vec<Problem>> {
+    Store::open().map_err(|e| vec![e.to_problem()])
+}
+
+fn validate(arguments: &JsonObject) -> Answer {
+    let answer = required(arguments, "answer")?;
+    let version = match arguments.get("protocol").and_then(Value::as_u64) {
+        Some(1) => Some(ProtocolVersion::V1),
+        Some(2) => Some(ProtocolVersion::V2),
+        Some(_) => return Err(vec![Problem::new(Code::Usage, "`protocol` is 1 or 2")]),
+        None => None,
+    };
+    let options = ParseOptions {
+        protocol: version,
+        mode: Mode::Plan,
+        normalize_eol: false,
+        allowlist: None,
+    };
+    let parsed = protocol::parse_answer(answer.as_bytes(), &options)?;
+    Ok(json!({
+        "valid": true,
+        "protocol": u8::from(parsed.plan.protocol),
+        "plan": parsed.plan,
+        "notes": parsed.warnings,
+    }))
+}
+
+fn propose(arguments: &JsonObject, agent: &str) -> Answer {
+    let goal = required(arguments, "goal")?.to_string();
+    let answer = text_arg(arguments, "answer")?;
+    let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
+    let store = open()?;
+    let base = plan::resolve_base(&store, base)?;
+    let planned = match answer {
+        Some(answer) => vec![store_answer(&store, goal, base, answer, agent)?],
+        None => ask_model(&store, goal, base)?,
+    };
+    let first = &planned[0].record;
+    let config = Config::load(&store);
+    let request = ApplyRequest {
+        plan: Some(first.id.clone()),
+        onto: None,
+        check: CheckChoice::Configured,
+        settings: CheckSettings::resolve(&config, false, None)?,
+        attribution: Attribution::configured(&config)?,
+        sources: git_papayu::engine::baseline::Sources::resolve(&config)?,
+    };
+    let others: Vec<&str> = planned[1..].iter().map(|p| p.record.id.as_str()).collect();
+    match apply::apply(&store, &request)? {
+        Outcome::Applied {
+            record,
+            branch,
+            commit,
+            changes,
+            check,
+            verdict,
+            ..
+        } => Ok(json!({
+            "id": record.id,
+            "goal": record.goal,
+            "branch": branch,
+            "commit": commit.to_string(),
+            "diffstat": {
+                "files": changes.iter().map(|c| json!({"path": c.path, "kind": c.kind})).collect::<Vec<_>>(),
+                "text": render::diffstat(&changes),
+            },
+            "check": check.map(|c| json!({
+                "command": c.command, "passed": c.passed, "exit_code": c.exit_code,
+                "output_tail": c.output_tail,
+            })),
+            "verdict": verdict,
+            "other_plans": others,
+        })),
+        Outcome::NothingToApply { record } => Ok(json!({
+            "id": record.id,
+            "goal": record.goal,
+            "branch": null,
+            "commit": null,
+            "diffstat": {"files": [], "text": "nothing to change: the plan leaves the base as it is\n"},
+            "check": null,
+            "other_plans": others,
+        })),
+        Outcome::CheckFailed {
+            record,
+            report,
+            verdict,
+        } => Err(vec![Problem::new(
+            Code::CheckFailed,
+            format!(
+                "plan {} is stored but its check `{}` failed (exit {}){}, so no branch was made; fix the plan and propose again",
+                record.short_id(),
+                report.command,
+                report.exit_code.map_or("none".to_string(), |c| c.to_string()),
+                match verdict.broken.is_empty() {
+                    true => String::new(),
+                    false => format!("; it breaks {}", verdict.broken.join(", ")),
+                }
+            ),
+        )
+        .with_detail(report.output_tail)]),
+    }
+}
+
+/// Stores the agent's own plan text, with its conversation (the goal and the answer).
+fn store_answer(
+    store: &Store,
+    goal: String,
+    base: git_papayu::store::Oid,
+    answer: &str,
+    agent: &str,
+) -> Result<Planned, Vec<Problem>> {
+    let trace_id = uuid::Uuid::new_v4().to_string();
+    let mut trace = Trace::new("plan", Some(trace_id.clone()), now_millis());
+    trace.goal = Some(goal.clone());
+    trace.base = Some(base.to_string());
+    trace.transcript.provider = "mcp".to_string();
+    trace.transcript.model = agent.to_string();
+    trace.transcript.answers = vec![answer.to_string()];
+    let provenance = Provenance {
+        goal,
+        provider: "mcp".to_string(),
+        model: Some(agent.to_string()),
+        trace_id,
+        created_at: now_millis(),
+        schema_hash: None,
+        stats: None,
+        conversation: Some(conversation::of_trace(&trace)),
+        group: None,
+        sample: None,
+    };
+    let how = CheckOptions {
+        protocol: None,
+        mode: Mode::Plan,
+        normalize_eol: false,
+        allowlist: None,
+        seen: Seen::Pasted,
+    };
+    plan::make_pasted(store, base, answer.as_bytes(), &how, provenance)
+}
+
+/// Asks papayu's configured provider, as `git papayu plan` does (progress on stderr).
+fn ask_model(
+    store: &Store,
+    goal: String,
+    base: git_papayu::store::Oid,
+) -> Result<Vec<Planned>, Vec<Problem>> {
+    let ask = git_papayu::ask::session::Ask {
+        goal,
+        base,
+        protocol: None,
+        phase: Mode::Plan,
+        llm_mode: None,
+        provider: None,
+        model: None,
+        logs: Vec::new(),
+        samples: 1,
+        max_cost: None,
+    };
+    asking::ask_and_store(store, ask).map_err(|e| match e {
+        CliError::Problems(p) => p,
+        CliError::Usage(p) => vec![p],
+        CliError::Internal(e) => vec![Problem::new(Code::Internal, e.to_string())],
+    })
+}
+
+fn list(arguments: &JsonObject) -> Answer {
+    let limit = arguments.get("limit").and_then(Value::as_u64).unwrap_or(20) as usize;
+    let store = open()?;
+    let ledger = store.ledger().map_err(|e| vec![e.to_problem()])?;
+    let plans: Vec<Value> = ledger
+        .records
+        .iter()
+        .rev()
+        .take(limit)
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "goal": r.goal,
+                "status": ledger.status(&r.id),
+                "branch": ledger.branch(&r.id),
+                "created_at": r.created_at,
+                "provider": r.provider,
+                "model": r.model,
+            })
+        })
+        .collect();
+    Ok(json!({ "plans": plans, "total": ledger.records.len() }))
+}
+
+fn show(arguments: &JsonObject) -> Answer {
+    let id = required(arguments, "id")?;
+    let store = open()?;
+    let (ledger, record) = find(&store, Some(id)).map_err(|p| vec![p])?;
+    Ok(json!({
+        "plan": record,
+        "status": ledger.status(&record.id),
+        "branch": ledger.branch(&record.id),
+        "events": ledger.events_of(&record.id),
+    }))
+}
+
+fn diff(arguments: &JsonObject) -> Answer {
+    let id = required(arguments, "id")?;
+    let store = open()?;
+    let (ledger, record) = find(&store, Some(id)).map_err(|p| vec![p])?;
+    let (from, to) = review::diff_range(&store, &ledger, &record)?;
+    let args: Vec<std::ffi::OsString> = [
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        &from.to_string(),
+        &to.to_string(),
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    let out = match store
+        .git_for_user(&args, true)
+        .map_err(|e| vec![e.to_problem()])?
+    {
+        UserGit::Captured(out) => out,
+        UserGit::Shown(_) => unreachable!("captured"),
+    };
+    if !out.status.success() {
+        return Err(vec![Problem::new(
+            Code::Git,
+            format!(
+                "git diff failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        )]);
+    }
+    Ok(json!({
+        "plan": record.id,
+        "from": from.to_string(),
+        "to": to.to_string(),
+        "diff": String::from_utf8_lossy(&out.stdout),
+    }))
+}
+
+fn context(arguments: &JsonObject) -> Answer {
+    let goal = required(arguments, "goal")?.to_string();
+    let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
+    let store = open()?;
+    let base = plan::resolve_base(&store, base)?;
+    let gathered = crate::cli::context::gather(&store, goal, base, Vec::new(), ProtocolVersion::V2)
+        .map_err(|p| vec![p])?;
+    let blocks: Vec<Value> = gathered
+        .prepared
+        .blocks
+        .iter()
+        .map(|b| {
+            json!({
+                "kind": format!("{:?}", b.kind).to_lowercase(),
+                "title": b.title,
+                "why": b.source,
+                "chars": b.body.chars().count(),
+                "truncated": b.truncated,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "blocks": blocks,
+        "withheld": gathered.prepared.withheld,
+        "total_chars": gathered.rendered.chars().count(),
+        "text": gathered.rendered,
+    }))
+}
+
+fn discard(arguments: &JsonObject) -> Answer {
+    let id = required(arguments, "id")?;
+    let store = open()?;
+    let discarded = review::discard(&store, Some(id), false).map_err(|p| vec![p])?;
+    Ok(json!({
+        "plan": discarded.record.id,
+        "deleted_branches": discarded.branches,
+    }))
+}

@@ -1,0 +1,318 @@
+//! `git papayu mcp` driven as an MCP client drives it: JSON-RPC lines over stdio, the handshake,
+//! `tools/list`, a `tools/call` of every tool, tool errors carrying `ERR_*` codes — and the
+//! user's working tree, index and HEAD untouched throughout.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use common::TestRepo;
+use common::fake_llm::{self, FakeLlm};
+use serde_json::{Value, json};
+
+/// A client talking to one `git papayu mcp`.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    next: u64,
+}
+
+impl Client {
+    fn start(repo: &TestRepo, env: &[(&str, &str)]) -> Client {
+        let mut cmd = common::hermetic("git", repo.path());
+        cmd.envs(env.iter().copied())
+            .args(["papayu", "mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().expect("spawn git papayu mcp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            lines,
+            next: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response; every line on stdout must be JSON-RPC.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no answer to {method}"));
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        response
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{tool}: {response}"))
+    }
+
+    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], false, "{tool}: {result}");
+        result["structuredContent"].clone()
+    }
+
+    fn error(&mut self, tool: &str, arguments: Value, code: &str) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], true, "{tool}: {result}");
+        assert_eq!(
+            result["structuredContent"]["code"], code,
+            "{tool}: {result}"
+        );
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with(code), "{text}");
+        result["structuredContent"].clone()
+    }
+
+    fn initialize(&mut self, client: &str) -> Value {
+        let response = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": client, "version": "1.0"},
+            }),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        response["result"].clone()
+    }
+
+    fn finish(mut self) {
+        drop(self.stdin);
+        let status = self.child.wait().unwrap();
+        assert!(
+            status.success(),
+            "the server exits 0 when its client leaves"
+        );
+    }
+}
+
+/// What an agent must never change: HEAD, the index, the working tree.
+fn users_side(repo: &TestRepo) -> String {
+    let head = repo.git(["rev-parse", "HEAD"]).ok().stdout;
+    let branch = repo.git(["symbolic-ref", "HEAD"]).ok().stdout;
+    let index = std::fs::read(repo.path().join(".git/index")).unwrap();
+    let status = repo
+        .git(["status", "--porcelain=v2", "--untracked-files=all"])
+        .ok()
+        .stdout;
+    let files = repo.read("a.txt");
+    format!("{head}{branch}{index:?}{status}{files}")
+}
+
+fn answer(path: &str, content: &str) -> String {
+    json!({"summary": format!("add {path}"), "actions": [
+        {"kind": "CREATE_FILE", "path": path, "content": content}]})
+    .to_string()
+}
+
+#[test]
+fn an_agent_validates_proposes_lists_shows_diffs_reads_context_and_discards() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\n"), ("notes.txt", "draft\n")]);
+    // The user has work in progress: staged and unstaged.
+    repo.write("a.txt", "one\ntwo\nthree\n");
+    repo.git(["add", "a.txt"]).ok();
+    repo.write("notes.txt", "draft, edited\n");
+    let before = users_side(&repo);
+    let mut client = Client::start(&repo, &[]);
+
+    let info = client.initialize("test-agent");
+    assert_eq!(info["protocolVersion"], "2025-11-25");
+    assert_eq!(info["serverInfo"]["name"], "git-papayu");
+    assert!(info["capabilities"]["tools"].is_object(), "{info}");
+
+    let listed = client.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "papayu_validate",
+            "papayu_propose",
+            "papayu_list",
+            "papayu_show",
+            "papayu_diff",
+            "papayu_context",
+            "papayu_discard"
+        ]
+    );
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(!tool["description"].as_str().unwrap().is_empty());
+        assert!(!tool["name"].as_str().unwrap().contains("merge"));
+    }
+    let propose = &tools[1];
+    assert!(
+        propose["description"]
+            .as_str()
+            .unwrap()
+            .contains("no merge tool"),
+        "{propose}"
+    );
+    assert_eq!(propose["inputSchema"]["required"], json!(["goal"]));
+
+    let valid = client.ok("papayu_validate", json!({"answer": answer("b.txt", "b\n")}));
+    assert_eq!(valid["valid"], true);
+    assert_eq!(valid["plan"]["actions"][0]["path"], "b.txt");
+    let bad = client.error(
+        "papayu_validate",
+        json!({"answer": answer("../b.txt", "b\n")}),
+        "ERR_PATH_DOTDOT",
+    );
+    assert_eq!(bad["problems"][0]["code"], "ERR_PATH_DOTDOT");
+    client.error("papayu_validate", json!({"answer": 7}), "ERR_USAGE");
+
+    let proposed = client.ok(
+        "papayu_propose",
+        json!({"goal": "Add b", "answer": answer("b.txt", "b\n")}),
+    );
+    let id = proposed["id"].as_str().unwrap().to_string();
+    let branch = proposed["branch"].as_str().unwrap().to_string();
+    assert_eq!(proposed["commit"], repo.rev(&branch).as_str());
+    assert_eq!(proposed["diffstat"]["files"][0]["path"], "b.txt");
+    assert!(
+        proposed["check"].is_null(),
+        "no check is configured: {proposed}"
+    );
+    assert_eq!(
+        repo.git(["show", &format!("{branch}:b.txt")]).ok().stdout,
+        "b\n"
+    );
+    let message = repo.git(["log", "-1", "--format=%B", &branch]).ok().stdout;
+    assert!(
+        message.contains("Assisted-by: git-papayu:test-agent"),
+        "{message}"
+    );
+    // A plan that does not apply is a tool error with its code, and stores nothing.
+    client.error(
+        "papayu_propose",
+        json!({"goal": "Add a", "answer": answer("a.txt", "again\n")}),
+        "ERR_TARGET_EXISTS",
+    );
+
+    let plans = client.ok("papayu_list", json!({}));
+    assert_eq!(plans["plans"].as_array().unwrap().len(), 1, "{plans}");
+    assert_eq!(plans["plans"][0]["status"], "applied");
+    let shown = client.ok("papayu_show", json!({"id": &id[..8]}));
+    assert_eq!(shown["plan"]["goal"], "Add b");
+    assert_eq!(shown["branch"], branch.as_str());
+    let diff = client.ok("papayu_diff", json!({"id": id}));
+    assert!(diff["diff"].as_str().unwrap().contains("+b"), "{diff}");
+    client.error(
+        "papayu_show",
+        json!({"id": "ffffffff"}),
+        "ERR_PLAN_NOT_FOUND",
+    );
+    let context = client.ok("papayu_context", json!({"goal": "fix a.txt"}));
+    assert!(
+        context["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["title"] == "a.txt" && !b["why"].as_str().unwrap().is_empty()),
+        "{context}"
+    );
+    assert!(context["text"].as_str().unwrap().contains("one\ntwo\n"));
+
+    let discarded = client.ok("papayu_discard", json!({"id": id}));
+    assert_eq!(discarded["deleted_branches"], json!([branch]));
+    let gone = repo.git(["rev-parse", "--verify", "-q", &branch]);
+    assert_ne!(gone.status, Some(0), "the branch is deleted");
+
+    // No such tool: a protocol error, not a tool result.
+    let unknown = client.request(
+        "tools/call",
+        json!({"name": "papayu_merge", "arguments": {}}),
+    );
+    assert!(unknown["error"].is_object(), "{unknown}");
+    client.finish();
+
+    assert_eq!(
+        users_side(&repo),
+        before,
+        "the user's tree, index and HEAD are untouched"
+    );
+    repo.papayu(["show", &id]).ok();
+    repo.fsck();
+}
+
+#[test]
+fn propose_without_an_answer_asks_the_configured_model_and_runs_the_users_check() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    repo.git(["config", "papayu.checkCommand", "test -f c.txt"])
+        .ok();
+    let before = users_side(&repo);
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&answer("c.txt", "c\n"))]);
+    let url = format!("{}/v1", fake.url());
+    let mut client = Client::start(
+        &repo,
+        &[
+            ("PAPAYU_LLM_API_URL", url.as_str()),
+            ("PAPAYU_LLM_MODEL", "test-model"),
+            ("PAPAYU_LLM_TIMEOUT_SEC", "5"),
+        ],
+    );
+    client.initialize("another-agent");
+    let proposed = client.ok("papayu_propose", json!({"goal": "Add c"}));
+    assert_eq!(proposed["check"]["command"], "test -f c.txt");
+    assert_eq!(proposed["check"]["passed"], true);
+    let branch = proposed["branch"].as_str().unwrap();
+    let message = repo.git(["log", "-1", "--format=%B", branch]).ok().stdout;
+    assert!(
+        message.contains("Assisted-by: git-papayu:fake-model"),
+        "{message}"
+    );
+    let id = proposed["id"].as_str().unwrap();
+    // The model's conversation is kept with the plan, as for `git papayu plan`.
+    let conversation = repo.papayu(["show", id, "--conversation"]).ok().stdout;
+    assert!(conversation.contains("Round 1:"), "{conversation}");
+
+    // A failing check leaves no branch, and says so with its code.
+    repo.git(["config", "papayu.checkCommand", "false"]).ok();
+    let failed = client.error(
+        "papayu_propose",
+        json!({"goal": "Add d", "answer": answer("d.txt", "d\n")}),
+        "ERR_CHECK_FAILED",
+    );
+    assert!(
+        failed["reason"].as_str().unwrap().contains("false"),
+        "{failed}"
+    );
+    client.finish();
+    assert_eq!(users_side(&repo), before);
+}
