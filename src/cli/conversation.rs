@@ -119,8 +119,15 @@ fn cost(record: &PlanRecord, c: &Conversation) -> String {
         }),
     };
     let latency: u64 = requests.iter().map(|r| r.latency_ms).sum();
+    let spent = record
+        .stats
+        .as_ref()
+        .and_then(|s| s.cost_usd)
+        .map_or(String::new(), |usd| {
+            format!(", {}", git_papayu::cost::usd(usd))
+        });
     format!(
-        "Tokens: {input} in ({cached} cached), {output} out, over {} request(s) in {latency} ms\n",
+        "Tokens: {input} in ({cached} cached), {output} out, over {} request(s) in {latency} ms{spent}\n",
         requests.len()
     )
 }

@@ -111,6 +111,10 @@ fn alice_plans_applies_and_syncs_bob_syncs_lists_reads_the_conversation_and_appl
         ("PAPAYU_LLM_TIMEOUT_SEC", "5"),
     ];
     let alice = &team.alice;
+    // Alice prices her provider: the cost travels with the conversation too.
+    alice
+        .git(["config", "papayu.openai-compatible.price", "2,8,0.5"])
+        .ok();
     let planned = json_of(
         &alice
             .papayu_env(["--json", "plan", "Add b after reading a.txt"], &env)
@@ -171,6 +175,7 @@ fn alice_plans_applies_and_syncs_bob_syncs_lists_reads_the_conversation_and_appl
         "b.txt",
         "Repairs: 0",
         "Tokens:",
+        " ms, $",
     ] {
         assert!(
             conversation.contains(expected),
