@@ -49,47 +49,23 @@ pub fn read(
     Ok(Some(String::from_utf8_lossy(blob.content()).into_owned()))
 }
 
-/// Every (annotated object, note text) pair in the notes commit.
+/// Every (annotated object, note text) pair in the notes commit. A note that annotates itself
+/// is a stored object (a plan's conversation), not lines: see [`self_note`].
 pub fn all(repo: &Repository, notes: Option<Oid>) -> Result<Vec<(Oid, String)>, StoreError> {
     let Some(notes) = notes else {
         return Ok(Vec::new());
     };
-    let tree = notes_tree(repo, notes)?;
     let mut out = Vec::new();
-    collect(repo, &tree, String::new(), &mut out)
-        .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading notes", e))?;
-    Ok(out)
-}
-
-fn collect(
-    repo: &Repository,
-    tree: &Tree<'_>,
-    prefix: String,
-    out: &mut Vec<(Oid, String)>,
-) -> Result<(), git2::Error> {
-    for entry in tree.iter() {
-        let Ok(name) = entry.name() else { continue };
-        let full = format!("{prefix}{name}");
-        match entry.kind() {
-            Some(git2::ObjectType::Tree) if name.len() == 2 => {
-                let sub = repo.find_tree(entry.id())?;
-                collect(repo, &sub, full, out)?;
-            }
-            Some(git2::ObjectType::Blob) => {
-                if let Ok(target) = Oid::from_str(&full)
-                    && full.len() == 40
-                    // A note that annotates itself is a stored object (a plan's conversation),
-                    // not lines: see [`self_note`].
-                    && entry.id() != target
-                {
-                    let blob = repo.find_blob(entry.id())?;
-                    out.push((target, String::from_utf8_lossy(blob.content()).into_owned()));
-                }
-            }
-            _ => {}
+    for (target, blob) in blobs(repo, notes)? {
+        if blob == target {
+            continue;
         }
+        let blob = repo
+            .find_blob(blob)
+            .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading notes", e))?;
+        out.push((target, String::from_utf8_lossy(blob.content()).into_owned()));
     }
-    Ok(())
+    Ok(out)
 }
 
 /// Builds a new notes commit on top of `notes` in which the note of each target gets the given
