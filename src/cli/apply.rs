@@ -168,7 +168,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
         result["base"] = serde_json::json!({ "cached": cached });
     }
     live.finish();
-    trace_apply(&store, request.plan.as_deref(), &outcome);
+    trace_apply(&store, &config, request.plan.as_deref(), &outcome);
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(problems) => return (result, Err(problems.into())),
@@ -282,8 +282,13 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
 
 /// Writes the trace of an apply (the plan, the branch, how each hunk was placed, the check) and
 /// prints its event line when verbose.
-fn trace_apply(store: &Store, spec: Option<&str>, outcome: &Result<Outcome, Problems>) {
-    let tracer = Tracer::new(store, ui::warn);
+fn trace_apply(
+    store: &Store,
+    config: &Config,
+    spec: Option<&str>,
+    outcome: &Result<Outcome, Problems>,
+) {
+    let tracer = Tracer::new(config, ui::warn);
     let mut t = tracer.start("apply", None);
     t.plan_id = spec.map(str::to_string);
     match outcome {

@@ -16,9 +16,9 @@ use super::{CliError, ui};
 
 /// Asks the configured providers and stores every valid plan as one operation, with traces.
 /// Fails (with every provider's problems) only when no provider produced a plan.
-pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> {
-    let tracer = Tracer::new(store, ui::warn);
-    let asked = ask_models(store, ask, &tracer, "plan")?;
+pub fn ask_and_store(store: &Store, config: &Config, ask: Ask) -> Result<Vec<Planned>, CliError> {
+    let tracer = Tracer::new(config, ui::warn);
+    let asked = ask_models(store, config, ask, &tracer, "plan")?;
     // Every plan of one command competes with the others: one group. Each carries its
     // conversation, so the reasoning travels with the plan.
     let group = git_papayu::engine::compare::new_group_id();
@@ -37,11 +37,12 @@ pub fn ask_and_store(store: &Store, ask: Ask) -> Result<Vec<Planned>, CliError> 
 /// checked candidate (nothing is stored) and warns of the providers that failed.
 pub fn ask_models(
     store: &Store,
+    config: &Config,
     ask: Ask,
     tracer: &Tracer,
     kind: &str,
 ) -> Result<Vec<Asked<Trace>>, CliError> {
-    let session = Session::open(store, ask, &Config::load(store))?;
+    let session = Session::open(store, ask, config)?;
     let spinners = Spinners::new(&session.providers());
     let sink = |p| spinners.report(p);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -71,7 +72,12 @@ pub fn ask_models(
 
 /// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,
 /// or a `y` at the prompt when stdin and stderr are terminals. Never written otherwise.
-pub fn offer_memory(store: &Store, planned: &[Planned], accept: bool) -> Result<(), CliError> {
+pub fn offer_memory(
+    store: &Store,
+    config: &Config,
+    planned: &[Planned],
+    accept: bool,
+) -> Result<(), CliError> {
     let json = ui::json_mode();
     let Some(patch) = planned
         .iter()
@@ -96,8 +102,7 @@ pub fn offer_memory(store: &Store, planned: &[Planned], accept: bool) -> Result<
         }
         return Ok(());
     }
-    let env = Config::load(store).env_map().clone();
-    let written = memory::accept(store, &env, patch)?;
+    let written = memory::accept(store, config.env_map(), patch)?;
     ui::data(&serde_json::json!({ "memory_written": written }));
     if !json {
         ui::status(&format!("Remembered: {}", written.join(", ")));

@@ -47,7 +47,7 @@ pub fn run(args: MergeArgs) -> CliResult {
     };
     let store = Store::open()?;
     let merged = review::merge(&store, plan.as_deref(), style, keep_branch, force);
-    let tracer = Tracer::new(&store, ui::warn);
+    let tracer = Tracer::new(&git_papayu::settings::Settings::load(&store), ui::warn);
     let mut t = tracer.start("merge", None);
     t.plan_id = plan.clone();
     match &merged {

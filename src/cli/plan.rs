@@ -166,7 +166,8 @@ pub fn run(args: PlanArgs) -> CliResult {
     } = args;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
-    let normalize_eol = super::validate::normalize_eol(&Config::load(&store));
+    let config = Config::load(&store);
+    let normalize_eol = super::validate::normalize_eol(&config);
     let planned = match response {
         Some(response) => {
             let answer = read_input(&response)?;
@@ -189,7 +190,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 sample: None,
                 conversation: None,
             };
-            let tracer = Tracer::new(&store, ui::warn);
+            let tracer = Tracer::new(&config, ui::warn);
             let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
             t.goal = Some(provenance.goal.clone());
             t.base = Some(base.to_string());
@@ -227,7 +228,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 samples,
                 max_cost,
             };
-            asking::ask_and_store(&store, ask)?
+            asking::ask_and_store(&store, &config, ask)?
         }
     };
     show_planned(&planned);
@@ -239,7 +240,7 @@ pub fn run(args: PlanArgs) -> CliResult {
             planned.len()
         ));
     }
-    asking::offer_memory(&store, &planned, accept_memory)?;
+    asking::offer_memory(&store, &config, &planned, accept_memory)?;
     Ok(())
 }
 

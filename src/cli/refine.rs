@@ -78,8 +78,9 @@ pub fn run(args: RefineArgs) -> CliResult {
         samples: 1,
         max_cost: None,
     };
-    let tracer = Tracer::new(&store, ui::warn);
-    let mut candidates = asking::ask_models(&store, ask, &tracer, "refine")?;
+    let config = Config::load(&store);
+    let tracer = Tracer::new(&config, ui::warn);
+    let mut candidates = asking::ask_models(&store, &config, ask, &tracer, "refine")?;
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
@@ -87,7 +88,6 @@ pub fn run(args: RefineArgs) -> CliResult {
     provenance.group = target.record.group.clone();
     provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
     trace.branch = Some(target.branch.clone());
-    let config = Config::load(&store);
     let settings = CheckSettings::resolve(&config, false, None)?;
     let attribution = Attribution::configured(&config)?;
     let refined = refine::advance(

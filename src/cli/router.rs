@@ -382,9 +382,10 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
         samples: 1,
         max_cost: None,
     };
-    let planned = asking::ask_and_store(&store, ask)?;
+    let config = git_papayu::settings::Settings::load(&store);
+    let planned = asking::ask_and_store(&store, &config, ask)?;
     plan::show_planned(&planned);
-    asking::offer_memory(&store, &planned, how.accept_memory)?;
+    asking::offer_memory(&store, &config, &planned, how.accept_memory)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())
 }
 

@@ -24,10 +24,9 @@ pub struct Tracer {
 }
 
 impl Tracer {
-    /// The settings in force in `store`'s repository and environment; `warn` hears of a
-    /// trace that could not be written.
-    pub fn new(store: &Store, warn: impl Fn(&str) + Send + Sync + 'static) -> Tracer {
-        let config = Config::load(store);
+    /// Traces as the command's settings say (`papayu.trace`, `PAPAYU_TRACE`,
+    /// `PAPAYU_TRACE_RAW`); `warn` hears of a trace that could not be written.
+    pub fn new(config: &Config, warn: impl Fn(&str) + Send + Sync + 'static) -> Tracer {
         let env = config.env_map().clone();
         let on = trace::enabled(&env, config.git("papayu.trace"));
         let raw = trace::raw_enabled(&env);

@@ -83,7 +83,7 @@ fn a_front_end_asks_through_the_session_and_keeps_its_trace() {
     };
     let warnings = std::sync::Arc::new(Mutex::new(Vec::new()));
     let heard = std::sync::Arc::clone(&warnings);
-    let tracer = Tracer::new(&store, move |w: &str| {
+    let tracer = Tracer::new(&Settings::load(&store), move |w: &str| {
         heard.lock().expect("not poisoned").push(w.to_string())
     });
     let answers = block_on(session.ask(&store, &tracer, "plan", &progress)).expect("a candidate");

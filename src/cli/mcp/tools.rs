@@ -243,12 +243,12 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
+    let config = Config::load(&store);
     let planned = match answer {
         Some(answer) => vec![store_answer(&store, goal, base, answer, agent)?],
-        None => ask_model(&store, goal, base)?,
+        None => ask_model(&store, &config, goal, base)?,
     };
     let first = &planned[0].record;
-    let config = Config::load(&store);
     let request = ApplyRequest {
         plan: Some(first.id.clone()),
         onto: None,
@@ -353,6 +353,7 @@ fn store_answer(
 /// Asks papayu's configured provider, as `git papayu plan` does (progress on stderr).
 fn ask_model(
     store: &Store,
+    config: &Config,
     goal: String,
     base: git_papayu::store::Oid,
 ) -> Result<Vec<Planned>, Vec<Problem>> {
@@ -368,7 +369,7 @@ fn ask_model(
         samples: 1,
         max_cost: None,
     };
-    asking::ask_and_store(store, ask).map_err(|e| match e {
+    asking::ask_and_store(store, config, ask).map_err(|e| match e {
         CliError::Problems(p) => p,
         CliError::Usage(p) => vec![p],
         CliError::Internal(e) => vec![Problem::new(Code::Internal, e.to_string())],
