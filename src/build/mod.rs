@@ -85,13 +85,3 @@ pub fn build(
         touched: outcome.touched,
     })
 }
-
-/// `true` when `candidate` (a tree written earlier, e.g. by the dry run of `plan`) is exactly
-/// `base` with `changes` applied, so apply can reuse it without trusting it.
-pub fn tree_matches(store: &Store, base: Oid, candidate: Oid, changes: &[FileChange]) -> bool {
-    let expected: Vec<(&str, Option<&[u8]>)> = changes
-        .iter()
-        .map(|c| (c.path.as_str(), c.new.as_deref()))
-        .collect();
-    store.tree_matches(base, candidate, &expected)
-}

@@ -634,17 +634,19 @@ impl Builder<'_> {
         };
         // The model saw the file masked: an edit that quotes a mask is made to what it saw,
         // and carried back to the real text below.
-        let seen = mask_secrets(text);
-        let masked = seen != text
-            && has_mask(
-                action
-                    .patch
-                    .as_deref()
-                    .or(action.content.as_deref())
-                    .unwrap_or_default(),
-            );
+        let quotes_mask = has_mask(
+            action
+                .patch
+                .as_deref()
+                .or(action.content.as_deref())
+                .unwrap_or_default(),
+        );
+        let seen = quotes_mask
+            .then(|| mask_secrets(text))
+            .filter(|seen| seen != text);
+        let masked = seen.is_some();
         let real = text;
-        let text = if masked { seen.as_str() } else { text };
+        let text = seen.as_deref().unwrap_or(text);
         let result = if action.kind == ActionKind::PatchFile {
             let options = patch::Options {
                 path: Some(action.path.clone()),

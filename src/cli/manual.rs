@@ -338,12 +338,12 @@ pub fn help_page(args: &[String]) -> Option<String> {
             a => words.push(a),
         }
     }
-    let top = command();
     let name = match words.split_first() {
         Some((&"help", rest)) => rest.first().copied(),
         _ if long_help => words.first().copied(),
         _ => return None,
     };
+    let top = command();
     match name {
         None => Some("git-papayu".to_string()),
         Some(name) => top

@@ -11,6 +11,7 @@
 
 use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 static PRIVATE_KEY: LazyLock<Regex> = LazyLock::new(|| {
@@ -83,29 +84,163 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The text with every credential-looking value replaced by `[MASKED]`.
+///
+/// A shape is looked for only when the text holds a literal that every match of it contains
+/// (one scan for all of them), so that text without any such literal — most of it — costs no
+/// compiling of the shapes' expressions.
 pub fn mask_secrets(text: &str) -> String {
-    let text = PRIVATE_KEY.replace_all(text, "[MASKED PRIVATE KEY]");
-    let text = TOKENS.replace_all(&text, "[MASKED]");
-    let text = WEBHOOK.replace_all(&text, "${1}[MASKED]");
-    let text = URL_PASSWORD.replace_all(&text, |caps: &regex::Captures<'_>| {
+    let may = Shapes::in_text(text);
+    let mut text = std::borrow::Cow::Borrowed(text);
+    if may.has(Shapes::PRIVATE_KEY) {
+        text = owned(PRIVATE_KEY.replace_all(&text, "[MASKED PRIVATE KEY]"));
+    }
+    if may.has(Shapes::TOKENS) {
+        text = owned(TOKENS.replace_all(&text, "[MASKED]"));
+    }
+    if may.has(Shapes::WEBHOOK) {
+        text = owned(WEBHOOK.replace_all(&text, "${1}[MASKED]"));
+    }
+    if may.has(Shapes::URL_PASSWORD) {
+        text = owned(mask_url_passwords(&text));
+    }
+    if may.has(Shapes::AZURE) {
+        text = owned(AZURE.replace_all(&text, "${1}[MASKED]"));
+    }
+    if may.has(Shapes::BEARER) {
+        text = owned(BEARER.replace_all(&text, "$1 [MASKED]"));
+    }
+    if may.has(Shapes::ASSIGNMENT) {
+        text = owned(mask_assignments(&text));
+    }
+    text.into_owned()
+}
+
+/// A replacement's result, owned only when something was replaced.
+fn owned(replaced: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'static, str> {
+    std::borrow::Cow::Owned(replaced.into_owned())
+}
+
+/// Which shapes a text may hold: a bit per expression above.
+#[derive(Clone, Copy)]
+struct Shapes(u8);
+
+impl Shapes {
+    const PRIVATE_KEY: u8 = 1;
+    const TOKENS: u8 = 1 << 1;
+    const WEBHOOK: u8 = 1 << 2;
+    const URL_PASSWORD: u8 = 1 << 3;
+    const AZURE: u8 = 1 << 4;
+    const BEARER: u8 = 1 << 5;
+    const ASSIGNMENT: u8 = 1 << 6;
+    const ALL: u8 = (1 << 7) - 1;
+    /// The shapes matched without regard to case: `(?i)` also folds the Kelvin sign into `k`
+    /// and the long s into `s`, so either in the text turns them on.
+    const FOLDED: u8 = Self::AZURE | Self::BEARER | Self::ASSIGNMENT;
+
+    /// For each shape, literals one of which every match contains (found regardless of ASCII
+    /// case, which only ever finds more).
+    const LITERALS: &[(u8, &[&str])] = &[
+        (Self::PRIVATE_KEY, &["PRIVATE KEY", "Private-Lines:"]),
+        (
+            Self::TOKENS,
+            &[
+                "sk-",
+                "k_live_",
+                "k_test_",
+                "npm_",
+                "pypi-AgE",
+                "AKIA",
+                "ASIA",
+                "ABIA",
+                "ACCA",
+                "ghp_",
+                "gho_",
+                "ghu_",
+                "ghs_",
+                "ghr_",
+                "github_pat_",
+                "glpat-",
+                "gldt-",
+                "glrt-",
+                "glcbt-",
+                "glptt-",
+                "glft-",
+                "glimt-",
+                "gloas-",
+                "glsoat-",
+                "glagent-",
+                "GR1348941",
+                "xox",
+                "xapp-",
+                "AIza",
+                "GOCSPX-",
+                "ya29.",
+                "Q~",
+                "hf_",
+                "SG.",
+                "_v1_",
+                "eyJ",
+            ],
+        ),
+        (Self::WEBHOOK, &["https://hooks.slack.com/"]),
+        (Self::URL_PASSWORD, &["://"]),
+        (Self::AZURE, &["AccountKey=", "SharedAccessKey=", "sig="]),
+        (Self::BEARER, &["bearer", "token", "basic"]),
+        (
+            Self::ASSIGNMENT,
+            &["key", "token", "secret", "password", "passwd", "pwd"],
+        ),
+        (Self::FOLDED, &["\u{212A}", "\u{17F}"]),
+    ];
+
+    fn in_text(text: &str) -> Shapes {
+        static FINDER: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
+            let (bits, literals): (Vec<u8>, Vec<&str>) = Shapes::LITERALS
+                .iter()
+                .flat_map(|(bit, literals)| literals.iter().map(move |l| (*bit, *l)))
+                .unzip();
+            let finder = AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(literals)
+                .expect("static literals");
+            (finder, bits)
+        });
+        let (finder, bits) = &*FINDER;
+        let mut found = 0;
+        for m in finder.find_overlapping_iter(text) {
+            found |= bits[m.pattern().as_usize()];
+            if found == Self::ALL {
+                break;
+            }
+        }
+        Shapes(found)
+    }
+
+    fn has(self, shape: u8) -> bool {
+        self.0 & shape != 0
+    }
+}
+
+fn mask_url_passwords(text: &str) -> std::borrow::Cow<'_, str> {
+    URL_PASSWORD.replace_all(text, |caps: &regex::Captures<'_>| {
         let password = &caps[2];
         if password == "[MASKED]" || password.starts_with(['$', '{', '<', '%']) {
             caps[0].to_string()
         } else {
             format!("{}[MASKED]@", &caps[1])
         }
-    });
-    let text = AZURE.replace_all(&text, "${1}[MASKED]");
-    let text = BEARER.replace_all(&text, "$1 [MASKED]");
-    let text = ASSIGNMENT.replace_all(&text, |caps: &regex::Captures<'_>| {
+    })
+}
+
+fn mask_assignments(text: &str) -> std::borrow::Cow<'_, str> {
+    ASSIGNMENT.replace_all(text, |caps: &regex::Captures<'_>| {
         let value = &caps[3];
         if value == "[MASKED]" || looks_like_code(value) {
             caps[0].to_string()
         } else {
             format!("{}{}[MASKED]", &caps[1], &caps[2])
         }
-    });
-    text.into_owned()
+    })
 }
 
 /// An assignment's value that is code, not a secret (`os.environ["API_KEY"]`, `None`, a
@@ -167,9 +302,12 @@ pub struct MaskWritten {
 /// model cannot write a secret it never saw. When `real` holds nothing masked, the marks are
 /// literal text and `written` is returned as it is.
 pub fn unmask(real: &str, written: &str) -> Result<String, MaskWritten> {
-    let masked = mask_secrets(real);
     // Without a mark in what was written, no line stands for a secret.
-    if masked == real || !has_mask(written) {
+    if !has_mask(written) {
+        return Ok(written.to_string());
+    }
+    let masked = mask_secrets(real);
+    if masked == real {
         return Ok(written.to_string());
     }
     let units = Units::of(&masked, real);
@@ -293,6 +431,42 @@ fn align(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every shape run over the text, none skipped: what [`mask_secrets`] must equal.
+    fn every_shape(text: &str) -> String {
+        let text = PRIVATE_KEY.replace_all(text, "[MASKED PRIVATE KEY]");
+        let text = TOKENS.replace_all(&text, "[MASKED]");
+        let text = WEBHOOK.replace_all(&text, "${1}[MASKED]");
+        let text = mask_url_passwords(&text).into_owned();
+        let text = AZURE.replace_all(&text, "${1}[MASKED]");
+        let text = BEARER.replace_all(&text, "$1 [MASKED]");
+        mask_assignments(&text).into_owned()
+    }
+
+    #[test]
+    fn skipping_shapes_by_their_literals_changes_nothing() {
+        let corpus = [
+            "key sk-proj-abcdefghijklmnop and AKIAABCDEFGHIJKLMNOP",
+            "Authorization: Bearer abcdefghijklmnopqrstuvwx",
+            "GITHUB=ghp_abcdefghijklmnopqrstuvwxyz0123 and glpat-abcdefghijklmnopqrst",
+            "slack xoxb-1234567890-abcdef https://hooks.slack.com/services/T000/B000/abcdefghijklmnopqrstuvwx",
+            "postgres://user:hunter2secret@db.example.com/x",
+            "DefaultEndpointsProtocol=https;AccountKey=abcdefghijklmnopqrstuvwxyz0123456789==",
+            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnopqrstuv",
+            "azure abc8Q~abcdefghijklmnopqrstuvwxyz0123456789",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
+            // The Kelvin sign and the long s fold into `k` and `s` under `(?i)`.
+            "API_\u{212A}EY = \"q8Zr2LmX9vTk3PwYzz\"",
+            "pa\u{17F}\u{17F}word: q8Zr2LmX9vTk3PwYzz",
+            "TO\u{212A}EN q8Zr2LmX9vTk3PwYzz1234",
+            "plain code: fn main() { let total = items.len(); }",
+            "APPLY_SUCCESS plan=74ec7378f4 branch=papayu/x commit=60df0b26f495f5bc2b1cad4028c7c2f4",
+        ];
+        for text in corpus {
+            assert_eq!(mask_secrets(text), every_shape(text), "{text}");
+        }
+        assert!(mask_secrets("API_\u{212A}EY = \"q8Zr2LmX9vTk3PwYzz\"").contains(MASK));
+    }
 
     #[test]
     fn masks_every_kind() {

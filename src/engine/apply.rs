@@ -92,42 +92,24 @@ pub fn apply_with(
         None => super::find::target_of(store, &ledger, &record)?,
     };
     let target_tree = store.commit_tree(target)?;
-    // `plan` already wrote this plan's tree at its base (its preview). The plan is checked
-    // again here without writing anything, and the stored tree is reused when it is exactly
-    // the result; otherwise (another target, a pruned or foreign preview) it is built anew.
-    let reusable = record
-        .preview
-        .as_deref()
-        .and_then(|p| Oid::from_str(p).ok())
-        .and_then(|p| store.preview_tree(p, target));
-    let read = Some(record.context.as_slice());
-    let mut built = build::build(
+    // `plan` already wrote this plan's tree at its base (its preview): the plan is checked
+    // again here, and when the result is exactly that tree (same id, computed from the edits)
+    // nothing is written; otherwise (another target, a pruned preview) it is written now.
+    let built = build::build(
         store,
         target_tree,
         &record.plan,
         &BuildOptions {
-            write: reusable.is_none(),
-            read,
+            write: true,
+            read: Some(record.context.as_slice()),
         },
     )?;
-    let new_tree = match (built.tree, reusable) {
-        (Some(tree), _) => tree,
-        (None, Some(tree)) if build::tree_matches(store, target_tree, tree, &built.changes) => tree,
-        (None, _) => {
-            built = build::build(
-                store,
-                target_tree,
-                &record.plan,
-                &BuildOptions { write: true, read },
-            )?;
-            built.tree.ok_or_else(|| {
-                vec![Problem::new(
-                    Code::Git,
-                    "building the plan's tree wrote no tree",
-                )]
-            })?
-        }
-    };
+    let new_tree = built.tree.ok_or_else(|| {
+        vec![Problem::new(
+            Code::Git,
+            "building the plan's tree wrote no tree",
+        )]
+    })?;
     if new_tree == target_tree {
         return Ok(Outcome::NothingToApply { record });
     }

@@ -367,13 +367,6 @@ impl Store {
         })
     }
 
-    /// The tree of the commit `preview` when it is a child of `parent` (a plan's preview made
-    /// on that commit), else `None`.
-    pub fn preview_tree(&self, preview: Oid, parent: Oid) -> Option<Oid> {
-        let commit = self.repo.find_commit(preview).ok()?;
-        (commit.parent_id(0).ok()? == parent).then(|| commit.tree_id())
-    }
-
     /// Empties the derived-data cache (`<gitdir>/papayu/cache/`): entries and bytes.
     pub fn clear_cache(&self, dry_run: bool) -> (usize, u64) {
         cache::clear(&self.repo, dry_run)
