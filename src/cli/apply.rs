@@ -4,12 +4,13 @@ use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
-use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
+use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::{Store, worktree};
-use git_papayu::trace::record::{self, Tracer};
-use git_papayu::verdict::{CheckStatus, Verdict};
-use git_papayu::{Code, Problem, Problems};
+use git_papayu::trace::outcome;
+use git_papayu::trace::record::Tracer;
+use git_papayu::verdict::CheckStatus;
+use git_papayu::{Code, Problem};
 
 use super::{CliError, CliResult, render, ui};
 
@@ -168,7 +169,10 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
         result["base"] = serde_json::json!({ "cached": cached });
     }
     live.finish();
-    trace_apply(&store, &config, request.plan.as_deref(), &outcome);
+    let tracer = Tracer::new(&config, ui::warn);
+    if let Some(event) = outcome::apply(&tracer, &store, request.plan.as_deref(), &outcome) {
+        ui::event(&event.to_string());
+    }
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(problems) => return (result, Err(problems.into())),
@@ -274,70 +278,8 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
                     report.command, report.output_tail
                 ));
             }
-            let failed = failure(&report, &verdict, record.short_id());
+            let failed = apply::check_failure(&report, &verdict, record.short_id());
             (result, Err(CliError::from(failed)))
-        }
-    }
-}
-
-/// Writes the trace of an apply (the plan, the branch, how each hunk was placed, the check) and
-/// prints its event line when verbose.
-fn trace_apply(
-    store: &Store,
-    config: &Config,
-    spec: Option<&str>,
-    outcome: &Result<Outcome, Problems>,
-) {
-    let tracer = Tracer::new(config, ui::warn);
-    let mut t = tracer.start("apply", None);
-    t.plan_id = spec.map(str::to_string);
-    match outcome {
-        Err(problems) => tracer.write_failed(store, &mut t, problems),
-        Ok(Outcome::Applied {
-            record,
-            branch,
-            commit,
-            changes,
-            check,
-            ..
-        }) => {
-            t.plan_id = Some(record.id.clone());
-            t.base = Some(record.base.clone());
-            t.branch = Some(branch.clone());
-            t.patch_placements = record::placements(changes);
-            t.check = check.as_ref().map(record::check_log);
-            let line = format!(
-                "APPLY_SUCCESS plan={} branch={branch} commit={commit}",
-                record.short_id()
-            );
-            ui::event(&line);
-            t.transcript.events.push(line);
-            tracer.write(store, &t);
-        }
-        Ok(Outcome::NothingToApply { record }) => {
-            t.plan_id = Some(record.id.clone());
-            tracer.write(store, &t);
-        }
-        Ok(Outcome::CheckFailed {
-            record,
-            report,
-            verdict,
-        }) => {
-            t.plan_id = Some(record.id.clone());
-            t.check = Some(record::check_log(report));
-            let mut line = format!("APPLY_ROLLBACK plan={}", record.short_id());
-            if let (Some(f), Some(b), Some(s)) =
-                (verdict.fixes, verdict.breaks, verdict.still_failing)
-            {
-                line.push_str(&format!(" fixes={f} breaks={b} still_failing={s}"));
-            }
-            ui::event(&line);
-            t.transcript.events.push(line);
-            tracer.write_failed(
-                store,
-                &mut t,
-                &[failure(report, verdict, record.short_id())],
-            );
         }
     }
 }
@@ -423,51 +365,3 @@ fn run_all(args: ApplyArgs) -> CliResult {
 /// Said when a plan is applied with no check at all, so a silent apply is never read as tested.
 const NO_CHECK: &str =
     "no check configured: nothing was tested (set papayu.checkCommand or .papa-yu/project.json)";
-
-/// The problem a failed check is reported with: what it broke, when it broke tests that pass
-/// at the base.
-fn failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Problem {
-    if report.timed_out {
-        return Problem::new(
-            Code::CheckTimeout,
-            format!(
-                "check `{}` ran past its time limit ({:.0}s) and was killed with everything it started; no branch was created and plan {plan} is marked failed; raise --check-timeout or git config papayu.checkTimeout",
-                report.command, report.seconds
-            ),
-        );
-    }
-    let exit = report
-        .exit_code
-        .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
-    if let Some(line) = report.sandbox.denial(&report.output_tail) {
-        return Problem::new(
-            Code::CheckFailed,
-            format!(
-                "check `{}` failed ({exit}), denied by the sandbox: {line}; no branch was created and plan {plan} is marked failed; see papayu.checkWritable (docs/security.md) to let the check write there",
-                report.command
-            ),
-        );
-    }
-    if verdict.breaks_any() {
-        return Problem::new(
-            Code::CheckFailed,
-            format!(
-                "check `{}` failed ({exit}) and the plan breaks tests that pass at the base: {}; {}; no branch was created and plan {plan} is marked failed",
-                report.command,
-                verdict.broken.join(", "),
-                verdict.counts()
-            ),
-        );
-    }
-    let counts = match verdict.fixes {
-        Some(_) => format!(" ({})", verdict.counts()),
-        None => String::new(),
-    };
-    Problem::new(
-        Code::CheckFailed,
-        format!(
-            "check `{}` failed ({exit}){counts}; no branch was created and plan {plan} is marked failed",
-            report.command
-        ),
-    )
-}

@@ -3,6 +3,7 @@
 use clap::Args;
 use git_papayu::engine::review::{self, MergeStyle};
 use git_papayu::store::Store;
+use git_papayu::trace::outcome;
 use git_papayu::trace::record::Tracer;
 
 use super::{CliResult, ui};
@@ -48,22 +49,8 @@ pub fn run(args: MergeArgs) -> CliResult {
     let store = Store::open()?;
     let merged = review::merge(&store, plan.as_deref(), style, keep_branch, force);
     let tracer = Tracer::new(&git_papayu::settings::Settings::load(&store), ui::warn);
-    let mut t = tracer.start("merge", None);
-    t.plan_id = plan.clone();
-    match &merged {
-        Ok(m) => {
-            t.plan_id = Some(m.record.id.clone());
-            t.branch = Some(m.into.clone());
-            t.transcript.events.push(format!(
-                "MERGE_SUCCESS plan={} into={} old={} new={}",
-                m.record.short_id(),
-                m.into,
-                m.old,
-                m.new
-            ));
-            tracer.write(&store, &t);
-        }
-        Err(problems) => tracer.write_failed(&store, &mut t, std::slice::from_ref(problems)),
+    if let Some(event) = outcome::merge(&tracer, &store, plan.as_deref(), &merged) {
+        ui::event(&event.to_string());
     }
     let merged = merged?;
     let into = merged.into.trim_start_matches("refs/heads/");

@@ -353,6 +353,54 @@ pub fn branch_name(record: &PlanRecord) -> String {
     format!("papayu/{slug}-{}", record.short_id())
 }
 
+/// The problem a failed check is reported with: what it broke, when it broke tests that pass
+/// at the base.
+pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Problem {
+    if report.timed_out {
+        return Problem::new(
+            Code::CheckTimeout,
+            format!(
+                "check `{}` ran past its time limit ({:.0}s) and was killed with everything it started; no branch was created and plan {plan} is marked failed; raise --check-timeout or git config papayu.checkTimeout",
+                report.command, report.seconds
+            ),
+        );
+    }
+    let exit = report
+        .exit_code
+        .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
+    if let Some(line) = report.sandbox.denial(&report.output_tail) {
+        return Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{}` failed ({exit}), denied by the sandbox: {line}; no branch was created and plan {plan} is marked failed; see papayu.checkWritable (docs/security.md) to let the check write there",
+                report.command
+            ),
+        );
+    }
+    if verdict.breaks_any() {
+        return Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{}` failed ({exit}) and the plan breaks tests that pass at the base: {}; {}; no branch was created and plan {plan} is marked failed",
+                report.command,
+                verdict.broken.join(", "),
+                verdict.counts()
+            ),
+        );
+    }
+    let counts = match verdict.fixes {
+        Some(_) => format!(" ({})", verdict.counts()),
+        None => String::new(),
+    };
+    Problem::new(
+        Code::CheckFailed,
+        format!(
+            "check `{}` failed ({exit}){counts}; no branch was created and plan {plan} is marked failed",
+            report.command
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::{SUBJECT_MAX, subject_line};

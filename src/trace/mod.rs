@@ -9,6 +9,7 @@
 
 pub mod conversation;
 pub mod golden;
+pub mod outcome;
 pub mod record;
 pub mod report;
 pub mod session;

@@ -209,6 +209,42 @@ fn a_plan_with_a_repair_and_its_apply_record_everything_and_leak_nothing() {
         assert!(!out.contains(PLANTED_ENV_KEY), "{out}");
         assert!(out.contains(event), "PAPAYU_TRACE=1 shows {event}: {out}");
     }
+    let branch = repo
+        .git([
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/papayu",
+        ])
+        .ok()
+        .stdout
+        .trim()
+        .to_string();
+    let commit = repo
+        .git(["rev-parse", &branch])
+        .ok()
+        .stdout
+        .trim()
+        .to_string();
+    assert_eq!(
+        apply_trace["events"][0],
+        format!(
+            "APPLY_SUCCESS plan={} branch={branch} commit={commit}",
+            &id[..10]
+        )
+        .as_str()
+    );
+    // A merge shows its event under tracing and records it in its own trace.
+    let merged = run(&repo, &["merge", &id], &env).ok();
+    let merge_trace = of_kind(&traces(&repo), "merge")[0].clone();
+    let merge_event = merge_trace["events"][0].as_str().unwrap().to_string();
+    assert!(
+        merge_event.starts_with(&format!(
+            "MERGE_SUCCESS plan={} into=refs/heads/",
+            &id[..10]
+        )),
+        "{merge_event}"
+    );
+    assert!(merged.stderr.contains(&merge_event), "{}", merged.stderr);
     let replay = repo
         .papayu(["trace", "replay", plan_trace["trace_id"].as_str().unwrap()])
         .ok();
