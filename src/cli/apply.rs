@@ -195,11 +195,11 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
             check,
             verdict,
         } => {
-            if request.onto.is_none() && onto.to_string() != record.base {
+            if request.onto.is_none() && onto != record.base {
                 ui::status(&format!(
                     "plan {}'s base {} was rewritten (amend or rebase); applied onto {}",
                     record.short_id(),
-                    git_papayu::store::short(&record.base),
+                    git_papayu::store::short(record.base),
                     git_papayu::store::short(onto)
                 ));
             }

@@ -34,7 +34,7 @@ pub fn run(args: ListArgs) -> CliResult {
                 "id": r.id,
                 "short_id": r.short_id(),
                 "status": ledger.status(&r.id),
-                "base": r.base,
+                "base": r.base.to_string(),
                 "branch": ledger.branch(&r.id),
                 "created_at": r.created_at,
                 "provider": r.provider,
@@ -65,7 +65,7 @@ pub fn run(args: ListArgs) -> CliResult {
             cost: r.stats.as_ref().and_then(|s| s.cost_usd),
             provider: text::line(&super::show::provider_label(r)).into_owned(),
             place: ledger.branch(&r.id).map_or_else(
-                || format!("base {}", r.base.get(..10).unwrap_or(&r.base)),
+                || format!("base {}", git_papayu::store::short(r.base)),
                 |b| text::line(b).into_owned(),
             ),
             goal: text::line(r.goal.lines().next().unwrap_or("").trim()).into_owned(),

@@ -245,7 +245,7 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
         record.schema_version,
         plan.actions.len(),
         if plan.actions.len() == 1 { "" } else { "s" },
-        text::line(record.base.get(..10).unwrap_or(&record.base))
+        git_papayu::store::short(record.base)
     );
     if !record.verified {
         out.push_str("Id: unverifiable (stored before plan ids were content hashes)\n");

@@ -164,7 +164,7 @@ pub fn apply_with(
 
     let mut event = Event::new(&record.id, EventKind::Applied);
     event.branch = Some(branch.clone());
-    event.commit = Some(commit.to_string());
+    event.commit = Some(commit);
     event.check = judged.clone().map(Box::new);
     let mut pending = Pending::new(
         OpKind::Apply,
@@ -175,9 +175,7 @@ pub fn apply_with(
         None,
         Some(commit),
     ));
-    pending
-        .note_lines
-        .push((record.base_oid()?, event.to_line()));
+    pending.note_lines.push((record.base, event.to_line()));
     oplog::commit(store, &pending)?;
     Ok(Outcome::Applied {
         record,
@@ -250,7 +248,7 @@ fn record_failure(
     verdict: &Verdict,
 ) -> Result<(), StoreError> {
     let mut event = Event::new(&record.id, EventKind::Failed);
-    event.commit = Some(commit.to_string());
+    event.commit = Some(commit);
     event.exit_code = result.exit_code;
     event.check = Some(Box::new(verdict.clone()));
     // Notes are shared: a token the check printed or was given must not travel with them.
@@ -268,9 +266,7 @@ fn record_failure(
         OpKind::Apply,
         format!("apply {} (check failed)", record.short_id()),
     );
-    pending
-        .note_lines
-        .push((record.base_oid()?, event.to_line()));
+    pending.note_lines.push((record.base, event.to_line()));
     // The commit that failed stays reachable, so `git show <commit>` from the event works.
     pending.keep.push(commit);
     oplog::commit(store, &pending).map(|_| ())

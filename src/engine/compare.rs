@@ -195,17 +195,13 @@ fn members<'l>(ledger: &'l Ledger, group: &str) -> Vec<&'l PlanRecord> {
 
 /// The lines the plan changes at its base (nothing when it no longer builds there).
 fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
-    let built = record
-        .base_oid()
-        .ok()
-        .and_then(|base| store.commit_tree(base).ok())
-        .and_then(|tree| {
-            let options = BuildOptions {
-                write: false,
-                read: None,
-            };
-            build::build(store, tree, &record.plan, &options).ok()
-        });
+    let built = store.commit_tree(record.base).ok().and_then(|tree| {
+        let options = BuildOptions {
+            write: false,
+            read: None,
+        };
+        build::build(store, tree, &record.plan, &options).ok()
+    });
     let Some(built) = built else {
         return Diffstat::default();
     };

@@ -210,7 +210,7 @@ pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
 /// the base is not in `HEAD`'s history either. The plan is checked again there like any
 /// `--onto` target.
 pub fn target_of(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<Oid, StoreError> {
-    let base = record.base_oid()?;
+    let base = record.base;
     let copies = ledger.copies_of(&record.id);
     if copies.is_empty() {
         return Ok(base);

@@ -168,15 +168,13 @@ pub fn store_plans(
     for (candidate, provenance) in plans {
         let planned = prepare(store, candidate, provenance)?;
         let line = planned.record.to_line();
-        let base = planned.record.base_oid()?;
+        let base = planned.record.base;
         pending.note_lines.push((base, line));
         if let Some(note) = &planned.conversation {
             pending.note_lines.push(note.clone());
         }
-        if let Some(preview) = planned.record.preview.as_deref() {
-            pending
-                .keep
-                .push(Oid::from_str(preview).expect("preview is an oid we wrote"));
+        if let Some(preview) = planned.record.preview {
+            pending.keep.push(preview);
         }
         stored.push(planned);
     }
@@ -247,7 +245,7 @@ pub fn prepare(
         id: String::new(),
         // The goal travels with the notes to every teammate: a key typed into it must not.
         goal: crate::context::mask_secrets(&goal),
-        base: base.to_string(),
+        base,
         created_at,
         provider,
         model,
@@ -260,7 +258,7 @@ pub fn prepare(
         stats,
         group,
         sample,
-        conversation: conversation.as_ref().map(|(id, _)| id.to_string()),
+        conversation: conversation.as_ref().map(|(id, _)| *id),
         verified: false,
     };
     // The preview is part of the record, so it cannot name the plan's id: it names the trace.
@@ -271,7 +269,7 @@ pub fn prepare(
     );
     let tree = written.tree.expect("written builds have a tree");
     let preview = store.commit_on(base, tree, &message)?;
-    record.preview = Some(preview.to_string());
+    record.preview = Some(preview);
     record.seal();
     Ok(Planned {
         record,

@@ -82,7 +82,7 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
             ),
         ));
     }
-    let base = record.base_oid()?;
+    let base = record.base;
     let changed = store.changed_paths(base, branch.tip)?;
     Ok(Target {
         record,
@@ -105,13 +105,7 @@ pub fn advance(
 ) -> Result<Refined, Problems> {
     let planned = prepare(store, candidate, provenance)?;
     let record = &planned.record;
-    let preview = Oid::from_str(
-        record
-            .preview
-            .as_deref()
-            .expect("prepared plans have a preview"),
-    )
-    .expect("preview is an oid we wrote");
+    let preview = record.preview.expect("prepared plans have a preview");
     let tree = store.commit_tree(preview)?;
     let tip_tree = store.commit_tree(target.tip)?;
     let line = record.to_line();
@@ -128,7 +122,7 @@ pub fn advance(
     }
     let commit = store.commit_for_user(target.tip, tree, &commit_message(record, attribution))?;
     let mut report = None;
-    let base = target.record.base_oid()?;
+    let base = target.record.base;
     if let Some(resolved) = check::resolve(store, choice, settings, base)? {
         let slot = worktree::acquire(store, &mut |_| {})?;
         let result = check::run(
@@ -142,7 +136,7 @@ pub fn advance(
         )?;
         if !result.passed {
             let mut failed = Event::new(&record.id, EventKind::Failed);
-            failed.commit = Some(commit.to_string());
+            failed.commit = Some(commit);
             failed.exit_code = result.exit_code;
             failed.output_tail = Some(crate::context::mask_secrets(&result.output_tail));
             let mut pending = Pending::new(
@@ -163,7 +157,7 @@ pub fn advance(
     }
     let mut event = Event::new(&target.record.id, EventKind::Refined);
     event.branch = Some(target.branch.clone());
-    event.commit = Some(commit.to_string());
+    event.commit = Some(commit);
     event.detail = Some(record.id.clone());
     event.feedback = Some(target.feedback.trim().to_string()).filter(|f| !f.is_empty());
     let mut pending = Pending::new(
@@ -176,7 +170,7 @@ pub fn advance(
         Some(commit),
     ));
     pending.note_lines.push((target.tip, line));
-    let parent_base = target.record.base_oid()?;
+    let parent_base = target.record.base;
     pending.note_lines.push((parent_base, event.to_line()));
     pending.keep.push(preview);
     oplog::commit(store, &pending)?;

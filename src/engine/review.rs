@@ -262,7 +262,7 @@ fn merge_found(
 
     store.announce_merge(&MergeIntent {
         plan: record.id.clone(),
-        base: record.base.clone(),
+        base: record.base.to_string(),
         branch: branch.clone(),
         tip: tip.to_string(),
         into: into.clone(),
@@ -310,7 +310,7 @@ fn record_merge(
 
     let mut event = Event::new(&record.id, EventKind::Merged);
     event.branch = Some(branch.clone());
-    event.commit = Some(new.to_string());
+    event.commit = Some(new);
     event.detail = Some(format!("into {into}"));
     let mut pending = Pending::new(
         OpKind::Merge,
@@ -343,11 +343,8 @@ fn record_merge(
     for d in discards {
         d.add_to(&mut pending);
     }
-    let logged = record.base_oid().map_err(Problem::from).and_then(|base| {
-        pending.note_lines.push((base, event.to_line()));
-        oplog::commit(store, &pending).map_err(Problem::from)
-    });
-    if let Err(problem) = logged {
+    pending.note_lines.push((record.base, event.to_line()));
+    if let Err(problem) = oplog::commit(store, &pending).map_err(Problem::from) {
         if new != old {
             roll_back(store, old);
         }
@@ -511,10 +508,10 @@ fn prepare_discard(
     let mut event = Event::new(&record.id, EventKind::Discarded);
     if let Some(first) = branches.first() {
         event.branch = Some(first.name.clone());
-        event.commit = Some(first.tip.to_string());
+        event.commit = Some(first.tip);
     }
     Ok(Some(Discarding {
-        base: record.base_oid()?,
+        base: record.base,
         record,
         branches,
         event,
@@ -558,7 +555,7 @@ pub fn diff_range(
                 .iter()
                 .rev()
                 .filter(|e| e.event == EventKind::Applied)
-                .find_map(|e| e.commit.as_deref().and_then(|c| Oid::from_str(c).ok()))
+                .find_map(|e| e.commit)
                 .unwrap_or(tip);
             let parent = store
                 .commit_parents(first)?
@@ -573,11 +570,8 @@ pub fn diff_range(
             (parent, tip)
         }
         None => {
-            let base = record.base_oid()?;
-            let preview = record
-                .preview
-                .as_deref()
-                .and_then(|p| Oid::from_str(p).ok());
+            let base = record.base;
+            let preview = record.preview;
             match preview.filter(|p| store.has_commit(*p)) {
                 Some(preview) => (base, preview),
                 None => {

@@ -145,7 +145,7 @@ impl Store {
         let into = intent.into.trim_start_matches("refs/heads/");
         let mut event = Event::new(&intent.plan, EventKind::Merged);
         event.branch = Some(intent.branch.clone());
-        event.commit = Some(current.to_string());
+        event.commit = Some(current);
         event.detail = Some(format!("into {}", intent.into));
         let mut pending = Pending::new(
             OpKind::Merge,

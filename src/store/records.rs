@@ -17,6 +17,7 @@ use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::ids::oid_hex;
 pub use super::ids::{is_object_id, is_plan_id, is_proposal_branch};
 use super::proposals::{self, LocalBranch};
 use super::{StoreError, notes};
@@ -42,7 +43,8 @@ pub struct Fingerprint {
 pub struct PlanRecord {
     pub id: String,
     pub goal: String,
-    pub base: String,
+    #[serde(with = "oid_hex")]
+    pub base: Oid,
     pub created_at: i64,
     pub provider: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,8 +58,12 @@ pub struct PlanRecord {
     pub context: Vec<Fingerprint>,
     /// The dry run as a commit on the base (kept reachable by the operation log): apply at
     /// the base reuses its tree instead of building it again, and `diff` shows it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preview: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "oid_hex::option"
+    )]
+    pub preview: Option<Oid>,
     /// What asking the model cost: tokens, requests, time, repairs (absent for pasted answers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<PlanStats>,
@@ -70,8 +76,12 @@ pub struct PlanRecord {
     pub sample: Option<u32>,
     /// The plan's conversation: the id of a self-note in the notes (see
     /// [`crate::trace::conversation`]), so it travels with the plan and is bound to its id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conversation: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "oid_hex::option"
+    )]
+    pub conversation: Option<Oid>,
     /// Whether the id is the hash of this very content (see [`PlanRecord::seal`]). Records
     /// stored before ids were content hashes cannot be checked: they read as before, marked so.
     #[serde(skip)]
@@ -155,10 +165,6 @@ impl PlanRecord {
     pub fn short_id(&self) -> &str {
         &self.id[..self.id.len().min(super::SHORT)]
     }
-
-    pub fn base_oid(&self) -> Result<Oid, StoreError> {
-        Oid::from_str(&self.base).map_err(|e| StoreError::git("plan record has a bad base", e))
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -191,8 +197,12 @@ pub struct Event {
     pub at: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "oid_hex::option"
+    )]
+    pub commit: Option<Oid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -237,7 +247,6 @@ impl Event {
     fn is_well_formed(&self) -> bool {
         is_plan_id(&self.plan)
             && self.branch.as_deref().is_none_or(is_proposal_branch)
-            && self.commit.as_deref().is_none_or(is_object_id)
             && match &self.cancels {
                 Some(hash) => self.event.is_cancel() && is_plan_id(hash),
                 None => !self.event.is_cancel(),
@@ -289,8 +298,6 @@ impl PlanRecord {
     /// Whether the record's ids are well-formed, so slicing and lookups on them are safe.
     fn is_well_formed(&self) -> bool {
         is_plan_id(&self.id)
-            && is_object_id(&self.base)
-            && self.preview.as_deref().is_none_or(is_object_id)
     }
 }
 
@@ -443,7 +450,7 @@ impl Ledger {
                     // own base is the one kept.
                     let replace = match (&line, lines.get(&hash)) {
                         (_, None) => true,
-                        (Line::Record(r, on), Some(_)) => r.base == on.to_string(),
+                        (Line::Record(r, on), Some(_)) => r.base == *on,
                         (Line::Event(_), Some(_)) => false,
                     };
                     if replace {
@@ -468,7 +475,7 @@ impl Ledger {
                         .into_iter()
                         .flatten()
                         .copied()
-                        .filter(|on| on.to_string() != record.base)
+                        .filter(|&on| on != record.base)
                         .collect();
                     if !copies.is_empty() {
                         ledger.copies.insert(record.id.clone(), copies);
@@ -640,7 +647,7 @@ impl Ledger {
 
     /// The plan is based on `commit`, or its note was copied to `commit` by a rewrite.
     pub fn is_on(&self, record: &PlanRecord, commit: Oid) -> bool {
-        record.base == commit.to_string() || self.copies_of(&record.id).contains(&commit)
+        record.base == commit || self.copies_of(&record.id).contains(&commit)
     }
 
     /// The commits a rewrite copied the plan's note to (its base excluded).
@@ -825,8 +832,8 @@ mod tests {
     #[test]
     fn resolves_unique_prefixes_and_branch_names() {
         let l = ledger(vec![
-            record(&format!("abcd1{}", "0".repeat(35)), "b", 1),
-            record(&format!("abce2{}", "0".repeat(35)), "b", 2),
+            record(&format!("abcd1{}", "0".repeat(35)), BASE, 1),
+            record(&format!("abce2{}", "0".repeat(35)), BASE, 2),
         ]);
         assert!(l.resolve("abcd").unwrap().id.starts_with("abcd1"));
         assert!(l.resolve("ABCE").unwrap().id.starts_with("abce2"));
@@ -843,8 +850,8 @@ mod tests {
     #[test]
     fn an_ambiguous_prefix_lists_the_candidates() {
         let l = ledger(vec![
-            record(&format!("abcd1{}", "0".repeat(35)), "b", 1),
-            record(&format!("abcd2{}", "0".repeat(35)), "b", 2),
+            record(&format!("abcd1{}", "0".repeat(35)), BASE, 1),
+            record(&format!("abcd2{}", "0".repeat(35)), BASE, 2),
         ]);
         let err = l.resolve("abcd").unwrap_err();
         assert_eq!(err.code, Code::PlanAmbiguous);
@@ -987,7 +994,9 @@ mod tests {
                 serde_json::json!({"cancels": "a".repeat(40)}),
             ),
             serde_json::to_string(&record("é".repeat(20).as_str(), BASE, 1)).unwrap(),
-            serde_json::to_string(&record(&"c".repeat(40), "abc", 1)).unwrap(),
+            serde_json::to_string(&record(&"c".repeat(40), BASE, 1))
+                .unwrap()
+                .replace(BASE, "abc"),
         ];
         let mut lines = vec![rec];
         lines.extend(bad);
@@ -1102,7 +1111,7 @@ mod tests {
             let l = from_lines(&lines);
             for r in &l.records {
                 proptest::prop_assert!(r.is_well_formed());
-                let _ = (r.short_id(), l.status(&r.id), l.branch(&r.id), r.base_oid());
+                let _ = (r.short_id(), l.status(&r.id), l.branch(&r.id), r.base);
                 proptest::prop_assert!(l.resolve(&r.id).is_ok());
             }
             for (plan, events) in &l.events {

@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Trace, mask};
 use crate::codes::{Code, Problem};
+use crate::store::Store;
 use crate::store::records::PlanRecord;
-use crate::store::{Oid, Store};
 
 /// The most a conversation takes in the notes: past this, rounds are summarized.
 pub const CAP: usize = 256 * 1024;
@@ -139,7 +139,7 @@ pub fn decode(text: &str) -> Option<Conversation> {
 /// do.
 pub fn load(store: &Store, record: &PlanRecord) -> Result<Conversation, Problem> {
     let short = record.short_id();
-    let Some(id) = record.conversation.as_deref() else {
+    let Some(oid) = record.conversation else {
         return Err(Problem::new(
             Code::TraceNotFound,
             format!(
@@ -153,12 +153,11 @@ pub fn load(store: &Store, record: &PlanRecord) -> Result<Conversation, Problem>
         Problem::new(
             Code::TraceNotFound,
             format!(
-                "the conversation of plan {short} ({id}) is not in this clone's notes; \
+                "the conversation of plan {short} ({oid}) is not in this clone's notes; \
                  fetch them with git papayu sync"
             ),
         )
     };
-    let oid = Oid::from_str(id).map_err(|_| missing())?;
     let text = store
         .self_note(oid)
         .map_err(|e| e.to_problem())?
@@ -173,7 +172,7 @@ pub fn load(store: &Store, record: &PlanRecord) -> Result<Conversation, Problem>
     // (and replays) as the one on the machine that made the plan.
     let t = &mut c.trace;
     t.plan_id.get_or_insert_with(|| record.id.clone());
-    t.base.get_or_insert_with(|| record.base.clone());
+    t.base.get_or_insert_with(|| record.base.to_string());
     t.goal.get_or_insert_with(|| record.goal.clone());
     t.schema_version.get_or_insert(record.schema_version);
     t.schema_hash

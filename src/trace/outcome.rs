@@ -34,7 +34,7 @@ pub fn apply(
             ..
         }) => {
             t.plan_id = Some(record.id.clone());
-            t.base = Some(record.base.clone());
+            t.base = Some(record.base.to_string());
             t.branch = Some(branch.clone());
             t.patch_placements = record::placements(changes);
             t.check = check.as_ref().map(record::check_log);

@@ -81,7 +81,7 @@ impl Tracer {
 pub fn plan_stored(t: &mut Trace, planned: &Planned) {
     let r = &planned.record;
     t.plan_id = Some(r.id.clone());
-    t.base = Some(r.base.clone());
+    t.base = Some(r.base.to_string());
     t.goal = Some(r.goal.clone());
     t.schema_version = Some(r.schema_version);
     t.schema_hash = Some(r.schema_hash.clone());
