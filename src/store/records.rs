@@ -57,7 +57,7 @@ pub struct PlanRecord {
     #[serde(default)]
     pub context: Vec<Fingerprint>,
     /// The dry run as a commit on the base (kept reachable by the operation log): apply at
-    /// the base reuses its tree instead of building it again, and `diff` shows it.
+    /// the base finds its tree already stored and writes none, and `diff` shows it.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
