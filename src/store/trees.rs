@@ -1,5 +1,5 @@
-//! Writing and comparing trees at the object level: a new tree from a base and a list of path
-//! edits, and whether a stored tree is exactly a base plus expected contents.
+//! Writing trees at the object level: a new tree from a base and a list of path edits, or —
+//! when that tree is stored already — only its id, computed from the edits.
 //!
 //! What the edits should be is decided elsewhere ([`crate::build`]); this module only writes
 //! them. The cost grows with the number of edited paths, never with the size of the tree.
@@ -36,32 +36,37 @@ impl Store {
         {
             return Ok(id);
         }
-        let mut updates = TreeUpdateBuilder::new();
-        for edit in edits {
-            match *edit {
-                TreeEdit::Put {
-                    path,
-                    content,
-                    executable,
-                } => {
-                    let oid = repo
-                        .blob(content)
-                        .map_err(|e| StoreError::git("writing a blob", e))?;
-                    let mode = match executable {
-                        true => FileMode::BlobExecutable,
-                        false => FileMode::Blob,
-                    };
-                    updates.upsert(path, oid, mode);
-                }
-                TreeEdit::Remove { path } => {
-                    updates.remove(path);
-                }
+        write_with_git(repo, &base, edits).map_err(|e| StoreError::git("writing the new tree", e))
+    }
+}
+
+/// Writes the blobs of `edits` and the tree that is `base` with them applied, with libgit2's
+/// writer (every object hashed, and written unless stored).
+fn write_with_git(
+    repo: &Repository,
+    base: &Tree<'_>,
+    edits: &[TreeEdit<'_>],
+) -> Result<Oid, git2::Error> {
+    let mut updates = TreeUpdateBuilder::new();
+    for edit in edits {
+        match *edit {
+            TreeEdit::Put {
+                path,
+                content,
+                executable,
+            } => {
+                let mode = match executable {
+                    true => FileMode::BlobExecutable,
+                    false => FileMode::Blob,
+                };
+                updates.upsert(path, repo.blob(content)?, mode);
+            }
+            TreeEdit::Remove { path } => {
+                updates.remove(path);
             }
         }
-        updates
-            .create_updated(repo, &base)
-            .map_err(|e| StoreError::git("writing the new tree", e))
     }
+    updates.create_updated(repo, base)
 }
 
 /// The id of the tree that is `base` with `edits` applied, as git would write it, computed
@@ -253,28 +258,7 @@ mod tests {
 
     /// The tree git's own writer makes for `edits`.
     fn written(repo: &Repository, base: Oid, edits: &[TreeEdit<'_>]) -> Oid {
-        let mut updates = TreeUpdateBuilder::new();
-        for edit in edits {
-            match *edit {
-                TreeEdit::Put {
-                    path,
-                    content,
-                    executable,
-                } => {
-                    let mode = match executable {
-                        true => FileMode::BlobExecutable,
-                        false => FileMode::Blob,
-                    };
-                    updates.upsert(path, repo.blob(content).unwrap(), mode);
-                }
-                TreeEdit::Remove { path } => {
-                    updates.remove(path);
-                }
-            }
-        }
-        updates
-            .create_updated(repo, &repo.find_tree(base).unwrap())
-            .unwrap()
+        write_with_git(repo, &repo.find_tree(base).unwrap(), edits).unwrap()
     }
 
     fn put<'a>(path: &'a str, content: &'a str) -> TreeEdit<'a> {
