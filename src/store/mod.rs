@@ -113,6 +113,11 @@ fn configure_libgit2() {
     ONCE.call_once(|| {
         git2::opts::strict_hash_verification(false);
         git2::opts::strict_object_creation(false);
+        // libgit2 keeps no tree over 4 KB in its object cache, so every path looked up below a
+        // large directory (a few hundred entries) reads and inflates that tree again. Trees up
+        // to 1 MB are kept (within libgit2's overall cache limit).
+        // SAFETY: set once, before this process uses libgit2 from more than one thread.
+        let _ = unsafe { git2::opts::set_cache_object_limit(git2::ObjectType::Tree, 1 << 20) };
     });
 }
 
