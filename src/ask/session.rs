@@ -37,6 +37,25 @@ pub struct Ask {
     pub max_cost: Option<f64>,
 }
 
+impl Ask {
+    /// A plan for `goal` at `base` as configured: the default protocol, provider and model,
+    /// no logs, one answer a provider, no cost cap.
+    pub fn plan(goal: String, base: Oid) -> Ask {
+        Ask {
+            goal,
+            base,
+            protocol: None,
+            phase: Mode::Plan,
+            llm_mode: None,
+            provider: None,
+            model: None,
+            logs: Vec::new(),
+            samples: 1,
+            max_cost: None,
+        }
+    }
+}
+
 fn flag(
     env: &BTreeMap<String, String>,
     git: &BTreeMap<String, String>,

@@ -5,7 +5,6 @@ use git_papayu::ask::session::Ask;
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
-use git_papayu::protocol::Mode;
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::trace::record::{self, Tracer};
@@ -67,16 +66,9 @@ pub fn run(args: RefineArgs) -> CliResult {
         feedback.trim()
     );
     let ask = Ask {
-        goal,
-        base: target.tip,
-        protocol: None,
-        phase: Mode::Plan,
-        llm_mode: None,
         provider,
         model,
-        logs: Vec::new(),
-        samples: 1,
-        max_cost: None,
+        ..Ask::plan(goal, target.tip)
     };
     let config = Config::load(&store);
     let tracer = Tracer::new(&config, ui::warn);

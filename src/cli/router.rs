@@ -15,7 +15,6 @@
 use std::path::PathBuf;
 
 use git_papayu::ask::session::Ask;
-use git_papayu::protocol::Mode;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -371,16 +370,11 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
     let store = Store::open()?;
     let base = git_papayu::engine::plan::resolve_base(&store, "HEAD")?;
     let ask = Ask {
-        goal,
-        base,
-        protocol: None,
-        phase: Mode::Plan,
         llm_mode: how.llm_mode.or_else(|| fix.then(|| "fixit".to_string())),
         provider: how.provider,
         model: how.model,
         logs: plan::read_logs(&how.logs)?,
-        samples: 1,
-        max_cost: None,
+        ..Ask::plan(goal, base)
     };
     let config = git_papayu::settings::Settings::load(&store);
     let planned = asking::ask_and_store(&store, &config, ask)?;

@@ -10,7 +10,6 @@ use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};
 use git_papayu::ask::session::{self, Ask, NoRecords, Session};
 use git_papayu::ask::{Event, Progress};
-use git_papayu::protocol::Mode;
 use git_papayu::settings::Settings;
 use git_papayu::store::Store;
 use git_papayu::trace::record::Tracer;
@@ -26,18 +25,10 @@ fn answer() -> String {
 }
 
 fn ask(store: &Store) -> Ask {
-    Ask {
-        goal: "write NOTES.md".to_string(),
-        base: git_papayu::engine::plan::resolve_base(store, "HEAD").expect("a base"),
-        protocol: None,
-        phase: Mode::Plan,
-        llm_mode: None,
-        provider: None,
-        model: None,
-        logs: Vec::new(),
-        samples: 1,
-        max_cost: None,
-    }
+    Ask::plan(
+        "write NOTES.md".to_string(),
+        git_papayu::engine::plan::resolve_base(store, "HEAD").expect("a base"),
+    )
 }
 
 /// The settings a front end would hand the session: no git config, an environment pointing at

@@ -357,18 +357,7 @@ fn ask_model(
     goal: String,
     base: git_papayu::store::Oid,
 ) -> Result<Vec<Planned>, Vec<Problem>> {
-    let ask = git_papayu::ask::session::Ask {
-        goal,
-        base,
-        protocol: None,
-        phase: Mode::Plan,
-        llm_mode: None,
-        provider: None,
-        model: None,
-        logs: Vec::new(),
-        samples: 1,
-        max_cost: None,
-    };
+    let ask = git_papayu::ask::session::Ask::plan(goal, base);
     asking::ask_and_store(store, config, ask).map_err(|e| match e {
         CliError::Problems(p) => p,
         CliError::Usage(p) => vec![p],
