@@ -396,20 +396,7 @@ fn two_providers_give_two_plans_in_one_operation() {
     let a = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("A.md", "a\n"))]);
     let b = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("B.md", "b\n"))]);
     for (name, fake) in [("alpha", &a), ("beta", &b)] {
-        repo.git([
-            "config",
-            &format!("papayu.{name}.url"),
-            &format!("{}/v1", fake.url()),
-        ])
-        .ok();
-        repo.git(["config", &format!("papayu.{name}.wire"), "openai"])
-            .ok();
-        repo.git([
-            "config",
-            &format!("papayu.{name}.model"),
-            &format!("{name}-model"),
-        ])
-        .ok();
+        common::openai_provider(&repo, name, fake, None);
     }
     let env = vec![
         ("PAPAYU_LLM_PROVIDERS".to_string(), "alpha,beta".to_string()),

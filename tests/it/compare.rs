@@ -81,25 +81,6 @@ fn create_answer(path: &str, content: &str) -> String {
     .to_string()
 }
 
-/// Configures a provider `name` served by `fake` (OpenAI wire), with a price when given.
-fn provider(repo: &TestRepo, name: &str, fake: &FakeLlm, price: Option<&str>) {
-    let url = format!("{}/v1", fake.url());
-    repo.git(["config", &format!("papayu.{name}.url"), &url])
-        .ok();
-    repo.git(["config", &format!("papayu.{name}.wire"), "openai"])
-        .ok();
-    repo.git([
-        "config",
-        &format!("papayu.{name}.model"),
-        &format!("{name}-model"),
-    ])
-    .ok();
-    if let Some(price) = price {
-        repo.git(["config", &format!("papayu.{name}.price"), price])
-            .ok();
-    }
-}
-
 fn papayu(repo: &TestRepo, args: &[&str], providers: &str) -> common::Run {
     repo.papayu_env(
         args,
@@ -171,7 +152,7 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
         .map(|(_, a)| FakeLlm::start(vec![fake_llm::openai_chat(a)]))
         .collect();
     for ((name, _), fake) in answers.iter().zip(&fakes) {
-        provider(&repo, name, fake, Some("1000,2000,100"));
+        common::openai_provider(&repo, name, fake, Some("1000,2000,100"));
     }
     let all = "alpha,beta,gamma,delta";
     let planned = papayu(
@@ -521,7 +502,7 @@ fn merge_refuses_a_proposal_whose_last_check_broke_tests_unless_forced() {
 fn max_cost_refuses_before_any_request_is_sent() {
     let repo = python_project();
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("A.md", "a\n"))]);
-    provider(&repo, "alpha", &fake, Some("3,15,0.3"));
+    common::openai_provider(&repo, "alpha", &fake, Some("3,15,0.3"));
     let run = papayu(
         &repo,
         &["plan", "Add docs", "--max-cost", "0.0001"],
@@ -551,7 +532,7 @@ fn samples_vary_the_sampling_and_a_group_stops_at_the_cap() {
         fake_llm::openai_chat(&create_answer("B.md", "b\n")),
         fake_llm::openai_chat(&create_answer("C.md", "c\n")),
     ]);
-    provider(&repo, "alpha", &fake, Some("1,2,0.5"));
+    common::openai_provider(&repo, "alpha", &fake, Some("1,2,0.5"));
     let planned = papayu(
         &repo,
         &["--json", "plan", "Add docs", "--samples", "3"],
@@ -602,7 +583,7 @@ fn samples_vary_the_sampling_and_a_group_stops_at_the_cap() {
 
     // A cap that lets one request through: the group stops, and what came back is kept.
     let capped = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("D.md", "d\n"))]);
-    provider(&repo, "beta", &capped, Some("1,2,0.5"));
+    common::openai_provider(&repo, "beta", &capped, Some("1,2,0.5"));
     let run = papayu(
         &repo,
         &[
@@ -635,8 +616,8 @@ fn a_refinement_competes_in_its_proposals_place() {
         fake_llm::openai_chat(&create_answer("A2.md", "a2\n")),
     ]);
     let b = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer("B.md", "b\n"))]);
-    provider(&repo, "alpha", &a, None);
-    provider(&repo, "beta", &b, None);
+    common::openai_provider(&repo, "alpha", &a, None);
+    common::openai_provider(&repo, "beta", &b, None);
     let plans =
         plans_by_provider(&papayu(&repo, &["--json", "plan", "Add docs"], "alpha,beta").ok());
     repo.papayu(["apply", "--all", "--no-check"]).ok();

@@ -3,10 +3,10 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::fake_llm::{self, FakeLlm};
-use common::{TestRepo, run_in};
+use common::{TestRepo, clone_of, run_in};
 use serde_json::{Value, json};
 
 /// A bare remote and two clones of it.
@@ -15,21 +15,6 @@ struct Team {
     remote: PathBuf,
     alice: TestRepo,
     bob: TestRepo,
-}
-
-fn clone_of(remote: &Path) -> TestRepo {
-    let dir = tempfile::Builder::new()
-        .prefix("papayu-test")
-        .tempdir()
-        .expect("tempdir");
-    run_in(
-        dir.path(),
-        "git",
-        ["clone", "-q", remote.to_str().unwrap(), "."],
-        None,
-    )
-    .ok();
-    TestRepo { dir }
 }
 
 fn team() -> Team {

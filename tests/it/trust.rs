@@ -4,9 +4,7 @@
 use crate::common;
 use common::parser_repo as repo;
 
-use std::path::Path;
-
-use common::{Rng, Run, TestRepo};
+use common::{Rng, Run, TestRepo, clone_of};
 use serde_json::Value;
 
 fn answer() -> String {
@@ -76,21 +74,6 @@ fn user_state(repo: &TestRepo) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn clone_of(remote: &Path) -> TestRepo {
-    let dir = tempfile::Builder::new()
-        .prefix("papayu-clone")
-        .tempdir()
-        .unwrap();
-    common::run_in(
-        dir.path(),
-        "git",
-        ["clone", "-q", remote.to_str().unwrap(), "."],
-        None,
-    )
-    .ok();
-    TestRepo { dir }
 }
 
 /// Publishes the local notes and takes in everyone else's, the way the docs say.

@@ -474,3 +474,39 @@ pub fn create_answer(path: &str, content: &str) -> String {
     })
     .to_string()
 }
+
+/// A clone of the repository at `remote`, in a new temporary directory.
+pub fn clone_of(remote: &Path) -> TestRepo {
+    let dir = tempfile::Builder::new()
+        .prefix("papayu-clone")
+        .tempdir()
+        .expect("tempdir");
+    run_in(
+        dir.path(),
+        "git",
+        ["clone", "-q", remote.to_str().unwrap(), "."],
+        None,
+    )
+    .ok();
+    TestRepo { dir }
+}
+
+/// Configures a provider `name` served by `fake` on the OpenAI wire (model `<name>-model`),
+/// with a price when given.
+pub fn openai_provider(repo: &TestRepo, name: &str, fake: &fake_llm::FakeLlm, price: Option<&str>) {
+    let url = format!("{}/v1", fake.url());
+    repo.git(["config", &format!("papayu.{name}.url"), &url])
+        .ok();
+    repo.git(["config", &format!("papayu.{name}.wire"), "openai"])
+        .ok();
+    repo.git([
+        "config",
+        &format!("papayu.{name}.model"),
+        &format!("{name}-model"),
+    ])
+    .ok();
+    if let Some(price) = price {
+        repo.git(["config", &format!("papayu.{name}.price"), price])
+            .ok();
+    }
+}
