@@ -975,14 +975,7 @@ fn notes_from_two_clones_merge_line_by_line() {
     )
     .ok();
     let theirs = TestRepo { dir: clone };
-    theirs
-        .git([
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/papayu:refs/notes/papayu",
-        ])
-        .ok();
+    common::fetch_notes(&theirs, "origin");
     plan(&theirs, "theirs", &fix_answer(), &[]);
     plan(&repo, "mine again", &fix_answer(), &[]);
     repo.papayu(["init"]).ok();

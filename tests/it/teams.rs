@@ -288,14 +288,7 @@ fn forged_lines_from_the_remote_stay_claims() {
 
     // Mallory, with push access, writes lines under Alice's plan.
     let mallory = clone_of(&team.remote);
-    mallory
-        .git([
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/papayu:refs/notes/papayu",
-        ])
-        .ok();
+    common::fetch_notes(&mallory, "origin");
     let cancel = json!({"plan": id, "event": "undone", "at": 4_102_444_800_000i64,
         "cancels": git_papayu::store::records::line_hash(&record_line)});
     let discarded = json!({"plan": id, "event": "discarded", "at": 4_102_444_800_000i64});

@@ -199,22 +199,9 @@ fn undo_keeps_working_after_amend_with_notes_rewriting_and_a_fetch_into_the_note
 
     // A teammate's plan arrives by a fetch straight into the notes ref.
     let other = clone_of(repo.path());
-    other
-        .git([
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/papayu:refs/notes/papayu",
-        ])
-        .ok();
+    common::fetch_notes(&other, "origin");
     let theirs = plan(&other, "Their plan");
-    repo.git([
-        "fetch",
-        "-q",
-        other.path().to_str().unwrap(),
-        "refs/notes/papayu:refs/notes/papayu",
-    ])
-    .ok();
+    common::fetch_notes(&repo, other.path().to_str().unwrap());
     assert!(repo.papayu(["list"]).ok().stdout.contains(&theirs[..10]));
 
     // Undo the apply, then the plan: both work, and neither takes a line out of the notes.

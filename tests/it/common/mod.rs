@@ -510,3 +510,10 @@ pub fn openai_provider(repo: &TestRepo, name: &str, fake: &fake_llm::FakeLlm, pr
             .ok();
     }
 }
+
+/// Fetches papayu's notes from `from` (a remote name or a path) straight into the notes ref,
+/// as a teammate's arrive without `git papayu sync`.
+pub fn fetch_notes(repo: &TestRepo, from: &str) {
+    repo.git(["fetch", "-q", from, "refs/notes/papayu:refs/notes/papayu"])
+        .ok();
+}
