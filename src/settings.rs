@@ -333,9 +333,14 @@ impl Settings {
         Settings::from_parts(store.config_entries(), std::env::vars().collect())
     }
 
-    /// The environment alone, for commands that work outside a repository (`validate`).
-    pub fn environment_only() -> Settings {
-        Settings::from_parts(Vec::new(), std::env::vars().collect())
+    /// The settings git would read here, before any store is opened: the repository's that the
+    /// current directory (and `GIT_DIR`) names, else the global ones, and the environment. What
+    /// a command reads its terminal settings (colour, pager) and everything else from.
+    pub fn here() -> Settings {
+        Settings::from_parts(
+            crate::store::config::entries_here(),
+            std::env::vars().collect(),
+        )
     }
 
     /// Whether written files are stored with LF endings (`PAPAYU_NORMALIZE_EOL=lf`). Any other

@@ -5,7 +5,6 @@ use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
-use git_papayu::settings::Settings as Config;
 use git_papayu::store::{Store, worktree};
 use git_papayu::trace::outcome;
 use git_papayu::trace::record::Tracer;
@@ -92,7 +91,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
         Ok(store) => store,
         Err(e) => return (result, Err(e.into())),
     };
-    let config = Config::load(&store);
+    let config = super::settings();
     let settings = match CheckSettings::resolve(&config, check_network, check_timeout) {
         Ok(settings) => settings,
         Err(e) => return (result, Err(e.into())),

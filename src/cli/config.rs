@@ -2,7 +2,6 @@
 
 use clap::Args;
 use git_papayu::settings::{Resolved, Settings};
-use git_papayu::store::Store;
 
 use super::{CliResult, ui};
 
@@ -82,8 +81,7 @@ fn in_use(settings: &Settings, rows: &[Resolved]) -> InUse {
 
 pub fn run(args: ConfigArgs) -> CliResult {
     let ConfigArgs {} = args;
-    let store = Store::open()?;
-    let settings = Settings::load(&store);
+    let settings = super::settings();
     let rows = settings.resolved();
     let in_use = in_use(&settings, &rows);
     ui::data(&serde_json::json!({ "settings": rows, "provider": in_use }));

@@ -7,7 +7,6 @@ use git_papayu::ask::{self, Question, Settings};
 use git_papayu::context::{self, Budget};
 use git_papayu::engine::plan;
 use git_papayu::protocol::{Mode, ProtocolVersion};
-use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 
@@ -50,7 +49,7 @@ pub fn run(args: ContextArgs) -> CliResult {
         question,
         prepared,
         rendered,
-    } = gather(&store, goal, base, logs, version)?;
+    } = gather(&store, &super::settings(), goal, base, logs, version)?;
     if ui::json_mode() {
         ui::data(&serde_json::json!({
             "blocks": prepared.blocks,
@@ -106,12 +105,13 @@ pub struct Gathered {
 /// Gathers the context a plan for `goal` at `base` would send, asking no model.
 pub fn gather(
     store: &Store,
+    config: &git_papayu::settings::Settings,
     goal: String,
     base: git_papayu::store::Oid,
     logs: Vec<(String, String)>,
     version: ProtocolVersion,
 ) -> Result<Gathered, git_papayu::Problem> {
-    let env = Config::load(store).env_map().clone();
+    let env = config.env_map().clone();
     let settings = Settings {
         endpoints: Vec::new(),
         mode: ask::LlmMode::default(),

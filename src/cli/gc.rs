@@ -2,7 +2,6 @@
 
 use clap::Args;
 use git_papayu::engine::gc::{self, GcRequest};
-use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -59,7 +58,7 @@ pub fn run(args: GcArgs) -> CliResult {
     if args.repair {
         return repair(&store, args.dry_run);
     }
-    let config = Config::load(&store);
+    let config = super::settings();
     let operations_before = match &args.expire {
         Some(text) => git_papayu::date::cutoff_now(text).map_err(|why| {
             CliError::Usage(Problem::new(Code::Usage, format!("--expire: {why}")))

@@ -48,7 +48,7 @@ pub fn run(args: MergeArgs) -> CliResult {
     };
     let store = Store::open()?;
     let merged = review::merge(&store, plan.as_deref(), style, keep_branch, force);
-    let tracer = Tracer::new(&git_papayu::settings::Settings::load(&store), ui::warn);
+    let tracer = Tracer::new(&super::settings(), ui::warn);
     if let Some(event) = outcome::merge(&tracer, &store, plan.as_deref(), &merged) {
         ui::event(&event.to_string());
     }

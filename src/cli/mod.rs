@@ -38,6 +38,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use git_papayu::Problem;
+use git_papayu::settings::Settings;
+
+/// The settings of this command, resolved once — after `-C`, before anything is printed — from
+/// git's configuration here (`git -c` included) and the environment: the terminal's colour and
+/// pager and every command read this one object, as `git papayu config` prints it.
+fn settings() -> Settings {
+    static SETTINGS: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
+    SETTINGS.get_or_init(Settings::here).clone()
+}
 
 /// The heading the global options are listed under, apart from each command's own.
 const GLOBAL: &str = "Global options";
@@ -166,13 +175,16 @@ pub fn main() -> ExitCode {
         Some(dir) => std::env::set_current_dir(dir).map_err(|e| (dir.clone(), e)),
         None => Ok(()),
     };
-    ui::init(ui::Settings {
-        json,
-        verbose: cli.verbose || after.verbose,
-        quiet: cli.quiet || after.quiet,
-        color: after.color.or(cli.color),
-        no_pager: cli.no_pager || after.no_pager,
-    });
+    ui::init(
+        ui::Flags {
+            json,
+            verbose: cli.verbose || after.verbose,
+            quiet: cli.quiet || after.quiet,
+            color: after.color.or(cli.color),
+            no_pager: cli.no_pager || after.no_pager,
+        },
+        &settings(),
+    );
     ui::set_command(&command_name(&cli.command));
     if let Err((dir, e)) = moved {
         return ui::finish(Err(CliError::Usage(Problem::new(
@@ -197,10 +209,13 @@ fn usage_error(e: clap::Error) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let options = || args.iter().take_while(|a| a.as_str() != "--");
     let json = options().any(|a| a == "--json");
-    ui::init(ui::Settings {
-        json,
-        ..ui::Settings::default()
-    });
+    ui::init(
+        ui::Flags {
+            json,
+            ..ui::Flags::default()
+        },
+        &settings(),
+    );
     let command = args.iter().find(|a| !a.starts_with('-')).cloned();
     ui::set_command(command.as_deref().unwrap_or_default());
     ui::finish(Err(CliError::Usage(Problem::new(

@@ -91,7 +91,7 @@ pub fn run(args: PickArgs) -> CliResult {
         false => MergeStyle::Merge,
     };
     let picked = review::pick(&store, &chosen, &others, style, force);
-    let tracer = Tracer::new(&git_papayu::settings::Settings::load(&store), ui::warn);
+    let tracer = Tracer::new(&super::settings(), ui::warn);
     let mut t = tracer.start("pick", None);
     t.plan_id = Some(chosen.clone());
     match &picked {

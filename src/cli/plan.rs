@@ -7,7 +7,6 @@ use clap::{Args, ValueEnum};
 use git_papayu::ask::session::Ask;
 use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
 use git_papayu::protocol::{Mode, ProtocolVersion};
-use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::store::records::now_millis;
 use git_papayu::trace::conversation;
@@ -166,7 +165,7 @@ pub fn run(args: PlanArgs) -> CliResult {
     } = args;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
-    let config = Config::load(&store);
+    let config = super::settings();
     let normalize_eol = super::validate::normalize_eol(&config);
     let planned = match response {
         Some(response) => {

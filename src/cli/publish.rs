@@ -2,7 +2,6 @@
 
 use clap::Args;
 use git_papayu::engine::sync;
-use git_papayu::settings::Settings;
 use git_papayu::store::Store;
 
 use super::{CliResult, ui};
@@ -23,7 +22,7 @@ pub struct PublishArgs {
 pub fn run(args: PublishArgs) -> CliResult {
     let PublishArgs { plan, remote } = args;
     let store = Store::open()?;
-    let published = sync::publish(&store, &Settings::load(&store), &plan, remote)?;
+    let published = sync::publish(&store, &super::settings(), &plan, remote)?;
     ui::data(&published);
     ui::outln(&format!(
         "Published {} to {} ({}).",

@@ -5,7 +5,6 @@ use git_papayu::ask::session::Ask;
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
-use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::trace::record::{self, Tracer};
 use git_papayu::{Code, Problem};
@@ -70,7 +69,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         model,
         ..Ask::plan(goal, target.tip)
     };
-    let config = Config::load(&store);
+    let config = super::settings();
     let tracer = Tracer::new(&config, ui::warn);
     let mut candidates = asking::ask_models(&store, &config, ask, &tracer, "refine")?;
     let (candidate, mut provenance, mut trace) = candidates.remove(0);

@@ -376,7 +376,7 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
         logs: plan::read_logs(&how.logs)?,
         ..Ask::plan(goal, base)
     };
-    let config = git_papayu::settings::Settings::load(&store);
+    let config = super::settings();
     let planned = asking::ask_and_store(&store, &config, ask)?;
     plan::show_planned(&planned);
     asking::offer_memory(&store, &config, &planned, how.accept_memory)?;

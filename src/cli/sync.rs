@@ -2,7 +2,6 @@
 
 use clap::Args;
 use git_papayu::engine::sync::{self, SyncReport, SyncRequest};
-use git_papayu::settings::Settings;
 use git_papayu::store::Store;
 
 use super::{CliResult, ui};
@@ -29,7 +28,7 @@ pub fn run(args: SyncArgs) -> CliResult {
     let store = Store::open()?;
     let report = sync::sync(
         &store,
-        &Settings::load(&store),
+        &super::settings(),
         &SyncRequest {
             remote,
             push: !no_push,

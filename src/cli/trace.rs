@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use git_papayu::engine::gc;
-use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
 use git_papayu::trace::{self, Trace, golden, report};
 use git_papayu::{Code, Problem};
@@ -156,7 +155,7 @@ pub fn run(args: TraceArgs) -> CliResult {
             Ok(())
         }
         TraceCommand::Prune { expire, dry_run } => {
-            let config = Config::load(&store);
+            let config = super::settings();
             let before = match expire.as_deref() {
                 Some(text) => git_papayu::date::cutoff_now(text)
                     .map_err(|why| CliError::Usage(Problem::new(Code::Usage, why)))?,

@@ -67,7 +67,7 @@ pub fn run(args: ValidateArgs) -> CliResult {
             ModeArg::Plan => Mode::Plan,
             ModeArg::Apply => Mode::Apply,
         },
-        normalize_eol: normalize_eol(&git_papayu::settings::Settings::environment_only()),
+        normalize_eol: normalize_eol(&super::settings()),
         allowlist: allowlist.as_deref().map(Allowlist::load).transpose()?,
     };
     let answer = read_input(&input)?;

@@ -82,7 +82,7 @@ impl CommandLine {
     }
 
     /// The last value of every key that starts with `prefix` (compared lowercased), names
-    /// lowercased whole as [`crate::store::Store::config_values`] reports them.
+    /// lowercased whole as [`crate::store::config::ConfigEntry`] names them.
     pub fn values_with_prefix(&self, prefix: &str) -> BTreeMap<String, String> {
         let prefix = prefix.to_ascii_lowercase();
         let mut out = BTreeMap::new();

@@ -1,13 +1,10 @@
-//! Reading git config values with their types, for the engine: a value of the wrong type is
-//! reported with the text git holds, never silently replaced by a default. git's command-line
-//! settings (`git -c`, see [`super::cmdline`]) are laid over the files, as git lays them.
+//! Reading git's configuration in-process, as git would read it here: the files in git's
+//! order, then git's command-line settings (`git -c`, see [`super::cmdline`]) over them. The
+//! entries feed [`crate::settings::Settings`]; the few reads left here are git's own keys
+//! (remotes, hooks, signing) that the store needs to act as git would.
 
 use super::cmdline::{self, CommandLine};
 use super::{Store, StoreError};
-
-/// A config value that does not read as the type asked for: its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WrongType(pub String);
 
 /// One value of git's configuration as git would see it here, and where it was set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,74 +17,129 @@ pub struct ConfigEntry {
     pub origin: String,
 }
 
+/// Every configuration value git would read here, lowest precedence first: the repository's
+/// (the one the current directory and `GIT_DIR` name, as [`Store::open`] finds it), or outside
+/// any repository the system and global files; then git's command-line settings. What the
+/// terminal's settings (colour, pager) are read from before a command opens its store.
+pub fn entries_here() -> Vec<ConfigEntry> {
+    super::configure_libgit2();
+    match git2::Repository::open_from_env() {
+        Ok(repo) => entries(repo.config(), Some(&repo)),
+        Err(_) => entries(files_outside_a_repository(), None),
+    }
+}
+
+/// The files git reads outside a repository, honouring `GIT_CONFIG_NOSYSTEM`,
+/// `GIT_CONFIG_SYSTEM` and `GIT_CONFIG_GLOBAL` as git does (libgit2's default config does not).
+fn files_outside_a_repository() -> Result<git2::Config, git2::Error> {
+    use std::path::PathBuf;
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let mut config = git2::Config::new()?;
+    let no_system = var("GIT_CONFIG_NOSYSTEM")
+        .and_then(|v| cmdline::parse_bool(Some(v.to_str()?)))
+        .unwrap_or(false);
+    let system = match no_system {
+        true => None,
+        false => var("GIT_CONFIG_SYSTEM")
+            .map(PathBuf::from)
+            .or_else(|| git2::Config::find_system().ok()),
+    };
+    // GIT_CONFIG_GLOBAL stands for both global files (`~/.gitconfig` and the XDG one).
+    let (xdg, global) = match var("GIT_CONFIG_GLOBAL") {
+        Some(path) => (None, Some(PathBuf::from(path))),
+        None => (
+            git2::Config::find_xdg().ok(),
+            git2::Config::find_global().ok(),
+        ),
+    };
+    let files = [
+        (system, git2::ConfigLevel::System),
+        (xdg, git2::ConfigLevel::XDG),
+        (global, git2::ConfigLevel::Global),
+    ];
+    for (path, level) in files {
+        if let Some(path) = path.filter(|p| p.exists()) {
+            config.add_file(&path, level, false)?;
+        }
+    }
+    Ok(config)
+}
+
+/// The values of `config` (a snapshot is taken), files in git's order, then `git -c`'s.
+fn entries(
+    config: Result<git2::Config, git2::Error>,
+    repo: Option<&git2::Repository>,
+) -> Vec<ConfigEntry> {
+    let mut found = Vec::new();
+    if let Ok(config) = config.and_then(|mut c| c.snapshot())
+        && let Ok(mut entries) = config.entries(None)
+    {
+        while let Some(Ok(entry)) = entries.next() {
+            let (Ok(name), level) = (entry.name(), entry.level()) else {
+                continue;
+            };
+            found.push((
+                level_rank(level),
+                ConfigEntry {
+                    name: name.to_ascii_lowercase(),
+                    value: entry.value().ok().map(str::to_string),
+                    origin: level_origin(repo, level),
+                },
+            ));
+        }
+    }
+    // Stable: within one file, git's order stands.
+    found.sort_by_key(|(rank, _)| *rank);
+    let mut out: Vec<ConfigEntry> = found.into_iter().map(|(_, e)| e).collect();
+    out.extend(
+        CommandLine::get()
+            .entries()
+            .iter()
+            .map(|(name, value)| ConfigEntry {
+                name: name.to_ascii_lowercase(),
+                value: value.clone(),
+                origin: "command line:".to_string(),
+            }),
+    );
+    out
+}
+
+/// The file git reads at `level`, as `git config --show-origin` names it.
+fn level_origin(repo: Option<&git2::Repository>, level: git2::ConfigLevel) -> String {
+    let home = || std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let path = match level {
+        git2::ConfigLevel::Local => repo.map(|r| r.path().join("config")),
+        git2::ConfigLevel::Worktree => repo.map(|r| r.path().join("config.worktree")),
+        git2::ConfigLevel::Global => var("GIT_CONFIG_GLOBAL")
+            .map(Into::into)
+            .or_else(|| home().map(|h| h.join(".gitconfig"))),
+        git2::ConfigLevel::XDG => var("XDG_CONFIG_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| home().map(|h| h.join(".config")))
+            .map(|d| d.join("git").join("config")),
+        git2::ConfigLevel::System => Some(
+            var("GIT_CONFIG_SYSTEM")
+                .map_or_else(|| "/etc/gitconfig".into(), std::path::PathBuf::from),
+        ),
+        _ => None,
+    };
+    let Some(path) = path else {
+        return "file:".to_string();
+    };
+    let shown = repo
+        .and_then(|r| r.workdir())
+        .and_then(|w| path.strip_prefix(w).ok())
+        .unwrap_or(&path);
+    format!("file:{}", shown.display())
+}
+
 impl Store {
     /// Every configuration value in force, lowest precedence first, so the last value of a
     /// name wins: the files (system, global, local, worktree), then git's command-line settings.
     /// Read in-process: no git is started.
     pub fn config_entries(&self) -> Vec<ConfigEntry> {
-        let mut found = Vec::new();
-        if let Ok(config) = self.config()
-            && let Ok(mut entries) = config.entries(None)
-        {
-            while let Some(Ok(entry)) = entries.next() {
-                let (Ok(name), level) = (entry.name(), entry.level()) else {
-                    continue;
-                };
-                found.push((
-                    level_rank(level),
-                    ConfigEntry {
-                        name: name.to_ascii_lowercase(),
-                        value: entry.value().ok().map(str::to_string),
-                        origin: self.level_origin(level),
-                    },
-                ));
-            }
-        }
-        // Stable: within one file, git's order stands.
-        found.sort_by_key(|(rank, _)| *rank);
-        let mut out: Vec<ConfigEntry> = found.into_iter().map(|(_, e)| e).collect();
-        out.extend(
-            CommandLine::get()
-                .entries()
-                .iter()
-                .map(|(name, value)| ConfigEntry {
-                    name: name.to_ascii_lowercase(),
-                    value: value.clone(),
-                    origin: "command line:".to_string(),
-                }),
-        );
-        out
-    }
-
-    /// The file git reads at `level`, as `git config --show-origin` names it.
-    fn level_origin(&self, level: git2::ConfigLevel) -> String {
-        let home = || std::env::var_os("HOME").map(std::path::PathBuf::from);
-        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        let path = match level {
-            git2::ConfigLevel::Local => Some(self.repo.path().join("config")),
-            git2::ConfigLevel::Worktree => Some(self.repo.path().join("config.worktree")),
-            git2::ConfigLevel::Global => var("GIT_CONFIG_GLOBAL")
-                .map(Into::into)
-                .or_else(|| home().map(|h| h.join(".gitconfig"))),
-            git2::ConfigLevel::XDG => var("XDG_CONFIG_HOME")
-                .map(std::path::PathBuf::from)
-                .or_else(|| home().map(|h| h.join(".config")))
-                .map(|d| d.join("git").join("config")),
-            git2::ConfigLevel::System => Some(
-                var("GIT_CONFIG_SYSTEM")
-                    .map_or_else(|| "/etc/gitconfig".into(), std::path::PathBuf::from),
-            ),
-            _ => None,
-        };
-        let Some(path) = path else {
-            return "file:".to_string();
-        };
-        let shown = self
-            .repo
-            .workdir()
-            .and_then(|w| path.strip_prefix(w).ok())
-            .unwrap_or(&path);
-        format!("file:{}", shown.display())
+        entries(self.repo.config(), Some(&self.repo))
     }
 
     fn config(&self) -> Result<git2::Config, StoreError> {
@@ -95,38 +147,6 @@ impl Store {
             .config()
             .and_then(|mut c| c.snapshot())
             .map_err(|e| StoreError::git("reading git config", e))
-    }
-
-    /// A boolean setting (git's spellings): `None` when unset.
-    pub fn config_bool(&self, key: &str) -> Result<Result<Option<bool>, WrongType>, StoreError> {
-        self.typed(key, git2::Config::get_bool, cmdline::parse_bool)
-    }
-
-    /// A whole-number setting (git's `k`/`m`/`g` suffixes): `None` when unset.
-    pub fn config_i64(&self, key: &str) -> Result<Result<Option<i64>, WrongType>, StoreError> {
-        self.typed(key, git2::Config::get_i64, |v| {
-            cmdline::parse_i64(v.unwrap_or_default())
-        })
-    }
-
-    fn typed<T>(
-        &self,
-        key: &str,
-        get: fn(&git2::Config, &str) -> Result<T, git2::Error>,
-        parse: fn(Option<&str>) -> Option<T>,
-    ) -> Result<Result<Option<T>, WrongType>, StoreError> {
-        if let Some(given) = CommandLine::get().last(key) {
-            return Ok(parse(given)
-                .map(Some)
-                .ok_or_else(|| WrongType(given.unwrap_or_default().to_string())));
-        }
-        let config = self.config()?;
-        Ok(match config.get_entry(key) {
-            Err(_) => Ok(None),
-            Ok(entry) => get(&config, key)
-                .map(Some)
-                .map_err(|_| WrongType(entry.value().unwrap_or_default().to_string())),
-        })
     }
 
     /// A string setting, `None` when unset.

@@ -230,3 +230,46 @@ fn git_c_commit_gpgsign_makes_git_sign_the_proposal() {
             .is_empty()
     );
 }
+
+/// Outside any repository `config` shows git's global settings and `git -c`, as git would
+/// read them there: the object colour and pager are read from too.
+#[test]
+fn config_outside_a_repository_shows_the_global_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let global = dir.path().join("global.gitconfig");
+    std::fs::write(
+        &global,
+        "[papayu]\n\tprovider = openai\n[color]\n\tui = always\n",
+    )
+    .unwrap();
+    let out = common::hermetic("git", dir.path())
+        .env("GIT_CONFIG_GLOBAL", &global)
+        .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
+        .args(["-c", "color.ui=never", "papayu", "--json", "config"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let entry = |name: &str| {
+        doc["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name} is listed: {doc}"))
+    };
+    let provider = entry("papayu.provider");
+    assert_eq!(provider["value"], "openai");
+    assert_eq!(
+        provider["origin"],
+        format!("file:{}", global.display()),
+        "{provider}"
+    );
+    let colour = entry("color.ui");
+    assert_eq!(
+        colour["value"], "never",
+        "git -c wins over the file: {colour}"
+    );
+    assert_eq!(colour["origin"], "command line:");
+}

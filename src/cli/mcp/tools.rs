@@ -445,8 +445,15 @@ fn context(arguments: &JsonObject) -> Answer {
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
-    let gathered = crate::cli::context::gather(&store, goal, base, Vec::new(), ProtocolVersion::V2)
-        .map_err(|p| vec![p])?;
+    let gathered = crate::cli::context::gather(
+        &store,
+        &Config::load(&store),
+        goal,
+        base,
+        Vec::new(),
+        ProtocolVersion::V2,
+    )
+    .map_err(|p| vec![p])?;
     let blocks: Vec<Value> = gathered
         .prepared
         .blocks

@@ -40,7 +40,7 @@ pub const JSON_VERSION: u32 = 1;
 
 /// The global flags that shape output.
 #[derive(Debug, Default, Clone)]
-pub struct Settings {
+pub struct Flags {
     pub json: bool,
     pub verbose: bool,
     pub quiet: bool,
@@ -63,7 +63,7 @@ pub struct Ui {
     columns: Option<usize>,
     palette: Option<Palette>,
     pager: Option<String>,
-    settings: Settings,
+    flags: Flags,
     state: Mutex<State>,
 }
 
@@ -81,17 +81,23 @@ struct State {
 static UI: OnceLock<Ui> = OnceLock::new();
 
 /// Makes the one [`Ui`] from the global flags; call once, first thing.
-pub fn init(settings: Settings) {
-    let _ = UI.set(Ui::new(&settings));
+/// Colour and pager come from `config`, the command's settings (`git -c` and `-C` included).
+pub fn init(flags: Flags, config: &git_papayu::settings::Settings) {
+    let _ = UI.set(Ui::new(&flags, config));
 }
 
 fn ui() -> &'static Ui {
-    UI.get_or_init(|| Ui::new(&Settings::default()))
+    UI.get_or_init(|| Ui::new(&Flags::default(), &Default::default()))
 }
 
 impl Ui {
-    fn new(settings: &Settings) -> Ui {
-        let config = git_papayu::store::git_config(&["color.", "core.pager", "pager.papayu"]);
+    fn new(flags: &Flags, settings: &git_papayu::settings::Settings) -> Ui {
+        let mut config = settings.git_with_prefix("color.");
+        for key in ["core.pager", "pager.papayu"] {
+            if let Some(value) = settings.git(key) {
+                config.insert(key.to_string(), value.to_string());
+            }
+        }
         let pager_env = pager::PagerEnv::from_process();
         let stdout_tty = io::stdout().is_terminal();
         let stderr_tty = io::stderr().is_terminal();
@@ -103,22 +109,23 @@ impl Ui {
         };
         let out_term = terminal(stdout_tty || pager_env.in_use);
         let diff_keys = ["color.diff", "color.papayu", "color.ui"];
-        let palette = color::wanted(settings.color, &config, &diff_keys, out_term)
+        let palette = color::wanted(flags.color, &config, &diff_keys, out_term)
             .then(|| Palette::from_config(&config));
         let own_keys = ["color.papayu", "color.ui"];
-        let color_err = color::wanted(settings.color, &config, &own_keys, terminal(stderr_tty));
-        let color_out = color::wanted(settings.color, &config, &own_keys, out_term);
+        let color_err = color::wanted(flags.color, &config, &own_keys, terminal(stderr_tty));
+        let color_out = color::wanted(flags.color, &config, &own_keys, out_term);
         let columns = (stdout_tty || pager_env.in_use).then(|| terminal_columns(stdout_tty));
-        let pager = match settings.no_pager || settings.json || !stdout_tty {
+        let pager = match flags.no_pager || flags.json || !stdout_tty {
             true => None,
             false => pager::command(&pager_env, &config),
         };
         Ui {
-            json: settings.json,
-            verbose: settings.verbose
-                || std::env::var("PAPAYU_TRACE")
-                    .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
-            quiet: settings.quiet,
+            json: flags.json,
+            verbose: flags.verbose
+                || settings
+                    .env("PAPAYU_TRACE")
+                    .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")),
+            quiet: flags.quiet,
             stdout_term: stdout_tty || pager_env.in_use,
             stderr_tty,
             color_err,
@@ -126,7 +133,7 @@ impl Ui {
             columns,
             palette,
             pager,
-            settings: settings.clone(),
+            flags: flags.clone(),
             state: Mutex::new(State::default()),
         }
     }
@@ -323,7 +330,7 @@ pub fn palette() -> Option<&'static Palette> {
 /// Options that carry `--no-pager` and `--color` to a git command whose output the user sees
 /// directly (`git papayu diff` runs `git diff`): `git [these] diff …`.
 pub fn git_display_args() -> Vec<String> {
-    let settings = &ui().settings;
+    let settings = &ui().flags;
     let mut args = Vec::new();
     if settings.no_pager {
         args.push("--no-pager".to_string());
