@@ -44,19 +44,24 @@ pub(crate) fn newest_other(repo: &Repository, kind: &str, tree: Oid) -> Option<V
 /// Stores `bytes` as `kind` for `tree`, atomically (a reader sees the old entry or the whole
 /// new one), then prunes the kind to its newest entries.
 pub(crate) fn write(repo: &Repository, kind: &str, tree: Oid, bytes: &[u8]) {
-    let dir = dir(repo);
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
+    if replace(&entry(repo, kind, tree), bytes) {
+        prune(&dir(repo), kind);
     }
-    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(&dir) else {
-        return;
+}
+
+/// Replaces the file at `path` (in the cache directory) with `bytes`, atomically: a reader
+/// sees the old file or the whole new one. `false` when anything failed (nothing changed).
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> bool {
+    let Some(dir) = path.parent() else {
+        return false;
     };
-    if std::io::Write::write_all(&mut tmp, bytes).is_err() {
-        return;
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
     }
-    if tmp.persist(entry(repo, kind, tree)).is_ok() {
-        prune(&dir, kind);
-    }
+    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+        return false;
+    };
+    std::io::Write::write_all(&mut tmp, bytes).is_ok() && tmp.persist(path).is_ok()
 }
 
 fn prune(dir: &Path, kind: &str) {

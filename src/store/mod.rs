@@ -16,6 +16,7 @@ mod merges;
 pub use merges::MergeIntent;
 pub mod notes;
 pub mod oplog;
+mod owners;
 pub mod proposals;
 pub mod records;
 pub mod refs;

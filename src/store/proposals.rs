@@ -5,13 +5,14 @@
 //! name from a note. A branch belongs to a plan when it is under `refs/heads/papayu/` and its
 //! history, followed from the tip by first parents, reaches a commit carrying that plan's
 //! `Papayu-Plan:` trailer. Commits above that one are *foreign*: papayu did not make them (the
-//! user committed on the proposal, or merged into it). This module only reads.
+//! user committed on the proposal, or merged into it). This module only reads (what a tip's
+//! history says is remembered by [`super::owners`]).
 
 use std::collections::BTreeMap;
 
 use git2::{Oid, Repository};
 
-use super::{BRANCH_PREFIX, StoreError};
+use super::{BRANCH_PREFIX, StoreError, owners};
 
 /// How far below a branch tip the plan's own commit is looked for: a proposal is a commit or
 /// a few; a branch that needs more is not one papayu made.
@@ -59,12 +60,24 @@ pub fn scan(repo: &Repository) -> Result<BTreeMap<String, Vec<LocalBranch>>, Sto
     let refs = repo
         .references_glob(&format!("{BRANCH_PREFIX}*"))
         .map_err(|e| StoreError::git("listing proposal branches", e))?;
+    // What each tip's history says is remembered by commit id: only new tips are read.
+    let known = owners::load(repo);
+    let mut found = Vec::new();
+    let mut current = Vec::new();
     for reference in refs.flatten() {
         let (Some(name), Some(tip)) = (reference.name().ok(), reference.target()) else {
             continue; // Symbolic or not UTF-8: not a branch papayu made.
         };
         let name = name.trim_start_matches("refs/heads/").to_string();
-        if let Some((plan, own, foreign)) = owner(repo, tip) {
+        let owner = known.get(&tip).cloned().or_else(|| {
+            let owner = owner(repo, tip)?;
+            found.push((tip, owner.clone()));
+            Some(owner)
+        });
+        // Unknown (a commit could not be read): neither a proposal nor remembered.
+        let Some(owner) = owner else { continue };
+        current.push((tip, owner.clone()));
+        if let Some((plan, own, foreign)) = owner {
             out.entry(plan).or_default().push(LocalBranch {
                 name,
                 tip,
@@ -73,23 +86,26 @@ pub fn scan(repo: &Repository) -> Result<BTreeMap<String, Vec<LocalBranch>>, Sto
             });
         }
     }
+    owners::remember(repo, &found, &current);
     for branches in out.values_mut() {
         branches.sort_by(|a, b| (!a.is_pristine(), &a.name).cmp(&(!b.is_pristine(), &b.name)));
     }
     Ok(out)
 }
 
-/// Follows first parents from `tip` to the first commit with a plan trailer.
-fn owner(repo: &Repository, tip: Oid) -> Option<(String, Oid, Vec<Oid>)> {
+/// Follows first parents from `tip` to the first commit with a plan trailer. `None` when a
+/// commit on the way cannot be read (a shallow or damaged history): not known, so not
+/// remembered.
+fn owner(repo: &Repository, tip: Oid) -> Option<owners::Owner> {
     let mut foreign = Vec::new();
     let mut current = repo.find_commit(tip).ok()?;
     loop {
         let message = String::from_utf8_lossy(current.message_bytes()).into_owned();
         if let Some(plan) = trailer_plan(&message) {
-            return Some((plan.to_string(), current.id(), foreign));
+            return Some(Some((plan.to_string(), current.id(), foreign)));
         }
-        if foreign.len() >= MAX_FOREIGN {
-            return None;
+        if foreign.len() >= MAX_FOREIGN || current.parent_count() == 0 {
+            return Some(None);
         }
         foreign.push(current.id());
         current = current.parent(0).ok()?;

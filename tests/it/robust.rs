@@ -331,3 +331,54 @@ fn a_merge_whose_papayu_was_killed_is_recorded_by_the_next_command_and_undoable(
     assert_eq!(repo.rev(&branch), tip);
     repo.fsck();
 }
+
+/// Which plan each proposal branch carries out is remembered by tip commit: the remembered
+/// answer is the one the commits give, and a damaged or missing memory changes nothing.
+#[test]
+fn remembered_branch_owners_agree_with_the_commits_whatever_the_file_holds() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let answer = |path: &str| {
+        format!(
+            r#"{{"summary": "add {path}", "actions": [{{"kind": "CREATE_FILE", "path": "{path}", "content": "x\n"}}]}}"#
+        )
+    };
+    let one = repo.plan_id("Add b", &answer("b.txt"));
+    repo.papayu(["apply", &one, "--no-check"]).ok();
+    let two = repo.plan_id("Add c", &answer("c.txt"));
+    let applied = repo
+        .papayu(["--json", "apply", &two, "--no-check"])
+        .ok()
+        .stdout;
+    let applied: Value = serde_json::from_str(&applied).unwrap();
+    let branch = applied["branch"].as_str().expect("a branch").to_string();
+    // A commit of the user's on the second proposal: foreign, above the plan's own commit.
+    repo.git(["switch", "-q", &branch]).ok();
+    repo.write("d.txt", "mine\n");
+    repo.commit_all("my own change");
+    repo.git(["switch", "-q", "-"]).ok();
+
+    let list = || repo.papayu(["--json", "list", "--all"]).ok().stdout;
+    let first = list();
+    let file = repo.path().join(".git/papayu/cache/owners-v1");
+    let remembered = std::fs::read_to_string(&file).expect("owners are remembered");
+    let tip = repo.rev(&branch);
+    assert!(
+        remembered
+            .lines()
+            .any(|l| l.starts_with(&tip) && l.contains(&two)),
+        "{remembered}"
+    );
+    assert_eq!(list(), first, "read from memory: the same answer");
+
+    let tip_upper = tip.to_uppercase();
+    let short = &tip[..20];
+    std::fs::write(
+        &file,
+        format!("garbage\n{tip_upper} {one} {tip_upper}\n{short} -\n{tip} {one} {tip}"),
+    )
+    .unwrap();
+    assert_eq!(list(), first, "damaged lines are ignored");
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(list(), first, "without the file: the commits again");
+    repo.fsck();
+}
