@@ -79,6 +79,7 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     Plan(plan::PlanArgs),
     Apply(apply::ApplyArgs),
