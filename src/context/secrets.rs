@@ -208,7 +208,17 @@ impl Shapes {
         let (finder, bits) = &*FINDER;
         let mut found = 0;
         for m in finder.find_overlapping_iter(text) {
-            found |= bits[m.pattern().as_usize()];
+            let bit = bits[m.pattern().as_usize()];
+            // The words of credentials and assignments are common (`"tokens": 12`, `keys`):
+            // they count only when followed as a match of theirs must go on.
+            let follows = match bit {
+                Self::BEARER => credential_follows(&text[m.end()..]),
+                Self::ASSIGNMENT => assignment_follows(&text[m.end()..]),
+                _ => true,
+            };
+            if follows {
+                found |= bit;
+            }
             if found == Self::ALL {
                 break;
             }
@@ -219,6 +229,48 @@ impl Shapes {
     fn has(self, shape: u8) -> bool {
         self.0 & shape != 0
     }
+}
+
+/// Whether `rest`, the text after `bearer`, `token` or `basic`, goes on as [`BEARER`]'s match
+/// must: whitespace, then twelve characters of a credential.
+fn credential_follows(rest: &str) -> bool {
+    let value = rest.trim_start();
+    value.len() < rest.len()
+        && credential_chars(value, 12, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '=' | '+' | '/')
+        })
+}
+
+/// Whether `rest`, the text after a word like `key` or `token`, goes on as [`ASSIGNMENT`]'s
+/// match must: the rest of the name, then `:` or `=` (or a JSON key's `": "`), then a value of
+/// six characters, quoted or not.
+fn assignment_follows(rest: &str) -> bool {
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let after = &rest[name_end..];
+    let value = |v: &str| {
+        let v = v.strip_prefix(['"', '\'']).unwrap_or(v);
+        credential_chars(v, 6, |c| {
+            !c.is_whitespace() && !matches!(c, '"' | '\'' | ',' | ';')
+        })
+    };
+    let plain = after
+        .trim_start()
+        .strip_prefix([':', '='])
+        .is_some_and(|v| value(v.trim_start()));
+    let json = after
+        .strip_prefix('"')
+        .and_then(|v| v.trim_start().strip_prefix(':'))
+        .and_then(|v| v.trim_start().strip_prefix('"'))
+        .is_some_and(value);
+    plain || json
+}
+
+/// Whether `text` starts with `n` characters that `ok` accepts.
+fn credential_chars(text: &str, n: usize, ok: impl Fn(char) -> bool) -> bool {
+    let mut chars = text.chars();
+    (0..n).all(|_| chars.next().is_some_and(&ok))
 }
 
 fn mask_url_passwords(text: &str) -> std::borrow::Cow<'_, str> {
@@ -466,6 +518,60 @@ mod tests {
             assert_eq!(mask_secrets(text), every_shape(text), "{text}");
         }
         assert!(mask_secrets("API_\u{212A}EY = \"q8Zr2LmX9vTk3PwYzz\"").contains(MASK));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// Texts made of what credentials and assignments are made of — words, name tails,
+        /// separators, values — in any order and combination: the gated masker gives what
+        /// every expression gives.
+        #[test]
+        fn the_gates_never_skip_a_match(parts in proptest::collection::vec(
+            (
+                proptest::sample::select(vec![
+                    "", " ", "\n", "{\"", "\"", "'", "x", "é", "\u{212A}", "\u{17F}", "(",
+                ]),
+                proptest::sample::select(vec![
+                    "key", "KEY", "token", "Token", "secret", "password", "passwd", "pwd",
+                    "bearer", "Basic", "api_", "s", "[MASKED]",
+                ]),
+                proptest::sample::select(vec!["", "s", "_id", "_KEY", "2", "é"]),
+                proptest::sample::select(vec![
+                    "", " ", "  ", "\t", "\u{a0}", "\u{3000}", ":", "=", " = ", ": ", "\":",
+                    "\": \"", "\" :\"", "=\"", ": '", "\"=", ",", ";", "\n",
+                ]),
+                proptest::sample::select(vec![
+                    "", "q8Zr2LmX9vTk", "q8Zr2LmX9vTkAbCdEfGh", "abc", "\"q8Zr2LmX9vTk\"",
+                    "'q8Zr2LmX9vTk'", "os.environ", "12", "[MASKED]", "sk-abcdefghij", " ",
+                    "q8Zr2L;mX9vTk", "ab/cd+ef=gh.ij-kl_mn",
+                ]),
+            ),
+            0..5,
+        )) {
+            let text: String = parts
+                .iter()
+                .map(|(a, b, c, d, e)| format!("{a}{b}{c}{d}{e}"))
+                .collect();
+            proptest::prop_assert_eq!(mask_secrets(&text), every_shape(&text), "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn the_words_alone_compile_nothing() {
+        let trace = "{\"tokens_in\": 1234567, \"keys\": [\"a\"], \"basic\": true, \"token\":12}";
+        assert_eq!(
+            Shapes::in_text(trace).0 & (Shapes::BEARER | Shapes::ASSIGNMENT),
+            0
+        );
+        for (text, shape) in [
+            ("\"api_key\": \"q8Zr2LmX9vTk\"", Shapes::ASSIGNMENT),
+            ("SECRET_KEY_BASE =  'q8Zr2LmX9vTk'", Shapes::ASSIGNMENT),
+            ("password\u{3000}:q8Zr2LmX9vTk", Shapes::ASSIGNMENT),
+            ("token\u{a0}abcdefghijklmnop", Shapes::BEARER),
+        ] {
+            assert!(Shapes::in_text(text).has(shape), "{text}");
+            assert_ne!(mask_secrets(text), text, "{text}");
+        }
     }
 
     #[test]
