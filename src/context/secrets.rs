@@ -86,8 +86,8 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// The text with every credential-looking value replaced by `[MASKED]`.
 ///
 /// A shape is looked for only when the text holds a literal that every match of it contains
-/// (one scan for all of them), so that text without any such literal — most of it — costs no
-/// compiling of the shapes' expressions.
+/// (and, for the common words of credentials and assignments, followed as a match must go on),
+/// so that text without any — most of it — costs no compiling of the shapes' expressions.
 pub fn mask_secrets(text: &str) -> String {
     let may = Shapes::in_text(text);
     let mut text = std::borrow::Cow::Borrowed(text);
@@ -119,6 +119,9 @@ pub fn mask_secrets(text: &str) -> String {
 fn owned(replaced: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'static, str> {
     std::borrow::Cow::Owned(replaced.into_owned())
 }
+
+/// Texts up to this many bytes are searched one literal at a time (see [`Shapes::in_text`]).
+const SMALL_TEXT: usize = 16 * 1024;
 
 /// Which shapes a text may hold: a bit per expression above.
 #[derive(Clone, Copy)]
@@ -194,6 +197,52 @@ impl Shapes {
     ];
 
     fn in_text(text: &str) -> Shapes {
+        let mut found = 0;
+        let mut hit = |bit: u8, end: usize| {
+            // The words of credentials and assignments are common (`"tokens": 12`, `keys`):
+            // they count only when followed as a match of theirs must go on.
+            let follows = match bit {
+                Self::BEARER => credential_follows(&text[end..]),
+                Self::ASSIGNMENT => assignment_follows(&text[end..]),
+                _ => true,
+            };
+            if follows {
+                found |= bit;
+            }
+            found == Self::ALL
+        };
+        match text.len() <= SMALL_TEXT {
+            true => Self::each_literal_searched(text, &mut hit),
+            false => Self::all_literals_at_once(text, &mut hit),
+        }
+        Shapes(found)
+    }
+
+    /// Every occurrence of every literal in `text` (ASCII case folded), as (shape, end), until
+    /// `hit` says every shape is found: one literal at a time, which for a short text costs
+    /// less than building an automaton.
+    fn each_literal_searched(text: &str, hit: &mut dyn FnMut(u8, usize) -> bool) {
+        let folded = text.to_ascii_lowercase();
+        for (bit, literals) in Self::LITERALS {
+            for literal in *literals {
+                let literal = literal.to_ascii_lowercase();
+                let mut from = 0;
+                while let Some(at) = folded[from..].find(&literal) {
+                    let start = from + at;
+                    if hit(*bit, start + literal.len()) {
+                        return;
+                    }
+                    from = start + 1;
+                    while !folded.is_char_boundary(from) {
+                        from += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Self::each_literal_searched`] in one pass over `text`, for long texts.
+    fn all_literals_at_once(text: &str, hit: &mut dyn FnMut(u8, usize) -> bool) {
         static FINDER: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
             let (bits, literals): (Vec<u8>, Vec<&str>) = Shapes::LITERALS
                 .iter()
@@ -206,24 +255,11 @@ impl Shapes {
             (finder, bits)
         });
         let (finder, bits) = &*FINDER;
-        let mut found = 0;
         for m in finder.find_overlapping_iter(text) {
-            let bit = bits[m.pattern().as_usize()];
-            // The words of credentials and assignments are common (`"tokens": 12`, `keys`):
-            // they count only when followed as a match of theirs must go on.
-            let follows = match bit {
-                Self::BEARER => credential_follows(&text[m.end()..]),
-                Self::ASSIGNMENT => assignment_follows(&text[m.end()..]),
-                _ => true,
-            };
-            if follows {
-                found |= bit;
-            }
-            if found == Self::ALL {
-                break;
+            if hit(bits[m.pattern().as_usize()], m.end()) {
+                return;
             }
         }
-        Shapes(found)
     }
 
     fn has(self, shape: u8) -> bool {
@@ -553,7 +589,45 @@ mod tests {
                 .map(|(a, b, c, d, e)| format!("{a}{b}{c}{d}{e}"))
                 .collect();
             proptest::prop_assert_eq!(mask_secrets(&text), every_shape(&text), "{:?}", text);
+            proptest::prop_assert_eq!(both_searches(&text).0, both_searches(&text).1);
         }
+    }
+
+    /// The shapes each search finds in `text`: one literal at a time, and all at once.
+    fn both_searches(text: &str) -> (u8, u8) {
+        let shapes = |search: fn(&str, &mut dyn FnMut(u8, usize) -> bool)| {
+            let mut found = 0;
+            search(text, &mut |bit, end| {
+                let follows = match bit {
+                    Shapes::BEARER => credential_follows(&text[end..]),
+                    Shapes::ASSIGNMENT => assignment_follows(&text[end..]),
+                    _ => true,
+                };
+                if follows {
+                    found |= bit;
+                }
+                false
+            });
+            found
+        };
+        (
+            shapes(Shapes::each_literal_searched),
+            shapes(Shapes::all_literals_at_once),
+        )
+    }
+
+    #[test]
+    fn a_long_text_is_searched_at_once_with_the_same_result() {
+        let secrets = "API_KEY=q8Zr2LmX9vTkAbCd\nAuthorization: Bearer abcdefghijklmnopqrstuvwx\n\
+                       ghp_abcdefghijklmnopqrstuvwxyz0123 postgres://u:hunter2secret@db/x\n";
+        let filler = "fn main() { let total = items.len(); }\n".repeat(SMALL_TEXT / 30);
+        let text = format!("{filler}{secrets}{filler}");
+        assert!(text.len() > SMALL_TEXT);
+        assert_eq!(mask_secrets(&text), every_shape(&text));
+        assert!(!mask_secrets(&text).contains("q8Zr2LmX9vTkAbCd"));
+        let (one_by_one, at_once) = both_searches(&text);
+        assert_eq!(one_by_one, at_once);
+        assert_ne!(at_once, 0);
     }
 
     #[test]
