@@ -10,6 +10,7 @@
 //! corpus in the tests holds a positive and a near miss for each.
 
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aho_corasick::AhoCorasick;
 use regex::Regex;
@@ -120,7 +121,8 @@ fn owned(replaced: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'static, str> 
     std::borrow::Cow::Owned(replaced.into_owned())
 }
 
-/// Texts up to this many bytes are searched one literal at a time (see [`Shapes::in_text`]).
+/// Until a process has masked this many bytes, texts are searched one literal at a time (see
+/// [`Shapes::in_text`]).
 const SMALL_TEXT: usize = 16 * 1024;
 
 /// Which shapes a text may hold: a bit per expression above.
@@ -211,7 +213,11 @@ impl Shapes {
             }
             found == Self::ALL
         };
-        match text.len() <= SMALL_TEXT {
+        // Searching literal by literal costs a pass per literal; the automaton costs its
+        // building once. A process that masks little (an apply's trace) never builds it.
+        static SEARCHED: AtomicUsize = AtomicUsize::new(0);
+        let searched = SEARCHED.fetch_add(text.len(), Ordering::Relaxed) + text.len();
+        match searched <= SMALL_TEXT {
             true => Self::each_literal_searched(text, &mut hit),
             false => Self::all_literals_at_once(text, &mut hit),
         }
