@@ -31,6 +31,8 @@ make_repo() {
 	# A repository in use has its loose-object fan-out directories; make them, so neither side
 	# pays for creating them first.
 	for i in $(seq 0 255); do mkdir -p "$dir/.git/objects/$(printf %02x "$i")"; done
+	# Measured at rest: the checkout's writes reach the disk before anything is timed.
+	sync
 }
 
 # A v1 answer updating 10 existing files spread over the tree (salted so each plan differs).
@@ -79,9 +81,9 @@ for n in "${SIZES[@]}"; do
 	for run in $(seq 1 "$RUNS"); do
 		answer "$n" "p$run" >"$WORK/answer.json"
 		id=$(cd "$dir" && git papayu plan "bench $run" --protocol 1 --response "$WORK/answer.json" --json | awk -F'"' '/"id":/ { print $4; exit }')
-		t0=$(now); (cd "$dir" && git papayu apply "$id" --no-check >/dev/null 2>&1); t1=$(now)
+		stamp t0; git -C "$dir" papayu apply "$id" --no-check >/dev/null 2>&1; stamp t1
 		papayu_times+=("$(ms "$t0" "$t1")")
-		t0=$(now); plumbing_commit "$dir" "$n" "g$run"; t1=$(now)
+		stamp t0; plumbing_commit "$dir" "$n" "g$run"; stamp t1
 		git_times+=("$(ms "$t0" "$t1")")
 	done
 	p=$(printf '%s\n' "${papayu_times[@]}" | median)
@@ -95,7 +97,7 @@ check_apply() {
 	answer "$n" "$salt" >"$WORK/answer.json"
 	id=$(cd "$dir" && git papayu plan "check $salt" --protocol 1 --response "$WORK/answer.json" --json | awk -F'"' '/"id":/ { print $4; exit }')
 	local t0 t1
-	t0=$(now); (cd "$dir" && git papayu apply "$id" --check true >/dev/null 2>&1); t1=$(now)
+	stamp t0; git -C "$dir" papayu apply "$id" --check true >/dev/null 2>&1; stamp t1
 	ms "$t0" "$t1"
 }
 
@@ -110,7 +112,7 @@ for n in "${SIZES[@]}"; do
 		later+=("$(check_apply "$dir" "$n" "c$run")")
 	done
 	s=$(printf '%s\n' "${later[@]}" | median)
-	t0=$(now); git -C "$dir" worktree add -q --detach "$WORK/wt-baseline-$n" HEAD; t1=$(now)
+	stamp t0; git -C "$dir" worktree add -q --detach "$WORK/wt-baseline-$n" HEAD; stamp t1
 	w=$(ms "$t0" "$t1")
 	printf '%-8s %13s ms %13s ms %15s ms %7sx\n' "$n" "$first" "$s" "$w" "$(awk -v s="$s" -v w="$w" 'BEGIN { printf "%.1f", w / s }')"
 done
