@@ -199,8 +199,20 @@ impl Shapes {
     ];
 
     fn in_text(text: &str) -> Shapes {
+        // Searching literal by literal costs a pass per literal; the automaton costs its
+        // building once. A process that masks little (an apply's trace) never builds it.
+        static SEARCHED: AtomicUsize = AtomicUsize::new(0);
+        let searched = SEARCHED.fetch_add(text.len(), Ordering::Relaxed) + text.len();
+        match searched <= SMALL_TEXT {
+            true => Self::found_by(text, Self::each_literal_searched),
+            false => Self::found_by(text, Self::all_literals_at_once),
+        }
+    }
+
+    /// The shapes whose literals `search` finds in `text`.
+    fn found_by(text: &str, search: fn(&str, &mut dyn FnMut(u8, usize) -> bool)) -> Shapes {
         let mut found = 0;
-        let mut hit = |bit: u8, end: usize| {
+        search(text, &mut |bit, end| {
             // The words of credentials and assignments are common (`"tokens": 12`, `keys`):
             // they count only when followed as a match of theirs must go on.
             let follows = match bit {
@@ -212,15 +224,7 @@ impl Shapes {
                 found |= bit;
             }
             found == Self::ALL
-        };
-        // Searching literal by literal costs a pass per literal; the automaton costs its
-        // building once. A process that masks little (an apply's trace) never builds it.
-        static SEARCHED: AtomicUsize = AtomicUsize::new(0);
-        let searched = SEARCHED.fetch_add(text.len(), Ordering::Relaxed) + text.len();
-        match searched <= SMALL_TEXT {
-            true => Self::each_literal_searched(text, &mut hit),
-            false => Self::all_literals_at_once(text, &mut hit),
-        }
+        });
         Shapes(found)
     }
 
@@ -595,30 +599,16 @@ mod tests {
                 .map(|(a, b, c, d, e)| format!("{a}{b}{c}{d}{e}"))
                 .collect();
             proptest::prop_assert_eq!(mask_secrets(&text), every_shape(&text), "{:?}", text);
-            proptest::prop_assert_eq!(both_searches(&text).0, both_searches(&text).1);
+            let (one_by_one, at_once) = both_searches(&text);
+            proptest::prop_assert_eq!(one_by_one, at_once);
         }
     }
 
     /// The shapes each search finds in `text`: one literal at a time, and all at once.
     fn both_searches(text: &str) -> (u8, u8) {
-        let shapes = |search: fn(&str, &mut dyn FnMut(u8, usize) -> bool)| {
-            let mut found = 0;
-            search(text, &mut |bit, end| {
-                let follows = match bit {
-                    Shapes::BEARER => credential_follows(&text[end..]),
-                    Shapes::ASSIGNMENT => assignment_follows(&text[end..]),
-                    _ => true,
-                };
-                if follows {
-                    found |= bit;
-                }
-                false
-            });
-            found
-        };
         (
-            shapes(Shapes::each_literal_searched),
-            shapes(Shapes::all_literals_at_once),
+            Shapes::found_by(text, Shapes::each_literal_searched).0,
+            Shapes::found_by(text, Shapes::all_literals_at_once).0,
         )
     }
 
