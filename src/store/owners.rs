@@ -12,8 +12,9 @@
 //!
 //! (`-`: no plan within reach). Lines are only appended, each batch in one `write` to a file
 //! opened for appending, so concurrent papayu processes never tear each other's lines; a line
-//! that does not read whole is ignored. Past [`COMPACT_AT`] bytes the file is rewritten with
-//! the lines of the current tips only. Like every cache it is an accelerator: a missing or
+//! that does not read whole is ignored. Once the file holds more than twice as many lines as
+//! there are tips now (plus [`SLACK`]), it is rewritten with the current tips' lines only, so
+//! reading it costs what the branches there are cost, not what there ever were. Like every cache it is an accelerator: a missing or
 //! unreadable file means reading the commits, as without it.
 
 use std::collections::HashMap;
@@ -28,21 +29,29 @@ use super::ids::is_plan_id;
 /// What a tip's history says: the plan, its own commit, and the commits above it.
 pub(crate) type Owner = Option<(String, Oid, Vec<Oid>)>;
 
-/// Past this size the file is rewritten with the current tips' lines only.
-const COMPACT_AT: u64 = 256 * 1024;
+/// Lines the file may hold beyond twice the current tips before it is rewritten.
+const SLACK: usize = 64;
+
+/// The remembered tips, and how many lines the file holds (whole or not).
+pub(crate) struct Remembered {
+    pub owners: HashMap<Oid, Owner>,
+    lines: usize,
+}
 
 fn path(repo: &Repository) -> PathBuf {
     cache::dir(repo).join("owners-v1")
 }
 
 /// Every remembered tip.
-pub(crate) fn load(repo: &Repository) -> HashMap<Oid, Owner> {
-    let Ok(text) = std::fs::read_to_string(path(repo)) else {
-        return HashMap::new();
-    };
-    text.split_inclusive('\n')
-        .filter_map(|line| parse(line.strip_suffix('\n')?))
-        .collect()
+pub(crate) fn load(repo: &Repository) -> Remembered {
+    let text = std::fs::read_to_string(path(repo)).unwrap_or_default();
+    Remembered {
+        owners: text
+            .split_inclusive('\n')
+            .filter_map(|line| parse(line.strip_suffix('\n')?))
+            .collect(),
+        lines: text.split_inclusive('\n').count(),
+    }
 }
 
 fn parse(line: &str) -> Option<(Oid, Owner)> {
@@ -80,16 +89,21 @@ fn line(tip: Oid, owner: &Owner) -> String {
     }
 }
 
-/// Remembers `found` (tips just read from their commits). When the file has grown past
-/// [`COMPACT_AT`], it is rewritten with the tips in `current` (every tip a branch names now,
-/// `found` included) instead. Failures are ignored: the next reader reads the commits.
-pub(crate) fn remember(repo: &Repository, found: &[(Oid, Owner)], current: &[(Oid, Owner)]) {
+/// Remembers `found` (tips just read from their commits), appended to what `remembered` read.
+/// When the file would hold too many stale lines, it is rewritten with the tips in `current`
+/// (every tip a branch names now, `found` included) instead. Failures are ignored: the next
+/// reader reads the commits.
+pub(crate) fn remember(
+    repo: &Repository,
+    remembered: &Remembered,
+    found: &[(Oid, Owner)],
+    current: &[(Oid, Owner)],
+) {
     if found.is_empty() {
         return;
     }
     let path = path(repo);
-    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
-    if size > COMPACT_AT {
+    if remembered.lines + found.len() > 2 * current.len() + SLACK {
         let text: String = current
             .iter()
             .map(|(tip, owner)| line(*tip, owner))
@@ -142,24 +156,24 @@ mod tests {
     }
 
     #[test]
-    fn new_tips_are_appended_and_a_large_file_keeps_only_the_current_tips() {
+    fn new_tips_are_appended_and_a_file_of_stale_tips_keeps_only_the_current_ones() {
         let dir = tempfile::tempdir().unwrap();
         let repo = Repository::init(dir.path()).unwrap();
         let plan = "b".repeat(40);
         let owned: Owner = Some((plan, id('c'), Vec::new()));
-        remember(&repo, &[(id('a'), owned.clone())], &[]);
-        remember(&repo, &[(id('d'), None)], &[]);
-        let known = load(&repo);
+        remember(&repo, &load(&repo), &[(id('a'), owned.clone())], &[]);
+        remember(&repo, &load(&repo), &[(id('d'), None)], &[]);
+        let known = load(&repo).owners;
         assert_eq!(known.len(), 2);
         assert_eq!(known[&id('a')], owned);
         assert_eq!(known[&id('d')], None);
 
-        let stale = line(id('e'), &None).repeat((COMPACT_AT as usize) / 40);
+        let stale = line(id('e'), &None).repeat(SLACK + 10);
         std::fs::write(path(&repo), stale).unwrap();
         let current = [(id('a'), owned.clone()), (id('f'), None)];
-        remember(&repo, &[(id('f'), None)], &current);
+        remember(&repo, &load(&repo), &[(id('f'), None)], &current);
         let known = load(&repo);
-        assert_eq!(known.len(), 2, "only the current tips: {known:?}");
-        assert!(std::fs::metadata(path(&repo)).unwrap().len() < 200);
+        assert_eq!(known.owners.len(), 2, "only the current tips");
+        assert_eq!(known.lines, 2);
     }
 }

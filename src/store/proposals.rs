@@ -61,7 +61,7 @@ pub fn scan(repo: &Repository) -> Result<BTreeMap<String, Vec<LocalBranch>>, Sto
         .references_glob(&format!("{BRANCH_PREFIX}*"))
         .map_err(|e| StoreError::git("listing proposal branches", e))?;
     // What each tip's history says is remembered by commit id: only new tips are read.
-    let known = owners::load(repo);
+    let remembered = owners::load(repo);
     let mut found = Vec::new();
     let mut current = Vec::new();
     for reference in refs.flatten() {
@@ -69,7 +69,7 @@ pub fn scan(repo: &Repository) -> Result<BTreeMap<String, Vec<LocalBranch>>, Sto
             continue; // Symbolic or not UTF-8: not a branch papayu made.
         };
         let name = name.trim_start_matches("refs/heads/").to_string();
-        let owner = known.get(&tip).cloned().or_else(|| {
+        let owner = remembered.owners.get(&tip).cloned().or_else(|| {
             let owner = owner(repo, tip)?;
             found.push((tip, owner.clone()));
             Some(owner)
@@ -86,7 +86,7 @@ pub fn scan(repo: &Repository) -> Result<BTreeMap<String, Vec<LocalBranch>>, Sto
             });
         }
     }
-    owners::remember(repo, &found, &current);
+    owners::remember(repo, &remembered, &found, &current);
     for branches in out.values_mut() {
         branches.sort_by(|a, b| (!a.is_pristine(), &a.name).cmp(&(!b.is_pristine(), &b.name)));
     }
