@@ -19,13 +19,18 @@ fn config_entry(repo: &TestRepo, opts: &[&str], name: &str) -> Value {
     let mut args: Vec<&str> = opts.iter().flat_map(|o| ["-c", o]).collect();
     args.extend(["papayu", "--json", "config"]);
     let out: Value = serde_json::from_str(&repo.git(args).ok().stdout).expect("config --json");
-    out["settings"]
+    listed(&out, name)
+}
+
+/// The entry for `name` in a `config --json` document.
+fn listed(doc: &Value, name: &str) -> Value {
+    doc["settings"]
         .as_array()
         .expect("settings")
         .iter()
         .find(|s| s["name"] == name)
         .cloned()
-        .unwrap_or_else(|| panic!("{name} is listed"))
+        .unwrap_or_else(|| panic!("{name} is listed: {doc}"))
 }
 
 #[test]
@@ -250,23 +255,14 @@ fn config_outside_a_repository_shows_the_global_settings() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let entry = |name: &str| {
-        doc["settings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["name"] == name)
-            .cloned()
-            .unwrap_or_else(|| panic!("{name} is listed: {doc}"))
-    };
-    let provider = entry("papayu.provider");
+    let provider = listed(&doc, "papayu.provider");
     assert_eq!(provider["value"], "openai");
     assert_eq!(
         provider["origin"],
         format!("file:{}", global.display()),
         "{provider}"
     );
-    let colour = entry("color.ui");
+    let colour = listed(&doc, "color.ui");
     assert_eq!(
         colour["value"], "never",
         "git -c wins over the file: {colour}"
