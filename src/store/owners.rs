@@ -14,8 +14,9 @@
 //! opened for appending, so concurrent papayu processes never tear each other's lines; a line
 //! that does not read whole is ignored. Once the file holds more than twice as many lines as
 //! there are tips now (plus [`SLACK`]), it is rewritten with the current tips' lines only, so
-//! reading it costs what the branches there are cost, not what there ever were. Like every cache it is an accelerator: a missing or
-//! unreadable file means reading the commits, as without it.
+//! reading it costs what the branches there are cost, not what there ever were. Like every
+//! cache it is an accelerator: a missing or unreadable file means reading the commits, as
+//! without it.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -44,7 +45,10 @@ fn path(repo: &Repository) -> PathBuf {
 
 /// Every remembered tip.
 pub(crate) fn load(repo: &Repository) -> Remembered {
-    let text = std::fs::read_to_string(path(repo)).unwrap_or_default();
+    // Read lossily: bytes that are not text only spoil their own line, and still count
+    // towards rewriting the file.
+    let bytes = std::fs::read(path(repo)).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
     Remembered {
         owners: text
             .split_inclusive('\n')
@@ -175,5 +179,14 @@ mod tests {
         let known = load(&repo);
         assert_eq!(known.owners.len(), 2, "only the current tips");
         assert_eq!(known.lines, 2);
+
+        // Bytes that are not text spoil their line only, and count towards the rewrite.
+        let mut spoiled = b"\xff\xfe\n".repeat(SLACK + 10);
+        spoiled.extend_from_slice(line(id('a'), &owned).as_bytes());
+        std::fs::write(path(&repo), spoiled).unwrap();
+        let known = load(&repo);
+        assert_eq!(known.owners.get(&id('a')), Some(&owned));
+        remember(&repo, &known, &[(id('f'), None)], &current);
+        assert_eq!(load(&repo).lines, 2, "rewritten");
     }
 }
