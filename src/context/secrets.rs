@@ -90,28 +90,30 @@ static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// (and, for the common words of credentials and assignments, followed as a match must go on),
 /// so that text without any — most of it — costs no compiling of the shapes' expressions.
 pub fn mask_secrets(text: &str) -> String {
-    let may = Shapes::in_text(text);
+    mask_shapes(text, Shapes::in_text(text))
+}
+
+/// Each shape's replacement, in the order they are made.
+type Replace = for<'t> fn(&'t str) -> std::borrow::Cow<'t, str>;
+const REPLACEMENTS: [(u8, Replace); 7] = [
+    (Shapes::PRIVATE_KEY, |t| {
+        PRIVATE_KEY.replace_all(t, "[MASKED PRIVATE KEY]")
+    }),
+    (Shapes::TOKENS, |t| TOKENS.replace_all(t, "[MASKED]")),
+    (Shapes::WEBHOOK, |t| WEBHOOK.replace_all(t, "${1}[MASKED]")),
+    (Shapes::URL_PASSWORD, mask_url_passwords),
+    (Shapes::AZURE, |t| AZURE.replace_all(t, "${1}[MASKED]")),
+    (Shapes::BEARER, |t| BEARER.replace_all(t, "$1 [MASKED]")),
+    (Shapes::ASSIGNMENT, mask_assignments),
+];
+
+/// `text` with the shapes in `may` replaced.
+fn mask_shapes(text: &str, may: Shapes) -> String {
     let mut text = std::borrow::Cow::Borrowed(text);
-    if may.has(Shapes::PRIVATE_KEY) {
-        text = owned(PRIVATE_KEY.replace_all(&text, "[MASKED PRIVATE KEY]"));
-    }
-    if may.has(Shapes::TOKENS) {
-        text = owned(TOKENS.replace_all(&text, "[MASKED]"));
-    }
-    if may.has(Shapes::WEBHOOK) {
-        text = owned(WEBHOOK.replace_all(&text, "${1}[MASKED]"));
-    }
-    if may.has(Shapes::URL_PASSWORD) {
-        text = owned(mask_url_passwords(&text));
-    }
-    if may.has(Shapes::AZURE) {
-        text = owned(AZURE.replace_all(&text, "${1}[MASKED]"));
-    }
-    if may.has(Shapes::BEARER) {
-        text = owned(BEARER.replace_all(&text, "$1 [MASKED]"));
-    }
-    if may.has(Shapes::ASSIGNMENT) {
-        text = owned(mask_assignments(&text));
+    for (shape, replace) in REPLACEMENTS {
+        if may.has(shape) {
+            text = owned(replace(&text));
+        }
     }
     text.into_owned()
 }
@@ -532,13 +534,7 @@ mod tests {
 
     /// Every shape run over the text, none skipped: what [`mask_secrets`] must equal.
     fn every_shape(text: &str) -> String {
-        let text = PRIVATE_KEY.replace_all(text, "[MASKED PRIVATE KEY]");
-        let text = TOKENS.replace_all(&text, "[MASKED]");
-        let text = WEBHOOK.replace_all(&text, "${1}[MASKED]");
-        let text = mask_url_passwords(&text).into_owned();
-        let text = AZURE.replace_all(&text, "${1}[MASKED]");
-        let text = BEARER.replace_all(&text, "$1 [MASKED]");
-        mask_assignments(&text).into_owned()
+        mask_shapes(text, Shapes(Shapes::ALL))
     }
 
     #[test]

@@ -95,22 +95,26 @@ fn line(tip: Oid, owner: &Owner) -> String {
 
 /// Remembers `found` (tips just read from their commits), appended to what `remembered` read.
 /// When the file would hold too many stale lines, it is rewritten with the tips in `current`
-/// (every tip a branch names now, `found` included) instead. Failures are ignored: the next
+/// (every known tip a branch names now, `found`'s included) instead. Failures are ignored: the next
 /// reader reads the commits.
 pub(crate) fn remember(
     repo: &Repository,
     remembered: &Remembered,
     found: &[(Oid, Owner)],
-    current: &[(Oid, Owner)],
+    current: &[Oid],
 ) {
     if found.is_empty() {
         return;
     }
     let path = path(repo);
     if remembered.lines + found.len() > 2 * current.len() + SLACK {
+        let owner = |tip: &Oid| {
+            let new = found.iter().find(|(t, _)| t == tip).map(|(_, o)| o);
+            new.or_else(|| remembered.owners.get(tip))
+        };
         let text: String = current
             .iter()
-            .map(|(tip, owner)| line(*tip, owner))
+            .filter_map(|tip| Some(line(*tip, owner(tip)?)))
             .collect();
         cache::replace(&path, text.as_bytes());
         return;
@@ -172,9 +176,9 @@ mod tests {
         assert_eq!(known[&id('a')], owned);
         assert_eq!(known[&id('d')], None);
 
-        let stale = line(id('e'), &None).repeat(SLACK + 10);
+        let stale = line(id('e'), &None).repeat(SLACK + 10) + &line(id('a'), &owned);
         std::fs::write(path(&repo), stale).unwrap();
-        let current = [(id('a'), owned.clone()), (id('f'), None)];
+        let current = [id('a'), id('f')];
         remember(&repo, &load(&repo), &[(id('f'), None)], &current);
         let known = load(&repo);
         assert_eq!(known.owners.len(), 2, "only the current tips");

@@ -76,7 +76,7 @@ pub fn scan(repo: &Repository) -> Result<BTreeMap<String, Vec<LocalBranch>>, Sto
         });
         // Unknown (a commit could not be read): neither a proposal nor remembered.
         let Some(owner) = owner else { continue };
-        current.push((tip, owner.clone()));
+        current.push(tip);
         if let Some((plan, own, foreign)) = owner {
             out.entry(plan).or_default().push(LocalBranch {
                 name,
