@@ -132,6 +132,9 @@ fn both_expiry_settings_read_one_date_grammar() {
         repo.git(["-c", &setting, "papayu", "trace", "prune"]).ok();
         assert_eq!(dir.join("t.json").exists(), kept, "traceExpire={value}");
     }
+    old("t", 20);
+    let refs = || repo.git(["for-each-ref"]).ok().stdout;
+    let before = refs();
     for typo in ["30.dayz.ago", "soon"] {
         for key in ["papayu.traceExpire", "papayu.oplogExpire"] {
             let setting = format!("{key}={typo}");
@@ -142,6 +145,11 @@ fn both_expiry_settings_read_one_date_grammar() {
         repo.git(["-c", &setting, "papayu", "trace", "prune"])
             .err("ERR_CONFIG_INVALID");
     }
+    assert!(
+        dir.join("t.json").exists(),
+        "a refused expiry prunes nothing"
+    );
+    assert_eq!(refs(), before, "a refused expiry changes no ref");
 }
 
 /// `git papayu apply ARGS` with the identity of the test harness but no date variables, so the
