@@ -177,7 +177,7 @@ pub const SETTINGS: &[Setting] = &[
     s(
         Some("papayu.checkCache"),
         None,
-        "/target (with Cargo.toml), node_modules/.cache, .pytest_cache, __pycache__, .gradle",
+        "/target (with Cargo.toml), node_modules/.cache",
         "build caches kept in the check worktree between checks",
     ),
     s(

@@ -30,6 +30,10 @@ pub struct BaseRun {
     /// How long the base run took, the time a cache hit saves.
     #[serde(default)]
     pub millis: u64,
+    /// Why the check never got to run its tests on the base (a collection error, a build
+    /// failure), when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
 }
 
 /// What the check says of a proposal.
@@ -44,6 +48,11 @@ pub enum CheckStatus {
     Unchecked,
     /// The check failed: the proposal is rolled back.
     Failed,
+    /// The check never got to run the tests (a collection or import error, a build failure, a
+    /// runner that stopped before reporting): the proposal is rolled back and ranks below
+    /// anything that ran.
+    #[serde(rename = "did_not_run")]
+    DidNotRun,
 }
 
 impl CheckStatus {
@@ -53,6 +62,7 @@ impl CheckStatus {
             CheckStatus::Partial => "partial",
             CheckStatus::Unchecked => "unchecked",
             CheckStatus::Failed => "failed",
+            CheckStatus::DidNotRun => "did not run",
         }
     }
 }
@@ -72,6 +82,9 @@ pub struct Verdict {
     pub broken: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failing: Vec<String>,
+    /// For a check that did not run its tests: the line that says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl Verdict {
@@ -85,6 +98,16 @@ impl Verdict {
             fixed: Vec::new(),
             broken: Vec::new(),
             failing: Vec::new(),
+            reason: None,
+        }
+    }
+
+    /// The verdict of a check that never ran its tests, and why.
+    pub fn did_not_run(reason: String) -> Verdict {
+        Verdict {
+            status: CheckStatus::DidNotRun,
+            reason: Some(reason),
+            ..Verdict::unchecked()
         }
     }
 
@@ -108,11 +131,13 @@ impl Verdict {
         }
     }
 
-    /// `partial: fixes 1, breaks 0, still failing 2`, as `apply` and `show` say it.
+    /// `partial: fixes 1, breaks 0, still failing 2`, as `apply` and `show` say it; a check
+    /// that did not run says why.
     pub fn line(&self) -> String {
-        match self.fixes {
-            Some(_) => format!("{}: {}", self.status.as_str(), self.counts()),
-            None => self.status.as_str().to_string(),
+        match (self.fixes, &self.reason) {
+            (Some(_), _) => format!("{}: {}", self.status.as_str(), self.counts()),
+            (None, Some(reason)) => format!("{}: {reason}", self.status.as_str()),
+            (None, None) => self.status.as_str().to_string(),
         }
     }
 
@@ -125,8 +150,32 @@ impl Verdict {
     }
 }
 
-/// Judges a proposal's check (`passed`, per-test `now`) against the base run.
-pub fn judge(base: &BaseRun, passed: bool, now: &Tests) -> Verdict {
+/// What one run of the check showed: each test's result, and why it never ran its tests when
+/// it did not (read from its output, see `engine::results`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Observed {
+    pub tests: Tests,
+    pub not_run: Option<String>,
+}
+
+/// Judges a proposal's check (`passed`, and what its run showed) against the base run.
+///
+/// A check that failed without running its tests is `did not run`: a collection, import or
+/// build error it printed, or no per-test result at all where the base run reported some (the
+/// runner stopped before reporting). It says nothing of the tests, so it is never `partial`.
+pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
+    if !passed {
+        if let Some(reason) = &now.not_run {
+            return Verdict::did_not_run(reason.clone());
+        }
+        if now.tests.is_empty() && !base.tests.is_empty() {
+            return Verdict::did_not_run(format!(
+                "the check reported no test results, where the base run reported {}",
+                base.tests.len()
+            ));
+        }
+    }
+    let now = &now.tests;
     if base.tests.is_empty() || now.is_empty() {
         let status = match passed {
             true => CheckStatus::Passed,
@@ -167,6 +216,7 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Tests) -> Verdict {
         fixed,
         broken,
         failing,
+        reason: None,
     }
 }
 
@@ -178,19 +228,27 @@ mod tests {
         list.iter().map(|(n, p)| (n.to_string(), *p)).collect()
     }
 
+    fn seen(list: &[(&str, bool)]) -> Observed {
+        Observed {
+            tests: tests(list),
+            not_run: None,
+        }
+    }
+
     fn base(list: &[(&str, bool)]) -> BaseRun {
         BaseRun {
             passed: list.iter().all(|(_, p)| *p),
             exit_code: Some(1),
             tests: tests(list),
             millis: 0,
+            not_run: None,
         }
     }
 
     #[test]
     fn a_fix_a_break_and_a_test_still_failing() {
         let b = base(&[("a", false), ("b", true), ("c", false)]);
-        let fix = judge(&b, true, &tests(&[("a", true), ("b", true), ("c", true)]));
+        let fix = judge(&b, true, &seen(&[("a", true), ("b", true), ("c", true)]));
         assert_eq!(
             (fix.status, fix.counts()),
             (
@@ -198,23 +256,15 @@ mod tests {
                 "fixes 2, breaks 0, still failing 0".into()
             )
         );
-        let partial = judge(&b, false, &tests(&[("a", true), ("b", true), ("c", false)]));
+        let partial = judge(&b, false, &seen(&[("a", true), ("b", true), ("c", false)]));
         assert_eq!(partial.status, CheckStatus::Partial);
         assert_eq!(partial.cell(), "partial 1/0/1");
         assert!(partial.kept());
-        let breaks = judge(
-            &b,
-            false,
-            &tests(&[("a", true), ("b", false), ("c", false)]),
-        );
+        let breaks = judge(&b, false, &seen(&[("a", true), ("b", false), ("c", false)]));
         assert_eq!(breaks.status, CheckStatus::Failed);
         assert_eq!(breaks.broken, vec!["b".to_string()]);
         assert!(breaks.breaks_any() && !breaks.kept());
-        let nothing = judge(
-            &b,
-            false,
-            &tests(&[("a", false), ("b", true), ("c", false)]),
-        );
+        let nothing = judge(&b, false, &seen(&[("a", false), ("b", true), ("c", false)]));
         assert_eq!(
             (nothing.status, nothing.still_failing),
             (CheckStatus::Failed, Some(2))
@@ -224,7 +274,7 @@ mod tests {
     #[test]
     fn a_new_failing_test_breaks_and_a_deleted_one_fixes_nothing() {
         let b = base(&[("a", false), ("b", true)]);
-        let v = judge(&b, false, &tests(&[("b", true), ("new", false)]));
+        let v = judge(&b, false, &seen(&[("b", true), ("new", false)]));
         assert_eq!(
             (v.fixes, v.breaks, v.still_failing),
             (Some(0), Some(1), Some(0))
@@ -234,9 +284,42 @@ mod tests {
     #[test]
     fn without_per_test_results_the_exit_status_decides() {
         let b = base(&[]);
-        let v = judge(&b, false, &tests(&[("a", true)]));
+        let v = judge(&b, false, &seen(&[("a", true)]));
         assert_eq!((v.status, v.fixes), (CheckStatus::Failed, None));
         assert_eq!(v.line(), "failed");
-        assert_eq!(judge(&b, true, &Tests::new()).status, CheckStatus::Passed);
+        assert_eq!(
+            judge(&b, true, &Observed::default()).status,
+            CheckStatus::Passed
+        );
+    }
+
+    #[test]
+    fn a_check_that_never_ran_its_tests_did_not_run() {
+        let b = base(&[("a", false), ("b", true)]);
+        let collection = Observed {
+            tests: Tests::new(),
+            not_run: Some("ERROR test_a.py - SyntaxError".into()),
+        };
+        let v = judge(&b, false, &collection);
+        assert_eq!(v.status, CheckStatus::DidNotRun);
+        assert!(!v.kept());
+        assert_eq!(v.line(), "did not run: ERROR test_a.py - SyntaxError");
+        // No result at all where the base reported some: the runner stopped early.
+        let silent = judge(&b, false, &Observed::default());
+        assert_eq!(silent.status, CheckStatus::DidNotRun);
+        assert!(
+            silent.line().contains("base run reported 2"),
+            "{}",
+            silent.line()
+        );
+        // A check that passed ran; one without per-test results anywhere is judged by status.
+        assert_eq!(judge(&b, true, &collection).status, CheckStatus::Passed);
+        assert_eq!(
+            judge(&base(&[]), false, &Observed::default()).status,
+            CheckStatus::Failed
+        );
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["status"], "did_not_run");
+        assert_eq!(serde_json::from_value::<Verdict>(json).unwrap(), v);
     }
 }

@@ -94,12 +94,19 @@ fn verdict_of(ledger: &Ledger, id: &str) -> Option<Verdict> {
 /// status of the newest event, with its colour.
 fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
     // Judged test by test: the verdict; by its exit status alone, the exit status as ever.
-    if let Some(v) = verdict_of(ledger, id).filter(|v| v.fixes.is_some()) {
+    let verdict = verdict_of(ledger, id);
+    if verdict
+        .as_ref()
+        .is_some_and(|v| v.status == CheckStatus::DidNotRun)
+    {
+        return ("did not run".to_string(), Some("red"));
+    }
+    if let Some(v) = verdict.filter(|v| v.fixes.is_some()) {
         let colour = match v.status {
             CheckStatus::Passed => "green",
             CheckStatus::Partial => "yellow",
             CheckStatus::Unchecked => "normal",
-            CheckStatus::Failed => "red",
+            CheckStatus::Failed | CheckStatus::DidNotRun => "red",
         };
         return (v.cell(), Some(colour));
     }

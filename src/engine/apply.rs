@@ -15,7 +15,8 @@ use crate::context::mask_secrets;
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
-use crate::store::{Oid, Store, StoreError, worktree};
+use crate::store::worktree::{self, SlotKind};
+use crate::store::{Oid, Store, StoreError};
 use crate::verdict::{self, BaseRun, Verdict};
 
 pub struct ApplyRequest {
@@ -125,31 +126,14 @@ pub fn apply_with(
     let mut report = None;
     let mut judged = None;
     if let Some(check) = check {
-        let slot = worktree::acquire(store, &mut |n| progress(Progress::WaitingForSlot(n)))?;
-        let mut reader = Reader::default();
-        let result = check::run(
+        let (result, verdict) = check_proposal(
             store,
-            &slot,
-            commit,
+            (target, commit),
             &check,
+            request,
             &record.id,
-            &request.settings,
-            &mut |chunk: &[u8]| {
-                reader.push(chunk);
-                progress(Progress::Output(chunk));
-            },
+            progress,
         )?;
-        let tests = request.sources.tests(&slot, reader);
-        // Only a check that reports its tests one by one can be judged against the base: by
-        // its exit status alone, the base run would change nothing, and is not made.
-        let base = match tests.is_empty() {
-            true => BaseRun::default(),
-            false => run_base(store, &slot, target, &check, request, progress)?,
-        };
-        let mut verdict = verdict::judge(&base, result.passed, &tests);
-        if result.timed_out {
-            verdict.status = verdict::CheckStatus::Failed;
-        }
         if !verdict.kept() {
             record_failure(store, &record, target, commit, &result, &verdict)?;
             return Ok(Outcome::CheckFailed {
@@ -188,10 +172,51 @@ pub fn apply_with(
     })
 }
 
-/// The check's run on the base, from the cache or run now in `slot`.
+/// Runs the check on the proposal's `commit` in a proposal slot, then — when the verdict needs
+/// it — on the `target` it applies onto, and judges the one against the other.
+fn check_proposal(
+    store: &Store,
+    (target, commit): (Oid, Oid),
+    check: &check::ResolvedCheck,
+    request: &ApplyRequest,
+    plan: &str,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(CheckReport, Verdict), StoreError> {
+    let slot = worktree::acquire(store, SlotKind::Proposal, &mut |n| {
+        progress(Progress::WaitingForSlot(n))
+    })?;
+    let mut reader = Reader::default();
+    let result = check::run(
+        store,
+        &slot,
+        commit,
+        (check, request.sources.junit.as_deref()),
+        plan,
+        &request.settings,
+        &mut |chunk: &[u8]| {
+            reader.push(chunk);
+            progress(Progress::Output(chunk));
+        },
+    )?;
+    let seen = request.sources.observed(&slot, reader);
+    drop(slot);
+    // A check that passed without reporting its tests one by one is judged by its exit status
+    // alone: a base run would change nothing, and is not made.
+    let base = match seen.tests.is_empty() && result.passed {
+        true => BaseRun::default(),
+        false => run_base(store, target, check, request, progress)?,
+    };
+    let mut verdict = verdict::judge(&base, result.passed, &seen);
+    if result.timed_out {
+        verdict.status = verdict::CheckStatus::Failed;
+    }
+    verdict.reason = verdict.reason.map(|r| mask_secrets(&r));
+    Ok((result, verdict))
+}
+
+/// The check's run on the base, from the cache or run now in a base slot.
 fn run_base(
     store: &Store,
-    slot: &worktree::Slot,
     target: Oid,
     check: &check::ResolvedCheck,
     request: &ApplyRequest,
@@ -199,7 +224,6 @@ fn run_base(
 ) -> Result<BaseRun, StoreError> {
     let (run, cached) = baseline::base_run(
         store,
-        slot,
         target,
         check,
         (&request.settings, &request.sources),
@@ -373,6 +397,25 @@ pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Pro
             ),
         );
     }
+    if let Some(hint) = toolchain_hint(&report.output_tail) {
+        return Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{}` failed ({exit}): {hint}; no branch was created and plan {plan} is marked failed",
+                report.command
+            ),
+        );
+    }
+    if verdict.status == verdict::CheckStatus::DidNotRun {
+        return Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{}` did not run its tests ({exit}): {}; no branch was created and plan {plan} is marked failed; fix what stops the tests from running, or look at the check command",
+                report.command,
+                verdict.reason.as_deref().unwrap_or("no test results")
+            ),
+        );
+    }
     if verdict.breaks_any() {
         return Problem::new(
             Code::CheckFailed,
@@ -395,6 +438,18 @@ pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Pro
             report.command
         ),
     )
+}
+
+/// What to change when the check's output says the sandbox hid a toolchain from it.
+fn toolchain_hint(output: &str) -> Option<&'static str> {
+    if output.contains("rustup could not choose a version")
+        || output.contains("no default toolchain configured")
+    {
+        return Some(
+            "the check could not find your Rust toolchain; set RUSTUP_HOME and CARGO_HOME where it lives, or name the variables it needs with git config --add papayu.checkEnv NAME",
+        );
+    }
+    None
 }
 
 #[cfg(test)]

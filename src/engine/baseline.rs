@@ -3,8 +3,13 @@
 //! Every proposal of a goal is judged against the same base run, and a second `apply` on the
 //! same base (another provider's answer, a retry) must not pay for it again: the run is cached
 //! in the store per base tree and check key. The key is the command and everything else that
-//! can change what it reports (the JUnit path, the network); never the plan, which does not
-//! take part in a base run.
+//! can change what it reports: the JUnit path, the network, the sandbox, the writable
+//! directories, the caches kept, the check's environment, papayu's version; never the plan,
+//! which does not take part in a base run.
+//!
+//! A base run is made in a slot of its own ([`SlotKind::Base`]): no proposal's check has ever
+//! run there, so nothing a proposal left in a kept cache, and no process it started, can reach
+//! the run every proposal is judged against.
 
 use std::path::{Component, Path, PathBuf};
 use std::time::Instant;
@@ -12,10 +17,10 @@ use std::time::Instant;
 use sha2::{Digest, Sha256};
 
 use super::check::{self, CheckSettings, ResolvedCheck};
-use super::results::{self, Reader, Tests};
+use super::results::{self, Observed, Reader, Tests};
 use crate::codes::{Code, Problem};
 use crate::settings::Settings;
-use crate::store::worktree::Slot;
+use crate::store::worktree::{self, Slot, SlotKind};
 use crate::store::{Oid, Store, StoreError};
 use crate::verdict::BaseRun;
 
@@ -55,18 +60,19 @@ impl Sources {
         Ok(Sources { junit: Some(path) })
     }
 
-    /// The per-test results of a check that just ran in `slot`: the JUnit report when there is
-    /// one, else what its output said.
-    pub fn tests(&self, slot: &Slot, output: Reader) -> Tests {
-        let from_output = output.finish();
-        match self
+    /// What a check that just ran in `slot` showed: the JUnit report's tests when there is
+    /// one, else what its output said; and whether its output said the tests never ran.
+    pub fn observed(&self, slot: &Slot, output: Reader) -> Observed {
+        let mut seen = output.observed();
+        if let Some(junit) = self
             .junit
             .as_deref()
             .and_then(|p| read_junit(&slot.path, p))
+            .filter(|junit| !junit.is_empty())
         {
-            Some(junit) if !junit.is_empty() => junit,
-            _ => from_output,
+            seen.tests = junit;
         }
+        seen
     }
 }
 
@@ -80,15 +86,46 @@ fn read_junit(top: &Path, relative: &Path) -> Option<Tests> {
     Some(results::from_junit(&String::from_utf8_lossy(&bytes)))
 }
 
-/// The cache key of a check: what decides its result apart from the tree.
-pub fn key(check: &ResolvedCheck, settings: &CheckSettings, sources: &Sources) -> String {
+/// Bumped when what a base run records changes meaning.
+const KEY_VERSION: &[u8] = b"base-run-2";
+
+/// The cache key of a check: what decides its result apart from the tree. `caches` are the
+/// directories the slot keeps for that tree (see [`check::caches`]).
+pub fn key(
+    check: &ResolvedCheck,
+    settings: &CheckSettings,
+    sources: &Sources,
+    caches: &[String],
+) -> String {
     let mut hash = Sha256::new();
-    hash.update(check.command.as_bytes());
-    hash.update([0]);
-    if let Some(junit) = &sources.junit {
-        hash.update(junit.to_string_lossy().as_bytes());
+    let mut field = |bytes: &[u8]| {
+        hash.update(u64::try_from(bytes.len()).unwrap_or(u64::MAX).to_le_bytes());
+        hash.update(bytes);
+    };
+    field(KEY_VERSION);
+    field(env!("CARGO_PKG_VERSION").as_bytes());
+    field(check.command.as_bytes());
+    field(
+        sources
+            .junit
+            .as_ref()
+            .map(|j| j.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    field(&[u8::from(settings.network), u8::from(settings.sandbox)]);
+    for dir in &settings.writable {
+        field(dir.as_os_str().as_encoded_bytes());
     }
-    hash.update([0, u8::from(settings.network), u8::from(settings.sandbox)]);
+    field(b"caches");
+    for cache in caches {
+        field(cache.as_bytes());
+    }
+    field(b"env");
+    for (name, value) in check::environment(&settings.env) {
+        field(name.as_encoded_bytes());
+        field(value.as_encoded_bytes());
+    }
     hash.finalize()[..8]
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -104,18 +141,22 @@ pub enum Event<'a> {
 }
 
 /// The base run of `check` on `base`: from the cache when it ran there before (`true`), else
-/// run now in `slot` and cached. Proposals checked side by side wait for one another here, so
-/// the base runs once.
+/// run now in a base slot and cached. Proposals checked side by side wait for one another
+/// here, so the base runs once.
 pub fn base_run(
     store: &Store,
-    slot: &Slot,
     base: Oid,
     check: &ResolvedCheck,
     (settings, sources): (&CheckSettings, &Sources),
     events: &mut dyn FnMut(Event<'_>),
 ) -> Result<(BaseRun, bool), StoreError> {
     let tree = store.commit_tree(base)?;
-    let key = key(check, settings, sources);
+    let key = key(
+        check,
+        settings,
+        sources,
+        &check::caches(store, base, settings),
+    );
     let _lock = store.lock_base_run(&key, tree)?;
     if let Some(run) = store
         .base_run(&key, tree)
@@ -124,16 +165,27 @@ pub fn base_run(
         return Ok((run, true));
     }
     events(Event::Starting);
+    let slot = worktree::acquire(store, SlotKind::Base, &mut |_| {})?;
     let started = Instant::now();
     let mut reader = Reader::default();
-    let report = check::run(store, slot, base, check, "base", settings, &mut |chunk| {
-        reader.push(chunk);
-        events(Event::Output(chunk));
-    })?;
+    let report = check::run(
+        store,
+        &slot,
+        base,
+        (check, sources.junit.as_deref()),
+        "base",
+        settings,
+        &mut |chunk| {
+            reader.push(chunk);
+            events(Event::Output(chunk));
+        },
+    )?;
+    let seen = sources.observed(&slot, reader);
     let run = BaseRun {
         passed: report.passed,
         exit_code: report.exit_code,
-        tests: sources.tests(slot, reader),
+        not_run: seen.not_run.filter(|_| !report.passed),
+        tests: seen.tests,
         millis: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     // A base that ran out of time says nothing about its tests: it is not cached.

@@ -63,12 +63,14 @@ pub struct CheckSettings {
 }
 
 /// The build caches kept by default; `/target` only where the tree has a `Cargo.toml`.
-pub const DEFAULT_CACHES: &[&str] = &[
-    "node_modules/.cache",
-    ".pytest_cache",
-    "__pycache__",
-    ".gradle",
-];
+///
+/// Only caches whose tools key what they keep by content (or rebuild whatever changed since):
+/// Python's bytecode is keyed by a source's size and mtime in whole seconds, so a same-size edit
+/// checked out within a second reuses the other tree's code, and a `.pyc` can be told to skip
+/// the check entirely (PEP 552). Python therefore writes its bytecode outside the tree, in the
+/// check's private directory (`PYTHONPYCACHEPREFIX`); pytest's cache (`--lf`, `--sw`) and
+/// Gradle's project directory, which remember earlier runs, are not kept either.
+pub const DEFAULT_CACHES: &[&str] = &["node_modules/.cache"];
 
 impl Default for CheckSettings {
     fn default() -> Self {
@@ -233,6 +235,9 @@ pub struct CheckReport {
     pub timed_out: bool,
     /// What the sandbox enforced.
     pub sandbox: Enforced,
+    /// The check's processes ran in a PID namespace of their own, so none outlived it; without
+    /// one, its process group and the orphans marked as its own were killed at its end.
+    pub pid_namespace: bool,
     /// The last lines of the command's combined output.
     pub output_tail: String,
     /// `true` when the worktree had to be created rather than updated.
@@ -352,8 +357,18 @@ pub fn is_secret_var(name: &str) -> bool {
         || upper.contains("SECRET")
 }
 
+/// Deletes what an earlier check left where the verdict is read from (a report in a kept cache
+/// survives the clean). A directory there is left alone: nothing is read from it.
+fn forget_report(path: &std::path::Path) -> Result<(), StoreError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => std::fs::remove_file(path)
+            .map_err(|e| StoreError::io(format!("removing {}", path.display()), e)),
+        _ => Ok(()),
+    }
+}
+
 /// The build caches the slot keeps for a check of `commit`.
-fn caches(store: &Store, commit: Oid, settings: &CheckSettings) -> Vec<String> {
+pub fn caches(store: &Store, commit: Oid, settings: &CheckSettings) -> Vec<String> {
     if let Some(list) = &settings.cache {
         return list.clone();
     }
@@ -365,18 +380,23 @@ fn caches(store: &Store, commit: Oid, settings: &CheckSettings) -> Vec<String> {
 }
 
 /// Moves a slot to `commit`, cleans it, and runs `command` there with `sh -c`, sandboxed, in
-/// its own process group. Every chunk of output is passed to `output` as it arrives.
+/// its own process group. Every chunk of output is passed to `output` as it arrives. `report`
+/// is a file the verdict will be read from (a JUnit report, relative to the top): it is
+/// deleted before the check starts, so only this run can have written what is read there.
 pub fn run(
     store: &Store,
     slot: &Slot,
     commit: Oid,
-    check: &ResolvedCheck,
+    (check, report): (&ResolvedCheck, Option<&std::path::Path>),
     plan_id: &str,
     settings: &CheckSettings,
     output: &mut dyn FnMut(&[u8]),
 ) -> Result<CheckReport, StoreError> {
     let started = Instant::now();
     let fresh = slot.update(store, commit, &caches(store, commit, settings))?;
+    if let Some(report) = report {
+        forget_report(&slot.path.join(report))?;
+    }
     let tmp = tempfile::Builder::new()
         .prefix("papayu-check-")
         .tempdir()
@@ -411,7 +431,9 @@ pub fn run(
     let interrupt = interrupt::Watch::install();
     // Spawning consumes `cmd`, closing our ends of the output pipe, so the reader sees EOF
     // once the check's processes are gone.
-    let (mut child, sandbox) = sandbox::spawn(cmd, settings.sandbox.then_some(&policy))
+    let token = uuid::Uuid::new_v4().simple().to_string();
+    cmd.env(super::contain::TOKEN_VAR, &token);
+    let spawned = sandbox::spawn(cmd, settings.sandbox.then_some(&policy))
         .map_err(|e| {
             StoreError::Problem(Problem::new(
                 Code::CheckSandbox,
@@ -421,6 +443,14 @@ pub fn run(
                 ),
             ))
         })?;
+    let sandbox::Spawned {
+        mut child,
+        enforced: sandbox,
+        contained,
+    } = spawned;
+    if !contained.pid_namespace {
+        super::contain::become_subreaper();
+    }
     // From here on the check's group dies with papayu, however papayu dies.
     let reaper = Reaper::start(child.id());
     let (chunks, received) = mpsc::channel::<Vec<u8>>();
@@ -433,6 +463,9 @@ pub fn run(
         if interrupt.hit() {
             kill_group(child.id());
             let _ = child.wait();
+            if !contained.pid_namespace {
+                super::contain::sweep(&token);
+            }
             return Err(cancelled(check));
         }
         if !closed {
@@ -464,8 +497,12 @@ pub fn run(
         }
     };
     // Whatever the check left running (a server it started, a stray background job) goes
-    // with it: nothing it started outlives the check.
+    // with it: nothing it started outlives the check. In a PID namespace the kernel has done
+    // this already, for every session; without one, the group and the marked orphans go.
     kill_group(child.id());
+    if !contained.pid_namespace {
+        super::contain::sweep(&token);
+    }
     drop(reaper);
     // A Ctrl-C as the check ended still cancels: the user asked before anything was applied.
     if interrupt.hit() {
@@ -489,6 +526,7 @@ pub fn run(
         passed: status.success() && !timed_out,
         timed_out,
         sandbox,
+        pid_namespace: contained.pid_namespace,
         output_tail: tail(&String::from_utf8_lossy(&kept.bytes), 40, 4000),
         fresh_worktree: fresh,
         seconds: started.elapsed().as_secs_f64(),
@@ -497,21 +535,52 @@ pub fn run(
 
 /// The check's whole environment: an allowlist, not a blocklist, since `DATABASE_URL` with its
 /// password, `SSH_AUTH_SOCK` or a `PRIVATE_KEY` have no recognisable name. `HOME` and the
-/// temporary directory variables point at the check's private `tmp`.
+/// temporary directory variables point at the check's private `tmp`, and Python keeps its
+/// bytecode there too.
 fn set_environment(cmd: &mut std::process::Command, named: &[String], tmp: &std::path::Path) {
     cmd.env_clear();
-    for (name, value) in std::env::vars_os() {
-        if name.to_str().is_some_and(|name| passes(name, named)) {
-            cmd.env(&name, value);
-        }
-    }
-    if std::env::var_os("PATH").is_none() {
-        cmd.env("PATH", DEFAULT_PATH);
-    }
+    cmd.envs(environment(named));
     if !named.iter().any(|n| n == "HOME") {
         cmd.env("HOME", tmp);
     }
     cmd.env("TMPDIR", tmp).env("TMP", tmp).env("TEMP", tmp);
+    cmd.env("PYTHONPYCACHEPREFIX", tmp.join("pycache"));
+}
+
+/// The variables a check gets from papayu's environment, sorted: the allowlist, the names the
+/// user added, and where the user's Rust toolchain lives. Part of the base run's cache key.
+pub fn environment(named: &[String]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let mut vars: Vec<_> = std::env::vars_os()
+        .filter(|(name, _)| name.to_str().is_some_and(|name| passes(name, named)))
+        .collect();
+    if std::env::var_os("PATH").is_none() {
+        vars.push(("PATH".into(), DEFAULT_PATH.into()));
+    }
+    for (name, value) in toolchain_homes() {
+        if !vars.iter().any(|(n, _)| n == name) {
+            vars.push((name.into(), value.into_os_string()));
+        }
+    }
+    vars.sort();
+    vars
+}
+
+/// `RUSTUP_HOME` and `CARGO_HOME` as the user's own shell resolves them: the variables when
+/// set, else their defaults under the real home, when those exist. The check's private `HOME`
+/// would otherwise hide rustup's toolchains ("rustup could not choose a version of cargo").
+/// The check may read them, as it may read any file; it may not write them.
+fn toolchain_homes() -> Vec<(&'static str, std::path::PathBuf)> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")]
+        .into_iter()
+        .filter_map(|(name, dir)| {
+            let path = match std::env::var_os(name) {
+                Some(value) if !value.is_empty() => std::path::PathBuf::from(value),
+                _ => home.as_ref()?.join(dir),
+            };
+            path.is_dir().then_some((name, path))
+        })
+        .collect()
 }
 
 /// Makes every process of the check hold the slot's lock: the child clears close-on-exec on

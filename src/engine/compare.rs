@@ -5,7 +5,9 @@
 //! Nothing beyond notes and branches is needed to compare them: the group id is in each
 //! record, the verdict of each check in its `applied` or `failed` event.
 //!
-//! The ranking puts first what breaks least, then what fixes most, then what leaves least
+//! The ranking puts last a proposal whose check never ran its tests (a syntax error that stops
+//! the runner at collection must not look better than a harmless change that ran them all),
+//! and before that puts first what breaks least, then what fixes most, then what leaves least
 //! failing, then (a tie-break of ours) the better check status — passed, partial, unchecked,
 //! failed — and then the smaller change: of two proposals that do the same, the one with fewer
 //! lines changed is easier to review. Plan age breaks the last tie, so the order is stable.
@@ -235,8 +237,9 @@ fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
     stat
 }
 
-/// The ranking: breaks ascending, fixes descending, still failing ascending, check status,
-/// lines changed ascending, then the older plan first. Discarded and refined proposals are
+/// The ranking: a check that did not run its tests last, then breaks ascending, fixes
+/// descending, still failing ascending, check status, lines changed ascending, then the older
+/// plan first. Discarded and refined proposals are
 /// left out: they are no longer candidates.
 pub fn rank(proposals: &[Proposal]) -> Vec<String> {
     let mut ranked: Vec<&Proposal> = proposals
@@ -246,6 +249,7 @@ pub fn rank(proposals: &[Proposal]) -> Vec<String> {
     ranked.sort_by_key(|p| {
         let c = &p.check;
         (
+            c.status == CheckStatus::DidNotRun,
             c.breaks.unwrap_or(0),
             std::cmp::Reverse(c.fixes.unwrap_or(0)),
             c.still_failing.unwrap_or(0),
@@ -336,12 +340,18 @@ mod tests {
                 Status::Discarded,
             ),
             proposal('g', verdict(CheckStatus::Failed, None), 1, Status::Failed),
+            proposal(
+                'h',
+                Verdict::did_not_run("ERROR t.py - SyntaxError".into()),
+                1,
+                Status::Failed,
+            ),
         ];
         let ids: Vec<char> = rank(&all)
             .iter()
             .map(|id| id.chars().next().unwrap())
             .collect();
-        assert_eq!(ids, vec!['d', 'c', 'e', 'g', 'b', 'a']);
+        assert_eq!(ids, vec!['d', 'c', 'e', 'g', 'b', 'a', 'h']);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod attribution;
 pub mod baseline;
 pub mod check;
 pub mod compare;
+pub mod contain;
 pub mod event;
 pub mod find;
 pub mod gc;

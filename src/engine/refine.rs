@@ -124,12 +124,12 @@ pub fn advance(
     let mut report = None;
     let base = target.record.base;
     if let Some(resolved) = check::resolve(store, choice, settings, base)? {
-        let slot = worktree::acquire(store, &mut |_| {})?;
+        let slot = worktree::acquire(store, worktree::SlotKind::Proposal, &mut |_| {})?;
         let result = check::run(
             store,
             &slot,
             commit,
-            &resolved,
+            (&resolved, None),
             &record.id,
             settings,
             &mut |_: &[u8]| {},

@@ -15,7 +15,7 @@ use regex::Regex;
 
 /// Each test seen, by name: `true` when it passed. A test reported twice (a retry, a summary
 /// repeating the run) keeps its last result.
-pub use crate::verdict::Tests;
+pub use crate::verdict::{Observed, Tests};
 
 /// The longest line looked at; longer ones (minified output, a dumped blob) are skipped.
 const MAX_LINE: usize = 4096;
@@ -29,6 +29,8 @@ pub struct Reader {
     partial: Vec<u8>,
     overlong: bool,
     tests: Tests,
+    /// The first line that says the tests never ran (see [`not_run_line`]).
+    not_run: Option<String>,
 }
 
 impl Reader {
@@ -54,15 +56,26 @@ impl Reader {
     }
 
     /// The results read, the last line included even without its newline.
-    pub fn finish(mut self) -> Tests {
+    pub fn finish(self) -> Tests {
+        self.observed().tests
+    }
+
+    /// The results read and, when the output said so, why the tests never ran.
+    pub fn observed(mut self) -> Observed {
         if !self.overlong && !self.partial.is_empty() {
             let line = String::from_utf8_lossy(&self.partial).into_owned();
             self.line(&line);
         }
-        self.tests
+        Observed {
+            tests: self.tests,
+            not_run: self.not_run,
+        }
     }
 
     fn line(&mut self, raw: &str) {
+        if self.not_run.is_none() {
+            self.not_run = not_run_line(raw);
+        }
         if let Some((name, passed)) = parse_line(raw)
             && (self.tests.len() < MAX_TESTS || self.tests.contains_key(&name))
         {
@@ -109,6 +122,44 @@ static TAP: LazyLock<Regex> = LazyLock::new(|| {
 static SPEC: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*([✔✖]) (.+?)(?: \([\d.]+m?s\))?$").expect("valid regex"));
 
+/// Lines by which the runners people use say that the tests never ran: pytest's collection
+/// errors (`ERROR tests/t.py - SyntaxError`, no `::` test id; `Interrupted: 1 error during
+/// collection`; `no tests ran`), a test module unittest could not import (its stand-in
+/// `unittest.loader._FailedTest`), a build that failed (`error: could not compile`, go's `[build
+/// failed]` and `[setup failed]`, jest's `Test suite failed to run`, maven's `COMPILATION
+/// ERROR`), and a shell that did not find the command.
+static NOT_RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^(?:ERROR [^\s:]+(?: - .*)?$",
+        r"|_+ ERROR collecting ",
+        r"|!* ?Interrupted: \d+ errors? during collection",
+        r"|=+ no tests ran",
+        r"|ImportError while importing test module",
+        r"|\w+ \(unittest\.loader\.(?:_FailedTest|ModuleImportFailure)",
+        r"|ERROR: \w+ \(unittest\.loader\._FailedTest",
+        r"|error: could not compile ",
+        r"|FAIL\s+\S+\s+\[(?:build|setup) failed\]",
+        r"|\s*● Test suite failed to run",
+        r"|\[ERROR\] COMPILATION ERROR",
+        r"|(?:sh|bash|dash): (?:\d+: )?.*(?:not found|No such file or directory)$)",
+    ))
+    .expect("valid regex")
+});
+
+/// The line, cleaned and cut to 200 characters, when it says the tests never ran.
+pub fn not_run_line(raw: &str) -> Option<String> {
+    let cleaned = ANSI.replace_all(raw, "");
+    let line = cleaned.trim_end_matches(['\n', '\r']);
+    if !NOT_RUN.is_match(line) {
+        return None;
+    }
+    let mut shown: String = line.trim().chars().take(200).collect();
+    if shown.len() < line.trim().len() {
+        shown.push('…');
+    }
+    Some(shown)
+}
+
 /// The test a line reports and whether it passed, if it reports one.
 pub fn parse_line(raw: &str) -> Option<(String, bool)> {
     let cleaned = ANSI.replace_all(raw, "");
@@ -124,6 +175,10 @@ pub fn parse_line(raw: &str) -> Option<(String, bool)> {
     }
     if let Some(c) = UNITTEST.captures(line) {
         let (method, place) = (&c[1], &c[2]);
+        // unittest's stand-in for a module it could not import is no test.
+        if place.starts_with("unittest.loader.") {
+            return None;
+        }
         let name = match place.ends_with(&format!(".{method}")) {
             true => place.to_string(),
             false => format!("{place}.{method}"),
@@ -346,5 +401,43 @@ mod tests {
             ]
         );
         assert!(from_junit("<testcases/><testcase").is_empty());
+    }
+
+    #[test]
+    fn lines_that_say_the_tests_never_ran() {
+        for line in [
+            "ERROR tests/test_calc.py - SyntaxError: invalid syntax",
+            "ERROR test_calc.py",
+            "_____________ ERROR collecting tests/test_calc.py _____________",
+            "!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!",
+            "============================ no tests ran in 0.01s =============================",
+            "ImportError while importing test module '/w/tests/test_calc.py'.",
+            "ERROR: test_calc (unittest.loader._FailedTest.test_calc)",
+            "test_calc (unittest.loader._FailedTest.test_calc) ... ERROR",
+            "error: could not compile `calc` (lib test) due to 1 previous error",
+            "FAIL\texample.com/calc [build failed]",
+            "FAIL\texample.com/calc [setup failed]",
+            "  \u{25cf} Test suite failed to run",
+            "[ERROR] COMPILATION ERROR : ",
+            "sh: 1: pytest: not found",
+            "bash: pytest: command not found",
+        ] {
+            assert!(not_run_line(line).is_some(), "{line}");
+        }
+        for line in [
+            "ERROR tests/test_calc.py::test_add - AssertionError",
+            "FAILED tests/test_calc.py::test_add",
+            "test_add (calc.Case.test_add) ... ERROR",
+            "error[E0308]: mismatched types",
+            "FAIL\texample.com/calc\t0.01s",
+        ] {
+            assert_eq!(not_run_line(line), None, "{line}");
+        }
+        let mut reader = Reader::default();
+        reader.push(b"test_calc (unittest.loader._FailedTest.test_calc) ... ERROR\n");
+        reader.push(b"test_other (pkg.Case.test_other) ... ok\n");
+        let seen = reader.observed();
+        assert_eq!(seen.tests.len(), 1, "the loader's stand-in is no test");
+        assert!(seen.not_run.unwrap().contains("_FailedTest"));
     }
 }

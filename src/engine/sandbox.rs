@@ -174,14 +174,21 @@ const DEVICES: &[&str] = &[
     "/dev/ptmx",
 ];
 
+/// A check's process as started: the process, what the sandbox enforced, and whether its
+/// processes were contained in a PID namespace.
+pub struct Spawned {
+    pub child: std::process::Child,
+    pub enforced: Enforced,
+    pub contained: super::contain::Contained,
+}
+
 /// Starts `cmd` confined to `policy` (or unconfined with `None`) and says what was enforced.
-/// Either way the child is killed by the kernel when the thread that started it dies. `cmd` is
-/// consumed, so every descriptor it held for the child (pipes included) is closed in this
-/// process once the child has started.
-pub fn spawn(
-    mut cmd: Command,
-    policy: Option<&Policy>,
-) -> std::io::Result<(std::process::Child, Enforced)> {
+/// Either way its processes are contained ([`super::contain`]) and the child is killed by the
+/// kernel when the thread that started it dies. `cmd` is consumed, so every descriptor it held
+/// for the child (pipes included) is closed in this process once the child has started.
+pub fn spawn(mut cmd: Command, policy: Option<&Policy>) -> std::io::Result<Spawned> {
+    // First in the child: the namespaces, before Landlock forbids writing the id maps.
+    let containment = super::contain::register(&mut cmd, policy.is_some_and(|p| !p.network))?;
     let report = match policy {
         Some(policy) => Some(confine(&mut cmd, policy)?),
         None => None,
@@ -194,7 +201,11 @@ pub fn spawn(
         Some(report) => Enforced::On(report.enforced(policy.is_some_and(|p| p.network))),
         None => Enforced::Off,
     };
-    Ok((child, enforced))
+    Ok(Spawned {
+        child,
+        enforced,
+        contained: containment.contained(),
+    })
 }
 
 /// Asks the kernel to SIGKILL the child when papayu dies, so a killed papayu does not leave a
@@ -213,8 +224,11 @@ fn die_with_parent(cmd: &mut Command) {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                // papayu died between fork and prctl: the signal was never sent.
-                if libc::getppid() != parent {
+                // papayu died between fork and prctl: the signal was never sent. In a PID
+                // namespace the parent is the containment step's first process, outside the
+                // namespace, which getppid reports as 0; it dies with papayu in turn.
+                let now = libc::getppid();
+                if now != parent && now != 0 {
                     return Err(std::io::Error::other("papayu exited"));
                 }
                 Ok(())
@@ -304,26 +318,23 @@ fn confine(cmd: &mut Command, policy: &Policy) -> std::io::Result<Report> {
         (build(policy, false).ok(), build(policy, true).ok())
     };
     let filters = filters::Set::new(policy.network);
-    let ids = if policy.network {
-        None
-    } else {
-        Some(namespace::IdMaps::current())
-    };
     let network = policy.network;
     let (reader, writer) = std::io::pipe()?;
     let slot = Mutex::new(Some((rulesets, writer)));
-    // SAFETY: the closure runs in the forked child before exec. papayu is single-threaded when
-    // it starts a check, so taking the uncontended lock cannot deadlock; everything the child
-    // needs (rulesets, filters, the id maps' text) was built before the fork, and the child
-    // makes only system calls: unshare, open/write/close on /proc, one ioctl, prctl, landlock,
-    // seccomp, and one write to the report pipe.
+    // SAFETY: the closure runs in the forked child before exec. The mutex is locked only
+    // there, in the child's own copy of memory: the parent never locks it, so no thread of the
+    // parent can have held it at the fork, however many threads papayu runs (`apply --all`,
+    // the MCP server). Everything the child needs (rulesets, filters) was built before the
+    // fork, and the child makes only system calls: landlock, seccomp, prctl, and one write to
+    // the report pipe.
     unsafe {
         cmd.pre_exec(move || {
             let taken = slot.lock().ok().and_then(|mut s| s.take());
             let Some(((open_net, closed_net), writer)) = taken else {
                 return Ok(());
             };
-            let netns = ids.as_ref().is_some_and(namespace::enter);
+            // The namespaces were entered by the containment step, which runs first.
+            let netns = super::contain::netns_entered();
             // Never fall back to the open ruleset without a namespace: the report would then
             // claim TCP rules that were not enforced.
             let ruleset = if netns || network {
@@ -405,78 +416,6 @@ fn build(policy: &Policy, tcp: bool) -> Result<landlock::RulesetCreated, landloc
     ruleset
         .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
         .add_rules(path_beneath_rules(writable, handled))
-}
-
-/// A network namespace of the check's own, in a user namespace so no privilege is needed.
-#[cfg(target_os = "linux")]
-mod namespace {
-    /// The text written to `/proc/self/{uid,gid}_map`: the user keeps its own ids inside, so
-    /// files keep their owners and nothing gains a privilege outside.
-    pub struct IdMaps {
-        uid: Vec<u8>,
-        gid: Vec<u8>,
-    }
-
-    impl IdMaps {
-        pub fn current() -> IdMaps {
-            // SAFETY: getuid and getgid cannot fail.
-            let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-            IdMaps {
-                uid: format!("{uid} {uid} 1\n").into_bytes(),
-                gid: format!("{gid} {gid} 1\n").into_bytes(),
-            }
-        }
-    }
-
-    /// Moves the calling (single-threaded, forked) process into a new user and network
-    /// namespace and brings its loopback up. `false` when the kernel refuses the namespace.
-    /// Meant for a forked child before exec: it makes system calls and nothing else.
-    pub fn enter(ids: &IdMaps) -> bool {
-        // SAFETY: plain system calls on the calling process.
-        unsafe {
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) != 0 {
-                return false;
-            }
-            // Without the maps the process runs as the overflow id; still confined, so a
-            // failure here is not fatal.
-            write_proc(c"/proc/self/setgroups", b"deny");
-            write_proc(c"/proc/self/uid_map", &ids.uid);
-            write_proc(c"/proc/self/gid_map", &ids.gid);
-            loopback_up();
-        }
-        true
-    }
-
-    unsafe fn write_proc(path: &std::ffi::CStr, text: &[u8]) {
-        // SAFETY: open/write/close on a path and a buffer that outlive the calls.
-        unsafe {
-            let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-            if fd >= 0 {
-                libc::write(fd, text.as_ptr().cast(), text.len());
-                libc::close(fd);
-            }
-        }
-    }
-
-    /// A new network namespace's loopback starts down; a test server on 127.0.0.1 needs it up.
-    unsafe fn loopback_up() {
-        // SAFETY: ifreq is plain data; the ioctls read and write it in place.
-        unsafe {
-            let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-            if fd < 0 {
-                return;
-            }
-            let mut req: libc::ifreq = std::mem::zeroed();
-            for (dst, src) in req.ifr_name.iter_mut().zip(b"lo\0") {
-                *dst = *src as libc::c_char;
-            }
-            if libc::ioctl(fd, libc::SIOCGIFFLAGS as _, &mut req) == 0 {
-                req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-                libc::ioctl(fd, libc::SIOCSIFFLAGS as _, &mut req);
-            }
-            libc::close(fd);
-        }
-    }
 }
 
 /// The seccomp filters, compiled before the fork; the child picks one by what it achieved.
@@ -711,7 +650,11 @@ mod tests {
             writable: vec![dir.path().to_path_buf()],
             network: false,
         };
-        let (mut child, enforced) = spawn(cmd, Some(&policy)).unwrap();
+        let Spawned {
+            mut child,
+            enforced,
+            ..
+        } = spawn(cmd, Some(&policy)).unwrap();
         assert!(child.wait().unwrap().success(), "{enforced:?}");
         assert!(
             matches!(enforced, Enforced::On(c) if c.writes_confined),

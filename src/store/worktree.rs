@@ -11,8 +11,10 @@
 //! Before every check the slot is cleaned of untracked and ignored files (`git clean -ffdx`),
 //! so nothing an earlier check wrote can influence the next one, and it always holds the full
 //! tree, even when the user's own checkout is sparse. The one exception is the build caches the
-//! caller names (`target/`, `__pycache__/`, ...): they are kept, so a second build is warm, and
-//! what an earlier check left in them is exactly what a later check may find there.
+//! caller names (`target/`, `node_modules/.cache`): they are kept, so a second build is warm,
+//! and what an earlier check left in them is exactly what a later check may find there — which
+//! is why only caches their tools key by content are kept by default, and why base runs have
+//! slots of their own ([`SlotKind::Base`]).
 //!
 //! A check runs model-written code with write access to its slot, including the slot's `.git`
 //! file: the slot's link to its administrative directory is verified before each use, so a
@@ -29,8 +31,30 @@ use git2::Oid;
 
 use super::{Store, StoreError};
 
-/// How many slots may exist at once (one per concurrent check).
+/// How many slots of each kind may exist at once (one per concurrent check).
 pub const MAX_SLOTS: usize = 4;
+
+/// Which pool a slot belongs to. Base runs have slots of their own, which no proposal's check
+/// ever uses: what a base run finds in the caches kept there was written by the checks of
+/// committed, user-made trees alone, never by code a model wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotKind {
+    /// Checks of proposals (`check-N`).
+    Proposal,
+    /// Checks of the base a proposal is judged against (`base-N`).
+    Base,
+}
+
+impl SlotKind {
+    const ALL: [SlotKind; 2] = [SlotKind::Proposal, SlotKind::Base];
+
+    fn prefix(self) -> &'static str {
+        match self {
+            SlotKind::Proposal => "check",
+            SlotKind::Base => "base",
+        }
+    }
+}
 
 /// A locked check slot.
 pub struct Slot {
@@ -94,9 +118,14 @@ fn creation_lock(store: &Store) -> Result<File, StoreError> {
     Ok(lock)
 }
 
-/// Takes the first free slot (creating the directory for it). When all are busy with other
-/// papayu processes' checks, calls `waiting` once and waits for one to be freed.
-pub fn acquire(store: &Store, waiting: &mut dyn FnMut(usize)) -> Result<Slot, StoreError> {
+/// Takes the first free slot of `kind` (creating the directory for it). When all are busy with
+/// other papayu processes' checks, calls `waiting` once and waits for one to be freed.
+pub fn acquire(
+    store: &Store,
+    kind: SlotKind,
+    waiting: &mut dyn FnMut(usize),
+) -> Result<Slot, StoreError> {
+    let prefix = kind.prefix();
     let dir = slots_dir(store);
     std::fs::create_dir_all(&dir)
         .map_err(|e| StoreError::io(format!("creating {}", dir.display()), e))?;
@@ -104,7 +133,7 @@ pub fn acquire(store: &Store, waiting: &mut dyn FnMut(usize)) -> Result<Slot, St
     let mut told = false;
     loop {
         for n in 1..=MAX_SLOTS {
-            let lock_path = dir.join(format!("check-{n}.flock"));
+            let lock_path = dir.join(format!("{prefix}-{n}.flock"));
             let lock = File::options()
                 .create(true)
                 .truncate(false)
@@ -113,7 +142,7 @@ pub fn acquire(store: &Store, waiting: &mut dyn FnMut(usize)) -> Result<Slot, St
                 .map_err(|e| StoreError::io(format!("opening {}", lock_path.display()), e))?;
             if lock.try_lock().is_ok() {
                 return Ok(Slot {
-                    path: dir.join(format!("check-{n}")),
+                    path: dir.join(format!("{prefix}-{n}")),
                     _lock: lock,
                 });
             }
@@ -289,18 +318,20 @@ impl Slot {
     }
 }
 
-/// The slots no process is using, each locked for the caller.
+/// The slots of every kind that no process is using, each locked for the caller.
 fn idle_slots(store: &Store) -> Vec<Slot> {
     let dir = slots_dir(store);
-    (1..=MAX_SLOTS)
-        .filter_map(|n| {
+    SlotKind::ALL
+        .iter()
+        .flat_map(|kind| (1..=MAX_SLOTS).map(move |n| format!("{}-{n}", kind.prefix())))
+        .filter_map(|name| {
             let lock = File::options()
                 .write(true)
-                .open(dir.join(format!("check-{n}.flock")))
+                .open(dir.join(format!("{name}.flock")))
                 .ok()?;
             lock.try_lock().ok()?;
             Some(Slot {
-                path: dir.join(format!("check-{n}")),
+                path: dir.join(name),
                 _lock: lock,
             })
         })

@@ -40,3 +40,4 @@ mod trace;
 mod trace_list;
 mod trust;
 mod validate_cli;
+mod verdicts;

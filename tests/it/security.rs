@@ -270,7 +270,11 @@ fn process_alive(pid: u32) -> bool {
 fn a_check_past_its_timeout_is_killed_with_everything_it_started() {
     let repo = repo();
     plan(&repo, "add", &new_file("b.txt"), &[]);
-    let check = "sleep 30 & echo $! > grandchild.pid; echo started; sleep 30";
+    let check = format!(
+        "{} echo started; sleep 30",
+        background("grandchild.pid", 30)
+    );
+    let check = check.as_str();
     let started = Instant::now();
     let out = apply_failing(
         &repo,
@@ -389,12 +393,15 @@ fn build_caches_survive_the_clean_between_checks_and_nothing_else_does() {
         ("app.txt", "v1\n"),
     ]);
     plan(&repo, "one", &new_file("one.txt"), &[]);
-    let write = "mkdir -p target/debug pkg/__pycache__ sub/target && echo o > target/debug/out \
-                 && echo c > pkg/__pycache__/m.pyc && echo s > sub/target/s && echo j > junk.txt";
+    let write = "mkdir -p target/debug pkg/__pycache__ sub/target node_modules/.cache .pytest_cache \
+                 && echo o > target/debug/out && echo c > pkg/__pycache__/m.pyc && echo s > sub/target/s \
+                 && echo n > node_modules/.cache/n && echo p > .pytest_cache/lastfailed && echo j > junk.txt";
     let out = apply_json(&repo, &["--check", write]);
     assert_eq!(out["check"]["passed"], true, "{out:#}");
     plan(&repo, "two", &new_file("two.txt"), &[]);
-    let kept = "test -f target/debug/out && test -f pkg/__pycache__/m.pyc && test ! -e sub/target \
+    // Python's bytecode and pytest's memory of earlier runs are not keyed by content: not kept.
+    let kept = "test -f target/debug/out && test -f node_modules/.cache/n && test ! -e pkg/__pycache__ \
+                && test ! -e .pytest_cache && test ! -e sub/target \
                 && test ! -e junk.txt && test ! -e one.txt && test -f two.txt";
     let out = apply_json(&repo, &["--check", kept]);
     assert_eq!(out["check"]["passed"], true, "{out:#}");
@@ -405,7 +412,7 @@ fn build_caches_survive_the_clean_between_checks_and_nothing_else_does() {
     let out = apply_json(&repo, &["--check", "mkdir -p keep && echo k > keep/k"]);
     assert_eq!(out["check"]["passed"], true, "{out:#}");
     plan(&repo, "four", &new_file("four.txt"), &[]);
-    let check = "test -f keep/k && test ! -e target && test ! -e pkg/__pycache__";
+    let check = "test -f keep/k && test ! -e target && test ! -e node_modules";
     let out = apply_json(&repo, &["--check", check]);
     assert_eq!(out["check"]["passed"], true, "{out:#}");
 
@@ -1144,9 +1151,19 @@ fn signal(pid: u32, sig: i32) {
     assert!(ok, "kill -{sig} {pid}");
 }
 
-/// A check that records its pids and keeps writing into its worktree until killed; bounded
-/// (about two minutes) so that a regression does not leave it running for ever.
-const LINGERING: &str = "echo $$ > leader.pid; sleep 120 & echo $! > child.pid; \
+/// Shell that starts `sleep SECS` in the background and writes its pid to `file` as this
+/// process sees it. A check runs in a PID namespace of its own, where `$!` and `$$` are the
+/// namespace's numbers; `/proc` is this system's, so a process's `stat` there names its parent
+/// by the number seen from outside.
+fn background(file: &str, secs: u32) -> String {
+    format!("sh -c 'cut -d\" \" -f4 /proc/self/stat > {file}; exec sleep {secs}' & ")
+}
+
+/// A check that records its pids (as seen from outside, see [`background`]) and keeps writing
+/// into its worktree until killed; bounded (about two minutes) so that a regression does not
+/// leave it running for ever.
+const LINGERING: &str = "cut -d' ' -f4 /proc/self/stat > leader.pid; \
+                         sh -c 'cut -d\" \" -f4 /proc/self/stat > child.pid; exec sleep 120' & \
                          for i in $(seq 1200); do date >> writes.log; sleep 0.1; done";
 
 #[test]
@@ -1181,24 +1198,18 @@ fn a_check_dies_with_a_killed_papayu_and_never_writes_into_the_next_check() {
 }
 
 #[test]
-fn a_slot_stays_taken_while_a_process_of_its_check_lives() {
+fn a_process_that_leaves_its_checks_group_dies_with_it_and_frees_the_slot() {
     let repo = repo();
     plan(&repo, "one", &new_file("one.txt"), &[]);
-    // A process that leaves the check's group outlives the check; its slot stays taken.
-    let escape = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 120' > /dev/null 2>&1 & \
-                  while ! test -s escaped.pid; do sleep 0.05; done";
-    apply_json(&repo, &["--check", escape]);
+    // setsid leaves the check's process group and session, not its PID namespace.
+    let escape = "setsid sh -c 'cut -d\" \" -f4 /proc/self/stat > escaped.pid; exec sleep 120' \
+                  > /dev/null 2>&1 & while ! test -s escaped.pid; do sleep 0.05; done";
+    let out = apply_json(&repo, &["--check", escape]);
+    assert_eq!(out["check"]["pid_namespace"], true, "{out:#}");
     let escaped = read_pid(&slot(&repo).join("escaped.pid"));
-    assert!(process_alive(escaped));
+    wait_dead(escaped, "the process that called setsid");
+    // The slot is free again at once.
     plan(&repo, "two", &new_file("two.txt"), &[]);
-    let out = apply_json(&repo, &["--check", "pwd"]);
-    let tail = out["check"]["output_tail"].as_str().unwrap().to_string();
-    signal(escaped, 9);
-    wait_dead(escaped, "the escaped process");
-    assert!(tail.trim_end().ends_with("check-2"), "{tail}");
-
-    // Once it is gone, the first slot is free again.
-    plan(&repo, "three", &new_file("three.txt"), &[]);
     let out = apply_json(&repo, &["--check", "pwd"]);
     let tail = out["check"]["output_tail"].as_str().unwrap();
     assert!(tail.trim_end().ends_with("check-1"), "{tail}");
