@@ -316,3 +316,47 @@ fn propose_without_an_answer_asks_the_configured_model_and_runs_the_users_check(
     client.finish();
     assert_eq!(users_side(&repo), before);
 }
+
+#[test]
+fn a_five_megabyte_goal_is_refused_as_the_cli_refuses_it_and_nothing_is_stored() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let before = users_side(&repo);
+    let mut client = Client::start(&repo, &[]);
+    client.initialize("test-agent");
+    let goal = "Add b. ".repeat(5 * 1024 * 1024 / 7);
+    let refused = client.error(
+        "papayu_propose",
+        json!({"goal": goal, "answer": answer("b.txt", "b\n")}),
+        "ERR_GOAL_TOO_LONG",
+    );
+    assert!(
+        refused["reason"].as_str().unwrap().contains("16384 bytes"),
+        "{refused}"
+    );
+    assert!(refused["problems"][0]["hint"].is_string(), "{refused}");
+    client.error("papayu_context", json!({"goal": goal}), "ERR_GOAL_TOO_LONG");
+    // Just within the limit is a goal like any other.
+    let fits = "Add b. ".repeat(16 * 1024 / 7);
+    client.ok("papayu_context", json!({"goal": fits}));
+    client.finish();
+    assert!(
+        repo.git(["notes", "--ref=papayu", "list"])
+            .ok()
+            .stdout
+            .is_empty(),
+        "nothing is stored"
+    );
+    assert_eq!(users_side(&repo), before);
+
+    // The command line has the same limit, for a goal and for a refinement's feedback.
+    let long = "Add b. ".repeat(17 * 1024 / 7);
+    let snapshot = repo.snapshot();
+    repo.papayu_stdin(
+        ["plan", &long, "--response", "-"],
+        answer("b.txt", "b\n").as_bytes(),
+    )
+    .err("ERR_GOAL_TOO_LONG");
+    repo.papayu(["refine", "papayu/x", &long, "--no-check"])
+        .err("ERR_GOAL_TOO_LONG");
+    assert_eq!(repo.snapshot(), snapshot);
+}
