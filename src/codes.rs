@@ -125,6 +125,7 @@ codes! {
     // The plan loop.
     LlmTruncated => "ERR_LLM_TRUNCATED",
     LlmContextRounds => "ERR_LLM_CONTEXT_ROUNDS",
+    GoalTooLong => "ERR_GOAL_TOO_LONG",
     Cancelled => "ERR_CANCELLED",
     UnknownCommand => "ERR_UNKNOWN_COMMAND",
     Usage => "ERR_USAGE",

@@ -8,8 +8,10 @@
 //! The cap (`--max-cost USD`, `papayu.maxCost`) is enforced *before* each request: the request
 //! is estimated at its most (every prompt character a third of a token, every one uncached,
 //! plus the whole answer budget `max_tokens`), reserved against the cap, and refused with
-//! `ERR_COST_CAP` when spent plus reserved plus the estimate would pass it. Once an answer is
-//! in, its reservation is replaced by what the usage says it cost. Conversations of one group
+//! `ERR_COST_CAP` when spent plus reserved plus the estimate would pass it. Every try is such a
+//! request: a retry after a dropped stream or a server error is estimated and reserved again.
+//! Once a try is over, its reservation is replaced by what the usage it reported says it cost —
+//! an answer's, or a stream's cut after its usage came, which the provider bills all the same. Conversations of one group
 //! share one meter, so a group stops as soon as its total reaches the cap, keeping the plans
 //! that already came back.
 
@@ -252,12 +254,24 @@ impl Spending {
 }
 
 impl Reservation {
-    /// Replaces the estimate by what the request cost (`0` when it failed unanswered).
-    pub fn settle(self, cost: f64) {
+    /// Replaces the estimate by what the request cost (`0` when it reported no usage).
+    pub fn settle(mut self, cost: f64) {
+        self.release(cost);
+    }
+
+    fn release(&mut self, cost: f64) {
+        let amount = std::mem::take(&mut self.amount);
         if let Ok(mut meter) = self.meter.lock() {
-            meter.reserved = (meter.reserved - self.amount).max(0.0);
+            meter.reserved = (meter.reserved - amount).max(0.0);
             meter.spent += cost;
         }
+    }
+}
+
+/// A reservation dropped unsettled (its request abandoned) holds nothing any more.
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        self.release(0.0);
     }
 }
 
@@ -320,5 +334,16 @@ mod tests {
                 .reserve("b", 9, 9)
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn a_dropped_reservation_holds_nothing() {
+        let prices: BTreeMap<String, Price> =
+            [("a".to_string(), Price::parse("1000000,0,0").unwrap())].into();
+        let spending = Spending::new(prices, Some(1.5));
+        drop(spending.reserve("a", 3, 0).unwrap());
+        let again = spending.reserve("a", 3, 0).unwrap();
+        again.settle(0.0);
+        assert_eq!(spending.spent(), 0.0);
     }
 }

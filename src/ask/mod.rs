@@ -499,11 +499,9 @@ impl<'a> Conversation<'a> {
             token_budget: request.max_tokens,
             input_chars,
         });
-        // Refused here, before anything is sent, when it could pass the cost cap.
-        let held =
-            self.settings
-                .spending
-                .reserve(&self.ep.name, input_chars, request.max_tokens)?;
+        // Each try is refused before it is sent when it could pass the cost cap, and what each
+        // reported using is counted.
+        let mut meter = Metered::new(&self.settings.spending, &self.ep.name);
         let provider = self.ep.name.clone();
         let sink = self.sink;
         let mut lines = Vec::new();
@@ -548,15 +546,9 @@ impl<'a> Conversation<'a> {
             lines.push(event.to_string());
             sink(Progress::Event(event));
         };
-        let result = llm::complete(http, self.ep, &request, &mut on_event).await;
+        let result = llm::complete(http, self.ep, &request, &mut meter, &mut on_event).await;
         self.transcript.events.append(&mut lines);
-        let cost = result.as_ref().ok().and_then(|reply| {
-            let u = reply.usage;
-            self.settings
-                .spending
-                .cost(&self.ep.name, u.input, u.output, u.cached)
-        });
-        held.settle(cost.unwrap_or(0.0));
+        let Metered { cost, usage, .. } = meter;
         if let Some(cost) = cost {
             self.stats.cost_usd = Some(self.stats.cost_usd.unwrap_or(0.0) + cost);
         }
@@ -565,8 +557,17 @@ impl<'a> Conversation<'a> {
             input_chars,
             max_tokens: request.max_tokens,
             cost_usd: cost,
+            input_tokens: usage.input,
+            output_tokens: usage.output,
+            cached_tokens: usage.cached,
+            cache_write_tokens: usage.cache_write,
             ..RequestLog::default()
         };
+        // Every try's tokens are counted, an answered one's or not, as its cost is.
+        self.stats.input_tokens += usage.input;
+        self.stats.output_tokens += usage.output;
+        self.stats.cached_tokens += usage.cached;
+        self.stats.cache_write_tokens += usage.cache_write;
         self.transcript.protocol_attempts.push(log.protocol);
         let reply = match result {
             Ok(reply) => reply,
@@ -578,10 +579,6 @@ impl<'a> Conversation<'a> {
             }
         };
         log.latency_ms = reply.latency_ms;
-        log.input_tokens = reply.usage.input;
-        log.output_tokens = reply.usage.output;
-        log.cached_tokens = reply.usage.cached;
-        log.cache_write_tokens = reply.usage.cache_write;
         log.outcome = if reply.finish == Finish::Length {
             Code::LlmTruncated.to_string()
         } else {
@@ -590,10 +587,6 @@ impl<'a> Conversation<'a> {
         self.transcript.requests.push(log);
         self.transcript.answers.push(reply.text.clone());
         self.stats.requests += 1;
-        self.stats.input_tokens += reply.usage.input;
-        self.stats.output_tokens += reply.usage.output;
-        self.stats.cached_tokens += reply.usage.cached;
-        self.stats.cache_write_tokens += reply.usage.cache_write;
         self.stats.latency_ms += reply.latency_ms;
         self.schema_sent = reply.schema_sent;
         if !reply.model.is_empty() {
@@ -805,6 +798,61 @@ impl<'a> Conversation<'a> {
             sample: self.sample,
             conversation: None,
         }
+    }
+}
+
+/// One request's tries held to the cost cap: each try's estimate is reserved before it is sent
+/// (a retry that could pass the cap is refused with `ERR_COST_CAP`), and replaced by what its
+/// reported usage cost once it is over; the tries' tokens and cost add up here.
+struct Metered<'a> {
+    spending: &'a crate::cost::Spending,
+    provider: &'a str,
+    held: Option<crate::cost::Reservation>,
+    usage: llm::Usage,
+    /// `None` while the provider has no price.
+    cost: Option<f64>,
+}
+
+impl<'a> Metered<'a> {
+    fn new(spending: &'a crate::cost::Spending, provider: &'a str) -> Self {
+        Metered {
+            spending,
+            provider,
+            held: None,
+            usage: llm::Usage::default(),
+            cost: None,
+        }
+    }
+}
+
+impl llm::Meter for Metered<'_> {
+    fn before_try(&mut self, input_chars: usize, max_tokens: u32) -> Result<(), Problem> {
+        self.held = Some(
+            self.spending
+                .reserve(self.provider, input_chars, max_tokens)?,
+        );
+        Ok(())
+    }
+
+    fn after_try(&mut self, u: llm::Usage) {
+        // A try that reported nothing is not known to have cost anything.
+        let reported = u != llm::Usage::default();
+        let cost = reported
+            .then(|| {
+                self.spending
+                    .cost(self.provider, u.input, u.output, u.cached)
+            })
+            .flatten();
+        if let Some(held) = self.held.take() {
+            held.settle(cost.unwrap_or(0.0));
+        }
+        if let Some(cost) = cost {
+            self.cost = Some(self.cost.unwrap_or(0.0) + cost);
+        }
+        self.usage.input += u.input;
+        self.usage.output += u.output;
+        self.usage.cached += u.cached;
+        self.usage.cache_write += u.cache_write;
     }
 }
 

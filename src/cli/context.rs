@@ -111,6 +111,7 @@ pub fn gather(
     logs: Vec<(String, String)>,
     version: ProtocolVersion,
 ) -> Result<Gathered, git_papayu::Problem> {
+    plan::check_goal("goal", &goal)?;
     let env = config.env_map().clone();
     let settings = Settings {
         endpoints: Vec::new(),

@@ -163,6 +163,7 @@ pub fn run(args: PlanArgs) -> CliResult {
         samples,
         max_cost,
     } = args;
+    plan::check_goal("goal", &goal)?;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
     let config = super::settings();

@@ -54,6 +54,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         (None, true) => CheckChoice::Skip,
         (None, false) => CheckChoice::Configured,
     };
+    git_papayu::engine::plan::check_goal("feedback", &feedback)?;
     let store = Store::open()?;
     let mut target = refine::target(&store, Some(&plan))?;
     target.feedback = feedback.trim().to_string();

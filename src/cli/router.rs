@@ -367,6 +367,7 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
             "the request has no goal; write what you want after 'plan:' or 'apply:'",
         )));
     }
+    git_papayu::engine::plan::check_goal("goal", &goal)?;
     let store = Store::open()?;
     let base = git_papayu::engine::plan::resolve_base(&store, "HEAD")?;
     let ask = Ask {

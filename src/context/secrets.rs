@@ -1,9 +1,9 @@
 //! One masker for everything that leaves the machine or is written where others read it: a
 //! model request, a trace, the shared notes, the operation log. It masks private-key blocks (PEM
 //! and OpenSSH, PGP, PuTTY), the token shapes providers publish (OpenAI, Anthropic, Stripe, npm,
-//! PyPI, GitHub, GitLab, Slack, Google, Azure, AWS, Hugging Face, SendGrid, DigitalOcean), JWTs,
-//! passwords inside URLs, bearer and basic credentials, and the values of credential-looking
-//! assignments.
+//! PyPI, GitHub, GitLab, Slack, Google, Azure, AWS, Hugging Face, SendGrid, DigitalOcean, Groq,
+//! xAI, HashiCorp Vault, Telegram, Shopify, Linear, Atlassian, Doppler), JWTs, passwords inside
+//! URLs, bearer and basic credentials, and the values of credential-looking assignments.
 //!
 //! Every shape is anchored on a prefix or structure that ordinary code does not have, so that
 //! masking never eats identifiers (`npm_package_name`, a commit id, a UUID, a public key). The
@@ -54,6 +54,22 @@ static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
         r"|hf_[A-Za-z0-9]{30,}",
         r"|SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{20,}",
         r"|do[opr]_v1_[a-f0-9]{64}",
+        // Groq and xAI API keys.
+        r"|gsk_[A-Za-z0-9]{20,}",
+        r"|xai-[A-Za-z0-9]{20,}",
+        // HashiCorp Vault service, batch and recovery tokens (90 characters and more after
+        // the prefix: forty keep `this.hvs.someLongPropertyName` code apart).
+        r"|hv[sbr]\.[A-Za-z0-9_\-]{40,}",
+        // Telegram bot tokens: the bot's id, a colon, 35 characters starting `AA` (also as
+        // they stand in the Bot API's URLs, `/bot<token>/`).
+        r"|(?:bot)?[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}",
+        // Shopify admin, app shared secret, custom app and partner tokens.
+        r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+        // Linear API keys, Atlassian API tokens, Doppler tokens (a service token names its
+        // environment: `dp.st.prd.…`).
+        r"|lin_api_[A-Za-z0-9]{30,}",
+        r"|ATATT[A-Za-z0-9_\-=]{40,}",
+        r"|dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{1,40}\.)?[A-Za-z0-9]{40,}",
         // JWTs: a JSON header and payload (both start `{"` → `eyJ`) and a signature.
         r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}",
         r")",
@@ -187,6 +203,24 @@ impl Shapes {
                 "SG.",
                 "_v1_",
                 "eyJ",
+                "gsk_",
+                "xai-",
+                "hvs.",
+                "hvb.",
+                "hvr.",
+                ":AA",
+                "shpat_",
+                "shpss_",
+                "shpca_",
+                "shppa_",
+                "lin_api_",
+                "ATATT",
+                "dp.pt.",
+                "dp.st.",
+                "dp.sa.",
+                "dp.ct.",
+                "dp.scim.",
+                "dp.audit.",
             ],
         ),
         (Self::WEBHOOK, &["https://hooks.slack.com/"]),
@@ -555,8 +589,14 @@ mod tests {
             "TO\u{212A}EN q8Zr2LmX9vTk3PwYzz1234",
             "plain code: fn main() { let total = items.len(); }",
             "APPLY_SUCCESS plan=74ec7378f4 branch=papayu/x commit=60df0b26f495f5bc2b1cad4028c7c2f4",
+            "at 12:34:56 the MAC was 00:AA:BB:CC:DD:EE",
         ];
-        for text in corpus {
+        let newer: Vec<String> = newer_shapes().into_iter().map(|(line, _)| line).collect();
+        for text in corpus
+            .iter()
+            .copied()
+            .chain(newer.iter().map(String::as_str))
+        {
             assert_eq!(mask_secrets(text), every_shape(text), "{text}");
         }
         assert!(mask_secrets("API_\u{212A}EY = \"q8Zr2LmX9vTk3PwYzz\"").contains(MASK));
@@ -575,7 +615,9 @@ mod tests {
                 ]),
                 proptest::sample::select(vec![
                     "key", "KEY", "token", "Token", "secret", "password", "passwd", "pwd",
-                    "bearer", "Basic", "api_", "s", "[MASKED]",
+                    "bearer", "Basic", "api_", "s", "[MASKED]", "gsk_", "xai-", "hvs.", "hvb.",
+                    "bot123456789:AA", "123456789:aa", "shpat_", "shppa_", "lin_api_", "ATATT",
+                    "atatt", "dp.pt.", "dp.scim.", "://u:", "GSK_",
                 ]),
                 proptest::sample::select(vec!["", "s", "_id", "_KEY", "2", "é"]),
                 proptest::sample::select(vec![
@@ -586,6 +628,8 @@ mod tests {
                     "", "q8Zr2LmX9vTk", "q8Zr2LmX9vTkAbCdEfGh", "abc", "\"q8Zr2LmX9vTk\"",
                     "'q8Zr2LmX9vTk'", "os.environ", "12", "[MASKED]", "sk-abcdefghij", " ",
                     "q8Zr2L;mX9vTk", "ab/cd+ef=gh.ij-kl_mn",
+                    "0123456789abcdef0123456789abcdefq8Zr2LmX9vTkAbCd",
+                    "q8Zr2LmX9vTkAbCdq8Zr2LmX9vTkAbCdq8Zr2LmX9vTkAbCd@db",
                 ]),
             ),
             0..5,
@@ -655,6 +699,86 @@ mod tests {
         ] {
             assert!(!masked.contains(secret), "{secret} leaked: {masked}");
         }
+    }
+
+    /// A line for each of the newer shapes, and its credential. Put together at run time, so
+    /// that no scanner takes this file for a leak.
+    fn newer_shapes() -> Vec<(String, String)> {
+        let rnd = "Zx8Qw2Lm9Vt4Pk7Ry3Hs6Jd1Nf5Bc0Ga";
+        let hex32 = "9f3a".repeat(8);
+        let secrets = [
+            (["gsk_", rnd, "Ab3dEf6hIj9kLm2nOp5qRs"].concat(), "GROQ: {}"),
+            (["xai-", rnd, rnd, rnd].concat(), "client = Client(\"{}\")"),
+            (["hvs.", "CAESI", rnd, rnd, rnd].concat(), "vault login {}"),
+            (["hvb.", "AAAAAQ", rnd, rnd].concat(), "batch {}"),
+            (
+                ["123456789", ":AA", "Hk2mX9vTq8Zr2LmX9vTkAbCdEfGhIjKlM"].concat(),
+                "bot {} here",
+            ),
+            (
+                [
+                    "bot",
+                    "123456789",
+                    ":AA",
+                    "Hk2mX9vTq8Zr2LmX9vTkAbCdEfGhIjKlM",
+                ]
+                .concat(),
+                "https://api.telegram.org/{}/sendMessage",
+            ),
+            (["shpat_", &hex32].concat(), "shopify {}"),
+            (["shpss_", &hex32].concat(), "shared secret {}"),
+            (["shpca_", &hex32].concat(), "custom app {}"),
+            (["shppa_", &hex32].concat(), "partner {}"),
+            (["lin_api_", rnd, "AbCdEfGh"].concat(), "linear {}"),
+            (
+                ["ATATT", "3xFfGF0", rnd, rnd, "=A1B2C3D4"].concat(),
+                "jira {}",
+            ),
+            (["dp.pt.", rnd, "AbCdEfGhIjK"].concat(), "doppler {}"),
+            (
+                ["dp.st.", "prd.", rnd, "AbCdEfGhIjK"].concat(),
+                "doppler {}",
+            ),
+        ];
+        secrets
+            .into_iter()
+            .map(|(secret, line)| (line.replace("{}", &secret), secret))
+            .collect()
+    }
+
+    #[test]
+    fn masks_the_newer_token_shapes() {
+        for (line, secret) in newer_shapes() {
+            let masked = mask_secrets(&line);
+            // The Doppler service token's `prd.` part is its environment, not its secret.
+            let secret = secret.rsplit('.').next().unwrap_or(&secret);
+            assert!(!masked.contains(secret), "{line} → {masked}");
+            assert!(masked.contains(MASK), "{masked}");
+        }
+        let near_misses = [
+            "gsk_short",
+            "the xai-sdk package",
+            "this.hvs.someLongPropertyNameThatGoesOn = 1",
+            "at 12:34:56 and 123456789:AAshort",
+            "shpat_ is Shopify's prefix",
+            "shpat_0123456789abcdef0123456789abcdeg",
+            "lin_api_ prefix",
+            "ATATT prefix",
+            "dp.pt.short",
+            "const dp = fit(); dp.pt.x = 1;",
+        ];
+        for text in near_misses {
+            assert_eq!(mask_secrets(text), text);
+        }
+    }
+
+    #[test]
+    fn a_password_in_a_url_is_masked_in_a_test_id_too() {
+        let id = "FAILED tests/t.py::test_db[postgres://admin:pw@db/x]";
+        assert_eq!(
+            mask_secrets(id),
+            "FAILED tests/t.py::test_db[postgres://admin:[MASKED]@db/x]"
+        );
     }
 
     #[test]

@@ -149,7 +149,7 @@ pub fn apply_with(
     let mut event = Event::new(&record.id, EventKind::Applied);
     event.branch = Some(branch.clone());
     event.commit = Some(commit);
-    event.check = judged.clone().map(Box::new);
+    event.check = judged.as_ref().map(|v| Box::new(shared(v)));
     let mut pending = Pending::new(
         OpKind::Apply,
         format!("apply {} as {branch}", record.short_id()),
@@ -274,7 +274,7 @@ fn record_failure(
     let mut event = Event::new(&record.id, EventKind::Failed);
     event.commit = Some(commit);
     event.exit_code = result.exit_code;
-    event.check = Some(Box::new(verdict.clone()));
+    event.check = Some(Box::new(shared(verdict)));
     // Notes are shared: a token the check printed or was given must not travel with them.
     event.output_tail = Some(mask_secrets(&result.output_tail));
     let how = if result.timed_out {
@@ -294,6 +294,18 @@ fn record_failure(
     // The commit that failed stays reachable, so `git show <commit>` from the event works.
     pending.keep.push(commit);
     oplog::commit(store, &pending).map(|_| ())
+}
+
+/// The verdict as the shared notes keep it: its test names masked, since a parametrized test's
+/// name carries its values (`test_db[postgres://admin:pw@db/x]`) and notes travel to teammates.
+fn shared(verdict: &Verdict) -> Verdict {
+    let masked = |names: &[String]| names.iter().map(|n| mask_secrets(n)).collect();
+    Verdict {
+        fixed: masked(&verdict.fixed),
+        broken: masked(&verdict.broken),
+        failing: masked(&verdict.failing),
+        ..verdict.clone()
+    }
 }
 
 /// The commit message: a subject of at most [`SUBJECT_MAX`] characters, the whole summary in the

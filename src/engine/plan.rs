@@ -81,6 +81,30 @@ pub struct Planned {
     pub conversation: Option<(Oid, String)>,
 }
 
+/// The longest goal papayu takes, and the longest feedback a refinement takes, in bytes. A goal
+/// says in a few sentences what a change is for; logs go with `--log` and files with the
+/// context papayu gathers. Every goal is sent to a model and kept in the shared notes, so one
+/// pasted by mistake (a whole log, a file) is refused before either, by the CLI and the MCP
+/// server alike.
+pub const MAX_GOAL_BYTES: usize = 16 * 1024;
+
+/// Refuses a `what` (`goal`, `feedback`) longer than [`MAX_GOAL_BYTES`] with `ERR_GOAL_TOO_LONG`.
+pub fn check_goal(what: &str, text: &str) -> Result<(), Problem> {
+    if text.len() <= MAX_GOAL_BYTES {
+        return Ok(());
+    }
+    Err(Problem::new(
+        Code::GoalTooLong,
+        format!(
+            "the {what} is {} bytes; the limit is {MAX_GOAL_BYTES} bytes (16 KiB), and nothing was asked or stored",
+            text.len()
+        ),
+    )
+    .with_hint(format!(
+        "say in a few sentences what the {what} is; pass a log with --log instead of pasting it, and leave files to the context papayu gathers"
+    )))
+}
+
 /// Resolves `rev` to the commit a plan is made against.
 pub fn resolve_base(store: &Store, rev: &str) -> Result<Oid, Problems> {
     store.resolve_commit(rev).map_err(|e| {

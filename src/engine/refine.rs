@@ -159,7 +159,9 @@ pub fn advance(
     event.branch = Some(target.branch.clone());
     event.commit = Some(commit);
     event.detail = Some(record.id.clone());
-    event.feedback = Some(target.feedback.trim().to_string()).filter(|f| !f.is_empty());
+    // Notes are shared: a key pasted into the feedback must not travel with them.
+    event.feedback =
+        Some(crate::context::mask_secrets(target.feedback.trim())).filter(|f| !f.is_empty());
     let mut pending = Pending::new(
         OpKind::Refine,
         format!("refine {} on {}", target.record.short_id(), target.branch),

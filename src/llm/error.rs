@@ -67,6 +67,9 @@ pub enum LlmError {
     },
     #[error("{provider}'s answer went past {limit} bytes, more than its token budget allows")]
     AnswerTooLarge { provider: String, limit: usize },
+    /// The caller's [`super::Meter`] refused a try (the cost cap): its problem, as it is.
+    #[error("{}", .0.text())]
+    Refused(Problem),
     #[error(
         "{provider} cannot take a prompt this long ({chars} characters, about {tokens} tokens): {message}"
     )]
@@ -82,6 +85,7 @@ impl LlmError {
     /// The stable code and a one-line reason that says what to do next.
     pub fn to_problem(&self) -> Problem {
         let (code, hint) = match self {
+            LlmError::Refused(problem) => return problem.clone(),
             LlmError::NotConfigured { .. } => (
                 Code::LlmNotConfigured,
                 "set papayu.provider (git papayu config), or pass the answer with --response FILE",

@@ -6,7 +6,9 @@
 //! jittered exponential backoff honouring `Retry-After` up to 60 s), gives up at once on what
 //! retrying cannot fix (400, 401, 403, an exhausted quota), and retries once without the
 //! structured-output schema when a server says it does not support it. A cut answer is not an
-//! error here: it comes back with [`Finish::Length`] and the caller decides.
+//! error here: it comes back with [`Finish::Length`] and the caller decides. Every try, the
+//! first and each retry, is held to the caller's [`Meter`] before it is sent and reports to it
+//! what it used, so a cost cap sees every request a provider bills.
 //!
 //! Keys live only in [`Endpoint::api_key`] and the request headers: never in `Debug` output,
 //! errors or events.
@@ -20,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::codes::Problem;
 pub use error::LlmError;
 
 /// Which API a provider speaks.
@@ -160,6 +163,17 @@ pub enum Event {
     Timeout,
 }
 
+/// What every try of [`complete`] is held to. It is asked before each try is sent, and a refusal
+/// ends the call ([`LlmError::Refused`]); after each try it is told the tokens the provider
+/// reported for it, whether the try gave an answer or not — a stream dropped after its usage
+/// came, or an error after it, is billed like an answer.
+pub trait Meter: Send {
+    /// Before a try of `input_chars` prompt characters and an answer budget of `max_tokens`.
+    fn before_try(&mut self, input_chars: usize, max_tokens: u32) -> Result<(), Problem>;
+    /// After a try, with what it reported using (zeros when it reported nothing).
+    fn after_try(&mut self, usage: Usage);
+}
+
 /// Most tries of one request.
 pub const MAX_TRIES: u32 = 3;
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -194,11 +208,12 @@ enum Try {
     Fatal(LlmError),
 }
 
-/// Asks `ep` for one answer to `req`.
+/// Asks `ep` for one answer to `req`, every try held to `meter`.
 pub async fn complete(
     http: &reqwest::Client,
     ep: &Endpoint,
     req: &Request,
+    meter: &mut dyn Meter,
     on_event: &mut (dyn FnMut(Event) + Send),
 ) -> Result<Reply, LlmError> {
     let ep = &resolve_model(http, ep).await?;
@@ -209,12 +224,18 @@ pub async fn complete(
     let mut sampling = true;
     loop {
         tries += 1;
+        meter
+            .before_try(prompt_chars(req), req.max_tokens)
+            .map_err(LlmError::Refused)?;
         on_event(Event::Sent {
             attempt: tries,
             input_chars: prompt_chars(req),
             schema: with_schema,
         });
-        match attempt(http, ep, req, with_schema, sampling, on_event).await {
+        let mut used = Usage::default();
+        let tried = attempt(http, ep, req, (with_schema, sampling), on_event, &mut used).await;
+        meter.after_try(used);
+        match tried {
             Ok(acc) => {
                 if ep.wire == Wire::Ollama {
                     check_ollama_window(ep, req, &acc)?;
@@ -352,13 +373,14 @@ fn without_key(ep: &Endpoint, text: &str) -> String {
     crate::context::mask_secrets(&text)
 }
 
+/// One try. `used` is set to the tokens the provider reported, even when the try fails.
 async fn attempt(
     http: &reqwest::Client,
     ep: &Endpoint,
     req: &Request,
-    with_schema: bool,
-    sampling: bool,
+    (with_schema, sampling): (bool, bool),
     on_event: &mut (dyn FnMut(Event) + Send),
+    used: &mut Usage,
 ) -> Result<wire::Acc, Try> {
     let mut builder = http
         .post(wire::url(ep))
@@ -404,7 +426,10 @@ async fn attempt(
             Ok(value) => wire::whole(ep.wire, &value),
             // Ollama streams NDJSON under application/json on some versions.
             Err(_) if ep.wire == Wire::Ollama => {
-                let acc = read::lines(ep.wire, &body, caps).map_err(|c| cut(ep, c))?;
+                let mut acc = wire::Acc::default();
+                let read = read::lines(ep.wire, &body, caps, &mut acc);
+                *used = acc.usage;
+                read.map_err(|c| cut(ep, c))?;
                 on_event(Event::Received {
                     chars: acc.text.len(),
                     tokens: acc.usage.output,
@@ -413,14 +438,17 @@ async fn attempt(
             }
             Err(e) => return Err(Try::Fatal(bad_response(ep, format!("not JSON: {e}")))),
         };
+        *used = acc.usage;
         if acc.text.len() > caps.text {
             return Err(cut(ep, read::Cut::TooLarge { limit: caps.text }));
         }
         return finish(ep, acc);
     }
-    let acc = read::stream(ep, response, caps, on_event)
-        .await
-        .map_err(|c| cut(ep, c))?;
+    let mut acc = wire::Acc::default();
+    let read = read::stream(ep, response, caps, on_event, &mut acc).await;
+    // A stream cut after its usage came is billed: the usage counts whatever follows.
+    *used = acc.usage;
+    read.map_err(|c| cut(ep, c))?;
     streamed_answer(ep, req, acc)
 }
 

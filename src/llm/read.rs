@@ -85,14 +85,15 @@ pub async fn body(
     }
 }
 
-/// Reads a stream line by line into an answer, reporting text as it arrives.
+/// Reads a stream line by line into `acc`, reporting text as it arrives. What was read before a
+/// [`Cut`] stays in `acc` (its usage, above all).
 pub async fn stream(
     ep: &Endpoint,
     response: reqwest::Response,
     caps: Caps,
     on_event: &mut (dyn FnMut(Event) + Send),
-) -> Result<wire::Acc, Cut> {
-    let mut acc = wire::Acc::default();
+    acc: &mut wire::Acc,
+) -> Result<(), Cut> {
     let mut stream = response.bytes_stream();
     let mut buffer: Vec<u8> = Vec::new();
     loop {
@@ -108,28 +109,26 @@ pub async fn stream(
         buffer.extend_from_slice(&chunk);
         while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = buffer.drain(..=end).collect();
-            if feed_line(ep.wire, &mut acc, &line) > 0 {
+            if feed_line(ep.wire, acc, &line) > 0 {
                 on_event(Event::Received {
                     chars: acc.text.len(),
                     tokens: acc.usage.output,
                 });
             }
         }
-        check_size(&acc, &buffer, caps)?;
+        check_size(acc, &buffer, caps)?;
     }
-    feed_line(ep.wire, &mut acc, &buffer);
-    check_size(&acc, &[], caps)?;
-    Ok(acc)
+    feed_line(ep.wire, acc, &buffer);
+    check_size(acc, &[], caps)
 }
 
-/// Ollama's NDJSON stream served whole (some versions send it as `application/json`).
-pub fn lines(wire: Wire, body: &[u8], caps: Caps) -> Result<wire::Acc, Cut> {
-    let mut acc = wire::Acc::default();
+/// Ollama's NDJSON stream served whole (some versions send it as `application/json`), read
+/// into `acc`.
+pub fn lines(wire: Wire, body: &[u8], caps: Caps, acc: &mut wire::Acc) -> Result<(), Cut> {
     for line in body.split(|&b| b == b'\n') {
-        feed_line(wire, &mut acc, line);
+        feed_line(wire, acc, line);
     }
-    check_size(&acc, &[], caps)?;
-    Ok(acc)
+    check_size(acc, &[], caps)
 }
 
 fn check_size(acc: &wire::Acc, pending: &[u8], caps: Caps) -> Result<(), Cut> {

@@ -54,6 +54,23 @@ impl Client {
         self.stdin.flush().unwrap();
     }
 
+    /// Sends `bytes` as they are, then a newline, and returns the next line the server writes.
+    fn send_raw(&mut self, bytes: &[u8]) -> Value {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| {
+                panic!(
+                    "no answer to {:?}",
+                    String::from_utf8_lossy(&bytes[..bytes.len().min(80)])
+                )
+            });
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
     /// Sends a request and returns its response; every line on stdout must be JSON-RPC.
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next;
@@ -315,4 +332,118 @@ fn propose_without_an_answer_asks_the_configured_model_and_runs_the_users_check(
     );
     client.finish();
     assert_eq!(users_side(&repo), before);
+}
+
+/// The error a line that is no request was answered with: its code, and its id.
+fn refused(answer: &Value) -> (i64, Value) {
+    assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+    assert!(answer["error"]["message"].is_string(), "{answer}");
+    (
+        answer["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{answer}")),
+        answer["id"].clone(),
+    )
+}
+
+#[test]
+fn a_line_that_is_no_request_is_answered_with_an_error_and_the_next_one_is_served() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let mut client = Client::start(&repo, &[]);
+    // Before the handshake, too.
+    let not_utf8 = client.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"\xff\xfe\"}");
+    assert_eq!(refused(&not_utf8), (-32700, Value::Null));
+    client.initialize("test-agent");
+    let not_json = client.send_raw(b"tools/list please");
+    assert_eq!(refused(&not_json), (-32700, Value::Null));
+    let cut = client.send_raw(br#"{"jsonrpc": "2.0", "id": 5, "method": "tools/li"#);
+    assert_eq!(refused(&cut), (-32700, Value::Null));
+    let array = client.send_raw(b"[1, 2, 3]");
+    assert_eq!(refused(&array), (-32600, Value::Null));
+    let no_method = client.send_raw(br#"{"jsonrpc": "2.0", "id": 41, "params": {}}"#);
+    assert_eq!(refused(&no_method), (-32600, json!(41)));
+    // Past the limit (32 MiB): answered, skipped unread, and the connection goes on.
+    let huge = vec![b'x'; 32 * 1024 * 1024 + 1];
+    let oversized = client.send_raw(&huge);
+    assert_eq!(refused(&oversized), (-32600, Value::Null));
+    assert_eq!(oversized["error"]["data"]["limit_bytes"], 32 * 1024 * 1024);
+    let listed = client.request("tools/list", json!({}));
+    assert_eq!(
+        listed["result"]["tools"].as_array().unwrap().len(),
+        7,
+        "{listed}"
+    );
+    let valid = client.ok("papayu_validate", json!({"answer": answer("b.txt", "b\n")}));
+    assert_eq!(valid["valid"], true);
+    client.finish();
+}
+
+#[test]
+fn a_five_megabyte_goal_is_refused_as_the_cli_refuses_it_and_nothing_is_stored() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let before = users_side(&repo);
+    let mut client = Client::start(&repo, &[]);
+    client.initialize("test-agent");
+    let goal = "Add b. ".repeat(5 * 1024 * 1024 / 7);
+    let refused = client.error(
+        "papayu_propose",
+        json!({"goal": goal, "answer": answer("b.txt", "b\n")}),
+        "ERR_GOAL_TOO_LONG",
+    );
+    assert!(
+        refused["reason"].as_str().unwrap().contains("16384 bytes"),
+        "{refused}"
+    );
+    assert!(refused["problems"][0]["hint"].is_string(), "{refused}");
+    client.error("papayu_context", json!({"goal": goal}), "ERR_GOAL_TOO_LONG");
+    // Just within the limit is a goal like any other.
+    let fits = "Add b. ".repeat(16 * 1024 / 7);
+    client.ok("papayu_context", json!({"goal": fits}));
+    client.finish();
+    assert!(
+        repo.git(["notes", "--ref=papayu", "list"])
+            .ok()
+            .stdout
+            .is_empty(),
+        "nothing is stored"
+    );
+    assert_eq!(users_side(&repo), before);
+
+    // The command line has the same limit, for a goal and for a refinement's feedback.
+    let long = "Add b. ".repeat(17 * 1024 / 7);
+    let snapshot = repo.snapshot();
+    repo.papayu_stdin(
+        ["plan", &long, "--response", "-"],
+        answer("b.txt", "b\n").as_bytes(),
+    )
+    .err("ERR_GOAL_TOO_LONG");
+    repo.papayu(["refine", "papayu/x", &long, "--no-check"])
+        .err("ERR_GOAL_TOO_LONG");
+    assert_eq!(repo.snapshot(), snapshot);
+}
+
+#[test]
+fn a_stateless_clients_name_reaches_the_commit_trailer() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let mut client = Client::start(&repo, &[]);
+    // The 2026-07-28 revision: no handshake, the client's context in every request's `_meta`.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "stateless-agent", "version": "2.0"},
+    });
+    let response = client.request(
+        "tools/call",
+        json!({"name": "papayu_propose", "_meta": meta,
+               "arguments": {"goal": "Add b", "answer": answer("b.txt", "b\n")}}),
+    );
+    let result = &response["result"];
+    assert_eq!(result["isError"], false, "{response}");
+    let branch = result["structuredContent"]["branch"].as_str().unwrap();
+    let message = repo.git(["log", "-1", "--format=%B", branch]).ok().stdout;
+    assert!(
+        message.contains("Assisted-by: git-papayu:stateless-agent"),
+        "{message}"
+    );
+    client.finish();
 }

@@ -570,6 +570,22 @@ fn positives() -> Vec<(String, String)> {
             j(&["dXNlcjpw", "YXNzd29yZDEyMw=="]),
             "Authorization: Basic {}",
         ),
+        (j(&["gsk_", rnd, "Ab3dEf6hIj9kLm2nOp5qRs"]), "groq {}"),
+        (j(&["xai-", rnd, rnd, rnd]), "XAI_API_KEY: {}"),
+        (j(&["hvs.", "CAESI", rnd, rnd, rnd]), "VAULT_TOKEN={}"),
+        (
+            j(&["123456789", ":AA", "Hk2mX9vTq8Zr2LmX9vTkAbCdEfGhIjKlM"]),
+            "https://api.telegram.org/bot{}/getMe",
+        ),
+        (j(&["shpat_", &hex64[..32]]), "shopify {}"),
+        (j(&["shpss_", &hex64[..32]]), "shopify secret {}"),
+        (j(&["lin_api_", rnd, "AbCdEfGh"]), "linear {}"),
+        (j(&["ATATT", "3xFfGF0", rnd, rnd, "=A1B2C3D4"]), "jira {}"),
+        (j(&["dp.pt.", rnd, "AbCdEfGhIjK"]), "doppler {}"),
+        (
+            "s3cretpw".to_string(),
+            "FAILED tests/t.py::test_db[postgres://admin:{}@db/x]",
+        ),
         (
             j(&[
                 "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
@@ -629,6 +645,14 @@ const NEAR_MISSES: &[&str] = &[
     "basic usage",
     "sig=short",
     "mailto:someone@example.com",
+    "gsk_short",
+    "the xai-sdk package",
+    "this.hvs.someLongPropertyNameThatGoesOn = 1",
+    "the MAC 00:AA:BB:CC:DD:EE at 12:34:56",
+    "shpat_ is Shopify's prefix",
+    "lin_api_ prefix",
+    "ATATT prefix",
+    "dp.pt.short",
 ];
 
 #[test]
@@ -745,6 +769,80 @@ fn a_failing_checks_output_is_stored_masked() {
     }
     let show = repo.papayu(["show"]).ok();
     assert!(!show.stdout.contains(&token), "{}", show.stdout);
+}
+
+#[test]
+fn a_test_name_carrying_a_password_reaches_the_notes_masked() {
+    // pytest puts a parametrized test's values in its name.
+    let name = "tests/t.py::test_db[postgres://admin:pw@db/x]";
+    let fixes = format!(
+        "if [ -f b.txt ]; then echo 'PASSED {name}'; else echo 'FAILED {name}'; exit 1; fi"
+    );
+    let still_fails = format!("echo 'FAILED {name}'; exit 1");
+    for (check, applied) in [(fixes, true), (still_fails, false)] {
+        let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+        repo.papayu_stdin(
+            ["plan", "add b", "--response", "-", "--protocol", "1"],
+            create_answer("b.txt", "b\n").as_bytes(),
+        )
+        .ok();
+        let run = repo.papayu(["apply", "--check", &check]);
+        let run = match applied {
+            true => run.ok(),
+            false => run.err("ERR_CHECK_FAILED"),
+        };
+        let notes = repo.git(["notes", "--ref=papayu", "show"]).ok().stdout;
+        assert!(
+            notes.contains("test_db[postgres://admin:[MASKED]@db/x]"),
+            "the verdict names the test: {notes}\n{}",
+            run.stderr
+        );
+        let stored = stored_text(&repo);
+        assert!(
+            !stored.contains("pw@"),
+            "the password was stored:\n{stored}"
+        );
+    }
+}
+
+#[test]
+fn a_key_in_refine_feedback_reaches_the_notes_masked() {
+    let repo = TestRepo::with_files(&[("src/app.py", "def run():\n    return 1\n")]);
+    let first = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "n\n",
+    ))]);
+    run(&repo, &["plan", "Add notes"], &compat_env(&first)).ok();
+    repo.papayu(["apply", "--no-check"]).ok();
+    let branch = repo
+        .git([
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/papayu/",
+        ])
+        .ok()
+        .stdout
+        .trim()
+        .to_string();
+    let token = fake_token();
+    let second = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "MORE.md", "m\n",
+    ))]);
+    let feedback = format!("deploy with GITHUB_TOKEN={token} as well");
+    run(
+        &repo,
+        &["refine", &branch, &feedback, "--no-check"],
+        &compat_env(&second),
+    )
+    .ok();
+    let stored = stored_text(&repo);
+    assert!(
+        stored.contains("deploy with GITHUB_TOKEN=[MASKED] as well"),
+        "the feedback is kept: {stored}"
+    );
+    assert!(!stored.contains(&token), "the token was stored:\n{stored}");
+    for request in second.requests() {
+        assert!(!request.body.contains(&token), "the token was sent");
+    }
 }
 
 #[test]

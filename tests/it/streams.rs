@@ -308,3 +308,91 @@ fn an_oversized_error_body_is_cut_not_read_whole() {
     );
     assert_eq!(repo.snapshot(), before);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The cost cap counts every try.
+
+/// Dollars per million input, output and cached tokens the cost tests price the fake at.
+const PRICE: &str = "1,2,0.5";
+
+/// What one request of the fake's usage costs at [`PRICE`]: 176 uncached and 1,024 cached
+/// prompt tokens, and `output` answer tokens.
+fn fake_cost(output: u64) -> f64 {
+    (176.0 + 1024.0 * 0.5 + output as f64 * 2.0) / 1_000_000.0
+}
+
+#[test]
+fn a_stream_cut_after_its_usage_is_counted_with_the_retry() {
+    // Chat Completions sends its usage as a chunk of its own; Anthropic's comes at the start
+    // (`message_start`, one output token so far).
+    let cases = [
+        (
+            Wire::Chat,
+            reply(Wire::Chat, &answer("DRAFT.md")).cut_after_usage(),
+            fake_cost(80) * 2.0,
+        ),
+        (
+            Wire::Anthropic,
+            reply(Wire::Anthropic, &answer("DRAFT.md")).cut(),
+            fake_cost(1) + fake_cost(80),
+        ),
+    ];
+    for (wire, cut, both) in cases {
+        let repo = repo();
+        let fake = FakeLlm::start(vec![cut, reply(wire, &answer("FINAL.md"))]);
+        configure(&repo, &fake, wire);
+        repo.git(["config", "papayu.fake.price", PRICE]).ok();
+        let out = plan(&repo, &["Add a file", "--json"], &[]).ok();
+        assert_eq!(fake.requests().len(), 2, "{wire:?}: one retry\n{out:?}");
+        assert_eq!(planned_paths(&repo, &out), ["FINAL.md"], "{wire:?}");
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        let stats = &doc["plans"][0]["plan"]["stats"];
+        let recorded = stats["cost_usd"].as_f64().expect("a cost");
+        assert!(
+            (recorded - both).abs() < 1e-9,
+            "{wire:?}: both tries cost {both}, recorded {recorded}"
+        );
+        assert_eq!(stats["input_tokens"], 2400, "{wire:?}: {stats}");
+    }
+}
+
+/// The most the fake's first request of a plan for `goal` in [`repo`] can cost at [`PRICE`],
+/// as the cap estimates it: every prompt character a third of a token, plus the answer budget.
+fn estimate_of_first_request(goal: &str) -> f64 {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![reply(Wire::Chat, &answer("NOTES.md"))]);
+    configure(&repo, &fake, Wire::Chat);
+    plan(&repo, &[goal], &[]).ok();
+    let sent = &fake.requests()[0].json;
+    let chars: usize = sent["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().expect("text content").len())
+        .sum();
+    let max_tokens = sent["max_tokens"].as_u64().unwrap();
+    (chars.div_ceil(3) as f64 + max_tokens as f64 * 2.0) / 1_000_000.0
+}
+
+#[test]
+fn a_cap_that_allows_one_try_refuses_the_retry() {
+    let estimate = estimate_of_first_request("Add a file");
+    let repo = repo();
+    let before = repo.snapshot();
+    let fake = FakeLlm::start(vec![
+        reply(Wire::Chat, &answer("DRAFT.md")).cut_after_usage(),
+        reply(Wire::Chat, &answer("FINAL.md")),
+    ]);
+    configure(&repo, &fake, Wire::Chat);
+    repo.git(["config", "papayu.fake.price", PRICE]).ok();
+    // Room for one try's estimate, not for a second after the first one's usage.
+    let cap = format!("{:.6}", estimate + fake_cost(80) / 2.0);
+    let out = plan(&repo, &["Add a file", "--max-cost", &cap], &[]).err("ERR_COST_CAP");
+    assert_eq!(fake.requests().len(), 1, "the retry is not sent\n{out:?}");
+    assert!(
+        out.stderr.contains("would pass the cost cap"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(repo.snapshot(), before, "nothing stored");
+}

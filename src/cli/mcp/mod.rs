@@ -5,14 +5,17 @@
 //! `papayu/*` proposal branch with the user's own check, exactly as `plan` and `apply` would.
 //! The protocol itself is the official SDK's (`rmcp`): it negotiates the revision with the
 //! client, frames messages and routes requests; this module only declares the tools and runs
-//! them. Standard output carries nothing but protocol: every status line and warning the
-//! commands would print goes to standard error, which clients log.
+//! them. In front of it, [`lines`] reads what the client sends and answers a line that is no
+//! JSON-RPC message (not UTF-8, not JSON, past [`lines::MAX_LINE_BYTES`]) with a JSON-RPC error,
+//! which the SDK would drop without a word. Standard output carries nothing but protocol: every
+//! status line and warning the commands would print goes to standard error, which clients log.
 //!
 //! Each tool call runs on its own thread with its own repository handle, so a long check does
 //! not stall the connection; nothing a tool does touches the working tree, the index or HEAD.
 //! There is deliberately no merge tool: merging a proposal into the user's branch stays a
 //! person's decision, made with `git papayu merge`.
 
+mod lines;
 mod tools;
 
 use clap::Args;
@@ -43,13 +46,34 @@ pub fn run(args: McpArgs) -> CliResult {
         .enable_all()
         .build()
         .map_err(|e| CliError::Internal(e.into()))?;
-    runtime
-        .block_on(async {
-            let running = Papayu.serve(rmcp::transport::stdio()).await?;
+    runtime.block_on(serve()).map_err(CliError::Internal)
+}
+
+/// Serves the tools on standard input and output, the line filter in front of the SDK: the
+/// client's lines go through [`lines::filter`] to the SDK's transport, and its output and the
+/// filter's answers share standard output line by line.
+async fn serve() -> anyhow::Result<()> {
+    let (to_server, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, from_server) = tokio::io::duplex(64 * 1024);
+    let out = lines::Out::stdout();
+    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    let filter = tokio::spawn(lines::filter(input, to_server, out.clone()));
+    let relay = tokio::spawn(lines::relay(tokio::io::BufReader::new(from_server), out));
+    // The filter has bounded the lines already.
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(server_in, server_out)
+        .with_max_line_length(lines::MAX_LINE_BYTES + 2);
+    match Papayu.serve(transport).await {
+        Ok(running) => {
             running.waiting().await?;
-            anyhow::Ok(())
-        })
-        .map_err(CliError::Internal)
+        }
+        // A client that left before its first request (only bad lines, say) is no failure.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    // Whatever the server wrote last reaches the client before the process ends.
+    relay.await??;
+    filter.abort();
+    Ok(())
 }
 
 /// The server: stateless, since every tool call opens the repository anew.
@@ -88,10 +112,10 @@ impl ServerHandler for Papayu {
             ));
         }
         let arguments = request.arguments.unwrap_or_default();
+        // From the handshake, or (stateless revisions, 2026-07-28 on) the request's `_meta`.
         let agent = context
-            .peer
-            .peer_info()
-            .map(|info| info.client_info.name.clone())
+            .client_info()
+            .map(|info| info.name)
             .filter(|n| !n.trim().is_empty())
             .unwrap_or_else(|| "agent".to_string());
         // Tools block (git, a check, a model): on a thread of their own, never on the

@@ -48,7 +48,7 @@ user's decision (git papayu merge).";
 /// The tools, with their input schemas.
 pub fn all() -> Vec<Tool> {
     let id = json!({"type": "string", "description": "A plan id (a unique prefix of at least 4 hex digits) or its proposal branch (papayu/…)."});
-    let goal = json!({"type": "string", "minLength": 1, "description": "What the change is for, in a sentence."});
+    let goal = json!({"type": "string", "minLength": 1, "description": "What the change is for, in a sentence or a few: at most 16 KiB (16,384 bytes)."});
     let answer = json!({"type": "string", "minLength": 1, "description": "The plan as JSON text: {\"summary\", \"actions\": [...]}, protocol v1 or v2 (docs/protocol.md)."});
     let base =
         json!({"type": "string", "description": "The revision to plan against (default HEAD)."});
@@ -239,6 +239,7 @@ fn validate(arguments: &JsonObject) -> Answer {
 
 fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     let goal = required(arguments, "goal")?.to_string();
+    plan::check_goal("goal", &goal)?;
     let answer = text_arg(arguments, "answer")?;
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
     let store = open()?;

@@ -33,6 +33,9 @@ enum Content {
         tool: bool,
         /// Ends without the wire's end marker, as a dropped connection does.
         cut: bool,
+        /// With `cut`, the usage chunk still goes out first (Chat Completions sends it as a
+        /// chunk of its own; Anthropic's `message_start` carries it anyway).
+        keep_usage: bool,
     },
     /// A stream that keeps sending text deltas until `bytes` of text went out or the client
     /// stops reading; it never ends with its end marker.
@@ -61,6 +64,7 @@ impl Reply {
                 prompt_eval: None,
                 tool: false,
                 cut: false,
+                keep_usage: false,
             },
             delay: Duration::ZERO,
             never_stream: false,
@@ -91,6 +95,19 @@ impl Reply {
     pub fn cut(mut self) -> Reply {
         if let Content::Answer { cut, .. } = &mut self.content {
             *cut = true;
+        }
+        self
+    }
+
+    /// [`Reply::cut`], after the stream's usage went out: a connection dropped just before the
+    /// end marker, whose tokens the provider bills.
+    pub fn cut_after_usage(mut self) -> Reply {
+        if let Content::Answer {
+            cut, keep_usage, ..
+        } = &mut self.content
+        {
+            *cut = true;
+            *keep_usage = true;
         }
         self
     }
@@ -299,10 +316,14 @@ fn serve(stream: TcpStream, reply: Reply, seen: Arc<Mutex<Vec<Recorded>>>) -> bo
             prompt_eval,
             tool,
             cut,
+            keep_usage,
         } => {
             let (kind, body) = render(*wire, text, *truncated, *prompt_eval, *tool, wants_stream);
             match *cut && wants_stream {
-                true => (kind, without_end(*wire, &body, text.is_empty())),
+                true => (
+                    kind,
+                    without_end(*wire, &body, text.is_empty(), *keep_usage),
+                ),
                 false => (kind, body),
             }
         }
@@ -362,9 +383,9 @@ fn write_response(
     let _ = stream.flush();
 }
 
-/// A rendered stream with its end marker (and everything after the text) removed; with `empty`,
-/// nothing at all.
-fn without_end(wire: Wire, body: &[u8], empty: bool) -> Vec<u8> {
+/// A rendered stream with its end marker (and everything after the text, but the usage chunk
+/// with `keep_usage`) removed; with `empty`, nothing at all.
+fn without_end(wire: Wire, body: &[u8], empty: bool, keep_usage: bool) -> Vec<u8> {
     if empty {
         return Vec::new();
     }
@@ -374,7 +395,7 @@ fn without_end(wire: Wire, body: &[u8], empty: bool) -> Vec<u8> {
         Wire::Chat => {
             event.contains("[DONE]")
                 || event.contains("\"finish_reason\":\"")
-                || event.contains("\"usage\"")
+                || (event.contains("\"usage\"") && !keep_usage)
         }
         Wire::Responses => {
             event.contains("response.output_text.done")
