@@ -210,7 +210,6 @@ fn check_proposal(
     if result.timed_out {
         verdict.status = verdict::CheckStatus::Failed;
     }
-    verdict.reason = verdict.reason.map(|r| mask_secrets(&r));
     Ok((result, verdict))
 }
 
@@ -304,6 +303,7 @@ fn shared(verdict: &Verdict) -> Verdict {
         fixed: masked(&verdict.fixed),
         broken: masked(&verdict.broken),
         failing: masked(&verdict.failing),
+        reason: verdict.reason.as_deref().map(mask_secrets),
         ..verdict.clone()
     }
 }
