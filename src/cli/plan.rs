@@ -24,15 +24,18 @@ use super::{CliResult, render, ui};
 /// base tree (the dry run is the preview), repaired once if it fails a check, and stored as one
 /// line of JSON in the note on the base commit under refs/notes/papayu. With several providers,
 /// each valid answer becomes its own plan. With --response, the answer is read from a file
-/// instead (a pasted chat answer, or a replay) and no model is asked.
+/// instead (a pasted chat answer, or a replay) and no model is asked; several --response files
+/// (answers from several chats, or from another tool) become competing plans of one group, to
+/// check with apply --all and choose between with compare and pick.
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// What the plan is for (sent to the model; used for the branch name and the record).
     #[arg(value_parser = non_empty)]
     pub goal: String,
-    /// Take the model's answer from this file ('-' for stdin) instead of asking a model.
-    #[arg(long, value_name = "FILE|-")]
-    pub response: Option<PathBuf>,
+    /// Take the model's answer from this file ('-' for stdin) instead of asking a model; given
+    /// several times, each answer is its own plan and all of them form one group.
+    #[arg(long = "response", value_name = "FILE|-")]
+    pub responses: Vec<PathBuf>,
     /// Revision to plan against.
     #[arg(long, value_name = "REV", default_value = "HEAD")]
     pub base: String,
@@ -64,13 +67,13 @@ pub struct PlanArgs {
     /// Ask each provider for N answers: the first with the seeds' sampling parameters, the
     /// others at a higher temperature with seeds of their own. All of them form one group to
     /// compare (git papayu compare).
-    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "response",
+    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "responses",
           value_parser = clap::value_parser!(u32).range(1..=16))]
     pub samples: u32,
     /// Stop asking once the requests could cost more than USD dollars in all (default
     /// papayu.maxCost); needs papayu.<provider>.price. Each request is estimated before it is
     /// sent and refused with ERR_COST_CAP when it could pass the cap.
-    #[arg(long, value_name = "USD", conflicts_with = "response", value_parser = usd)]
+    #[arg(long, value_name = "USD", conflicts_with = "responses", value_parser = usd)]
     pub max_cost: Option<f64>,
 }
 
@@ -151,7 +154,7 @@ pub fn protocol_arg(n: Option<u8>) -> Option<ProtocolVersion> {
 pub fn run(args: PlanArgs) -> CliResult {
     let PlanArgs {
         goal,
-        response,
+        responses,
         base,
         protocol,
         mode,
@@ -168,9 +171,8 @@ pub fn run(args: PlanArgs) -> CliResult {
     let base = plan::resolve_base(&store, &base)?;
     let config = super::settings();
     let normalize_eol = super::validate::normalize_eol(&config);
-    let planned = match response {
-        Some(response) => {
-            let answer = read_input(&response)?;
+    let planned = match responses.is_empty() {
+        false => {
             let how = CheckOptions {
                 protocol: protocol_arg(protocol),
                 mode: mode.into(),
@@ -178,44 +180,9 @@ pub fn run(args: PlanArgs) -> CliResult {
                 allowlist: None,
                 seen: Seen::Pasted,
             };
-            let mut provenance = Provenance {
-                goal,
-                provider: "manual".to_string(),
-                model: None,
-                trace_id: uuid::Uuid::new_v4().to_string(),
-                created_at: now_millis(),
-                schema_hash: None,
-                stats: None,
-                group: None,
-                sample: None,
-                conversation: None,
-            };
-            let tracer = Tracer::new(&config, ui::warn);
-            let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
-            t.goal = Some(provenance.goal.clone());
-            t.base = Some(base.to_string());
-            t.transcript.provider = provenance.provider.clone();
-            let mut transcript = t.transcript.clone();
-            transcript.answers = vec![String::from_utf8_lossy(&answer).into_owned()];
-            tracer.conversation(&mut t, transcript);
-            provenance.conversation = Some(conversation::of_trace(&t));
-            let mut spinner = ui::Spinner::new("plan");
-            spinner.set_message("checking the answer and building the preview");
-            let made = plan::make_pasted(&store, base, &answer, &how, provenance);
-            spinner.clear();
-            match made {
-                Ok(planned) => {
-                    record::plan_stored(&mut t, &planned);
-                    tracer.write(&store, &t);
-                    vec![planned]
-                }
-                Err(problems) => {
-                    tracer.write_failed(&store, &mut t, &problems);
-                    return Err(problems.into());
-                }
-            }
+            pasted(&store, &config, (base, &goal), &responses, &how)?
         }
-        None => {
+        true => {
             let ask = Ask {
                 goal,
                 base,
@@ -242,6 +209,88 @@ pub fn run(args: PlanArgs) -> CliResult {
     }
     asking::offer_memory(&store, &config, &planned, accept_memory)?;
     Ok(())
+}
+
+/// Stores the answers in `files` as plans of `goal` on `base`, in one operation: each its own
+/// plan, all of them one group when there are several. Every answer is read and checked first;
+/// when one fails, none is stored and the failure names its file.
+fn pasted(
+    store: &Store,
+    config: &git_papayu::settings::Settings,
+    (base, goal): (git_papayu::store::Oid, &str),
+    files: &[PathBuf],
+    how: &CheckOptions<'_>,
+) -> Result<Vec<Planned>, git_papayu::codes::Problems> {
+    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err(Problem::new(
+            Code::Usage,
+            "--response - reads standard input, which holds one answer; give the others as files",
+        )
+        .into());
+    }
+    let group = (files.len() > 1).then(git_papayu::engine::compare::new_group_id);
+    let tracer = Tracer::new(config, ui::warn);
+    let mut spinner = ui::Spinner::new("plan");
+    spinner.set_message("checking the answers and building the previews");
+    let mut checked = Vec::new();
+    for (n, file) in files.iter().enumerate() {
+        let answer = read_input(file)?;
+        let mut provenance = Provenance {
+            goal: goal.to_string(),
+            provider: "manual".to_string(),
+            model: None,
+            trace_id: uuid::Uuid::new_v4().to_string(),
+            created_at: now_millis(),
+            schema_hash: None,
+            stats: None,
+            group: group.clone(),
+            sample: group
+                .as_ref()
+                .map(|_| u32::try_from(n + 1).unwrap_or(u32::MAX)),
+            conversation: None,
+        };
+        let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
+        t.goal = Some(provenance.goal.clone());
+        t.base = Some(base.to_string());
+        t.transcript.provider = provenance.provider.clone();
+        let mut transcript = t.transcript.clone();
+        transcript.answers = vec![String::from_utf8_lossy(&answer).into_owned()];
+        tracer.conversation(&mut t, transcript);
+        provenance.conversation = Some(conversation::of_trace(&t));
+        match plan::check_answer(store, base, &answer, how) {
+            Ok(candidate) => checked.push((candidate, provenance, t)),
+            Err(problems) => {
+                spinner.clear();
+                tracer.write_failed(store, &mut t, &problems);
+                return Err(named(problems, file, files.len()));
+            }
+        }
+    }
+    spinner.clear();
+    let (plans, mut traces): (Vec<_>, Vec<_>) = checked
+        .into_iter()
+        .map(|(candidate, provenance, t)| ((candidate, provenance), t))
+        .unzip();
+    let stored = plan::store_plans(store, plans)?;
+    for (planned, t) in stored.iter().zip(traces.iter_mut()) {
+        record::plan_stored(t, planned);
+        tracer.write(store, t);
+    }
+    Ok(stored)
+}
+
+/// The problems of one answer among several, each saying which file it came from.
+fn named(
+    mut problems: git_papayu::codes::Problems,
+    file: &std::path::Path,
+    of: usize,
+) -> git_papayu::codes::Problems {
+    if of > 1 {
+        for p in problems.iter_mut() {
+            p.reason = format!("{}: {}; no answer was stored", file.display(), p.reason);
+        }
+    }
+    problems
 }
 
 /// Prints stored plans: their description and preview (paged on a terminal), or JSON.

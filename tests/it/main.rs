@@ -10,6 +10,7 @@ mod builtin;
 mod compare;
 mod context;
 mod errors_doc;
+mod evidence;
 mod golden;
 mod json_doc;
 mod large;

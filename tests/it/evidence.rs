@@ -1,0 +1,115 @@
+//! Selection by evidence through the real binary: answers from several chats (or another
+//! tool) recorded with `--response` compete in one group, are checked side by side and picked.
+
+use crate::common;
+
+use common::TestRepo;
+use serde_json::{Value, json};
+
+/// A check printing pytest's `-rA` summary: `test_add` passes when calc.py adds, `test_sub`
+/// when it subtracts.
+const CHECK: &str = r#"t() { if grep -q "$2" calc.py; then echo "PASSED tests/test_calc.py::$1"; else echo "FAILED tests/test_calc.py::$1 - assert False"; f=1; fi; }
+f=0; t test_add 'a + b'; t test_sub 'a - b'; exit $f"#;
+
+fn project() -> TestRepo {
+    TestRepo::with_files(&[(
+        "calc.py",
+        "def add(a, b):\n    return a * b\n\n\ndef sub(a, b):\n    return a - b\n",
+    )])
+}
+
+fn answer_file(repo: &TestRepo, name: &str, calc: &str) -> String {
+    let answer = json!({
+        "summary": format!("answer {name}"),
+        "actions": [{"kind": "UPDATE_FILE", "path": "calc.py", "content": calc}]
+    });
+    let path = repo.path().join(format!("../{name}.json"));
+    std::fs::write(&path, answer.to_string()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn several_recorded_answers_form_one_group_that_pick_chooses_from() {
+    let repo = project();
+    let files = [
+        answer_file(
+            &repo,
+            "breaks",
+            "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return b\n",
+        ),
+        answer_file(
+            &repo,
+            "fixes",
+            "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+        ),
+        answer_file(
+            &repo,
+            "nothing",
+            "def add(a, b):\n    return b * a\n\n\ndef sub(a, b):\n    return a - b\n",
+        ),
+    ];
+    let mut args = vec!["plan", "fix add", "--json", "--protocol", "1"];
+    for f in &files {
+        args.extend(["--response", f.as_str()]);
+    }
+    let out: Value = serde_json::from_str(&repo.papayu(args.clone()).ok().stdout).unwrap();
+    let plans = out["plans"].as_array().unwrap();
+    assert_eq!(plans.len(), 3, "{out:#}");
+    let group = plans[0]["plan"]["group"]
+        .as_str()
+        .expect("a group")
+        .to_string();
+    assert!(
+        plans.iter().all(|p| p["plan"]["group"] == group.as_str()),
+        "{out:#}"
+    );
+    // One operation: one undo takes all three back.
+    repo.papayu(["undo"]).ok();
+    let listed: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
+    assert_eq!(listed["plans"], json!([]), "{listed:#}");
+    repo.papayu(["redo"]).ok();
+
+    repo.papayu(["apply", "--all", "--check", CHECK]).code(1);
+    let compared: Value =
+        serde_json::from_str(&repo.papayu(["compare", "--json"]).ok().stdout).unwrap();
+    let best = compared["ranking"][0].as_str().unwrap();
+    let fixes = plans[1]["plan"]["id"].as_str().unwrap();
+    assert_eq!(best, fixes, "{compared:#}");
+    repo.papayu(["pick"]).ok();
+    assert!(repo.read("calc.py").contains("return a + b"));
+    let left = repo.git(["branch", "--list", "papayu/*"]).ok().stdout;
+    assert!(left.trim().is_empty(), "pick discarded the others: {left}");
+    repo.fsck();
+}
+
+#[test]
+fn one_bad_answer_among_several_stores_none_and_names_its_file() {
+    let repo = project();
+    let good = answer_file(&repo, "good", "def add(a, b):\n    return a + b\n");
+    let bad = repo.path().join("../bad.json");
+    std::fs::write(&bad, "{\"actions\": [{\"kind\": \"UPDATE_FILE\"}]}").unwrap();
+    let bad = bad.display().to_string();
+    let before = repo.snapshot();
+    let run = repo
+        .papayu([
+            "plan",
+            "fix",
+            "--protocol",
+            "1",
+            "--response",
+            &good,
+            "--response",
+            &bad,
+        ])
+        .code(1);
+    assert!(run.stderr.contains("bad.json"), "{run:?}");
+    assert!(run.stderr.contains("no answer was stored"), "{run:?}");
+    assert_eq!(repo.snapshot(), before);
+    // Standard input holds one answer.
+    let run = repo
+        .papayu(["plan", "fix", "--response", "-", "--response", "-"])
+        .code(2);
+    assert!(run.stderr.contains("ERR_USAGE"), "{run:?}");
+    assert!(run.stderr.contains("one answer"), "{run:?}");
+    assert_eq!(repo.snapshot(), before);
+}
