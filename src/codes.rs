@@ -158,6 +158,7 @@ codes! {
     CheckTimeout => "ERR_CHECK_TIMEOUT",
     CheckSandbox => "ERR_CHECK_SANDBOX",
     CheckBroke => "ERR_CHECK_BROKE",
+    TestsWeakened => "ERR_TESTS_WEAKENED",
     CostCap => "ERR_COST_CAP",
     MaskedSecret => "ERR_MASKED_SECRET",
 }

@@ -85,6 +85,10 @@ pub struct Verdict {
     /// For a check that did not run its tests: the line that says why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Tests that were failing before the proposal and that it deleted, skipped or whose
+    /// assertions it changed, each as `name (how)`: the proposal *weakens tests*.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weakens: Vec<String>,
 }
 
 impl Verdict {
@@ -99,6 +103,7 @@ impl Verdict {
             broken: Vec::new(),
             failing: Vec::new(),
             reason: None,
+            weakens: Vec::new(),
         }
     }
 
@@ -132,20 +137,34 @@ impl Verdict {
     }
 
     /// `partial: fixes 1, breaks 0, still failing 2`, as `apply` and `show` say it; a check
-    /// that did not run says why.
+    /// that did not run says why; a proposal that weakens tests says which.
     pub fn line(&self) -> String {
-        match (self.fixes, &self.reason) {
+        let line = match (self.fixes, &self.reason) {
             (Some(_), _) => format!("{}: {}", self.status.as_str(), self.counts()),
             (None, Some(reason)) => format!("{}: {reason}", self.status.as_str()),
             (None, None) => self.status.as_str().to_string(),
+        };
+        match self.weakens.is_empty() {
+            true => line,
+            false => format!("{line}; weakens tests: {}", self.weakens.join(", ")),
         }
     }
 
-    /// The compact form for a table cell: `partial 1/0/2` (fixes/breaks/still failing).
+    /// Whether the proposal deleted, skipped or loosened a test that was failing.
+    pub fn weakens_tests(&self) -> bool {
+        !self.weakens.is_empty()
+    }
+
+    /// The compact form for a table cell: `partial 1/0/2` (fixes/breaks/still failing), and
+    /// `, weakens tests` when it does.
     pub fn cell(&self) -> String {
-        match (self.fixes, self.breaks, self.still_failing) {
+        let cell = match (self.fixes, self.breaks, self.still_failing) {
             (Some(f), Some(b), Some(s)) => format!("{} {f}/{b}/{s}", self.status.as_str()),
             _ => self.status.as_str().to_string(),
+        };
+        match self.weakens_tests() {
+            true => format!("{cell}, weakens tests"),
+            false => cell,
         }
     }
 }
@@ -217,6 +236,7 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
         broken,
         failing,
         reason: None,
+        weakens: Vec::new(),
     }
 }
 

@@ -129,7 +129,7 @@ pub fn apply_with(
         let (result, verdict) = check_proposal(
             store,
             (target, commit),
-            &check,
+            (&check, &built.changes),
             request,
             &record.id,
             progress,
@@ -177,7 +177,7 @@ pub fn apply_with(
 fn check_proposal(
     store: &Store,
     (target, commit): (Oid, Oid),
-    check: &check::ResolvedCheck,
+    (check, changes): (&check::ResolvedCheck, &[FileChange]),
     request: &ApplyRequest,
     plan: &str,
     progress: &mut dyn FnMut(Progress<'_>),
@@ -210,6 +210,17 @@ fn check_proposal(
     if result.timed_out {
         verdict.status = verdict::CheckStatus::Failed;
     }
+    let failing: Vec<String> = base
+        .tests
+        .iter()
+        .filter(|(_, passed)| !**passed)
+        .map(|(name, _)| name.clone())
+        .collect();
+    verdict.weakens = super::weaken::weakened(changes, &failing)
+        .iter()
+        .map(super::weaken::Weakened::line)
+        .take(verdict::NAMES_KEPT)
+        .collect();
     Ok((result, verdict))
 }
 
@@ -304,6 +315,7 @@ fn shared(verdict: &Verdict) -> Verdict {
         broken: masked(&verdict.broken),
         failing: masked(&verdict.failing),
         reason: verdict.reason.as_deref().map(mask_secrets),
+        weakens: masked(&verdict.weakens),
         ..verdict.clone()
     }
 }

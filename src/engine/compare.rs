@@ -237,7 +237,8 @@ fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
     stat
 }
 
-/// The ranking: a check that did not run its tests last, then breaks ascending, fixes
+/// The ranking: a proposal that weakens tests last of all, a check that did not run its tests
+/// last of the rest, then breaks ascending, fixes
 /// descending, still failing ascending, check status, lines changed ascending, then the older
 /// plan first. Discarded and refined proposals are
 /// left out: they are no longer candidates.
@@ -249,6 +250,7 @@ pub fn rank(proposals: &[Proposal]) -> Vec<String> {
     ranked.sort_by_key(|p| {
         let c = &p.check;
         (
+            c.weakens_tests(),
             c.status == CheckStatus::DidNotRun,
             c.breaks.unwrap_or(0),
             std::cmp::Reverse(c.fixes.unwrap_or(0)),

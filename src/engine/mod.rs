@@ -21,3 +21,4 @@ pub mod sandbox;
 mod seen;
 pub mod setup;
 pub mod sync;
+pub mod weaken;

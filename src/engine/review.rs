@@ -234,6 +234,20 @@ fn merge_found(
         )
         .with_hint("fix them, or merge anyway with --force"));
     }
+    if check.weakens_tests() && !force {
+        return Err(Problem::new(
+            Code::TestsWeakened,
+            format!(
+                "plan {} weakens tests that were failing at its base: {}; nothing was merged",
+                record.short_id(),
+                check.weakens.join(", ")
+            ),
+        )
+        .with_hint(format!(
+            "make the code pass them instead (git papayu refine {} \"…\"), or merge anyway with --force",
+            record.short_id()
+        )));
+    }
     let (branch, tip) = live_branch(ledger, &record).ok_or_else(|| {
         Problem::new(
             Code::PlanState,

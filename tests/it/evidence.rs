@@ -113,3 +113,90 @@ fn one_bad_answer_among_several_stores_none_and_names_its_file() {
     assert!(run.stderr.contains("one answer"), "{run:?}");
     assert_eq!(repo.snapshot(), before);
 }
+
+const CALC_BUG: &str = "def add(a, b):\n    return a - b\n";
+const TEST_CALC: &str = "import unittest\n\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 0), 0)\n";
+
+fn update_answer(repo: &TestRepo, name: &str, path: &str, content: &str) -> String {
+    let answer = json!({
+        "summary": format!("answer {name}"),
+        "actions": [{"kind": "UPDATE_FILE", "path": path, "content": content}]
+    });
+    let file = repo.path().join(format!("../{name}.json"));
+    std::fs::write(&file, answer.to_string()).unwrap();
+    file.display().to_string()
+}
+
+/// A proposal that skips (or loosens) the failing test instead of fixing the code passes its
+/// check, and is marked: it ranks below an honest proposal, and merge refuses it.
+#[test]
+fn a_proposal_that_weakens_a_failing_test_is_marked_ranked_last_and_not_merged() {
+    if !common::tool("python3", "the check runs Python's unittest") {
+        return;
+    }
+    let repo = TestRepo::with_files(&[("calc.py", CALC_BUG), ("test_calc.py", TEST_CALC)]);
+    let skipped = TEST_CALC.replace(
+        "    def test_add",
+        "    @unittest.skip(\"flaky\")\n    def test_add",
+    );
+    let loosened = TEST_CALC.replace("assertEqual(add(2, 3), 5)", "assertIsNotNone(add(2, 3))");
+    let files = [
+        update_answer(&repo, "skip", "test_calc.py", &skipped),
+        update_answer(&repo, "loosen", "test_calc.py", &loosened),
+        update_answer(&repo, "readme", "calc.py", &format!("# adds\n{CALC_BUG}")),
+    ];
+    let mut args = vec!["plan", "fix add", "--json", "--protocol", "1"];
+    for f in &files {
+        args.extend(["--response", f.as_str()]);
+    }
+    let out: Value = serde_json::from_str(&repo.papayu(args).ok().stdout).unwrap();
+    let ids: Vec<String> = out["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["plan"]["id"].as_str().unwrap().to_string())
+        .collect();
+    let check = "python3 -m unittest -v";
+    let skip = serde_json::from_str::<Value>(
+        &repo
+            .papayu(["apply", &ids[0][..10], "--json", "--check", check])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(skip["verdict"]["status"], "passed", "{skip:#}");
+    assert_eq!(
+        skip["verdict"]["weakens"],
+        json!(["test_calc.Calc.test_add (skipped)"]),
+        "{skip:#}"
+    );
+    let loosen = repo
+        .papayu(["apply", &ids[1][..10], "--json", "--check", check])
+        .ok();
+    let loosen: Value = serde_json::from_str(&loosen.stdout).unwrap();
+    assert_eq!(
+        loosen["verdict"]["weakens"],
+        json!(["test_calc.Calc.test_add (assertions changed)"]),
+        "{loosen:#}"
+    );
+    // The honest proposal that fixes nothing still ranks above both.
+    repo.papayu(["apply", &ids[2][..10], "--check", check]);
+    let compared: Value =
+        serde_json::from_str(&repo.papayu(["compare", "--json"]).ok().stdout).unwrap();
+    assert_eq!(compared["ranking"][0], ids[2].as_str(), "{compared:#}");
+    let shown = repo.papayu(["compare"]).ok().stdout;
+    assert!(shown.contains("weakens tests"), "{shown}");
+
+    let before = repo.snapshot();
+    let run = repo
+        .papayu(["merge", &ids[0][..10]])
+        .err("ERR_TESTS_WEAKENED");
+    assert!(
+        run.stderr.contains("test_calc.Calc.test_add (skipped)"),
+        "{run:?}"
+    );
+    assert_eq!(repo.snapshot(), before, "a refused merge changes nothing");
+    repo.papayu(["merge", &ids[0][..10], "--force"]).ok();
+    assert!(repo.read("test_calc.py").contains("@unittest.skip"));
+    repo.fsck();
+}
