@@ -12,8 +12,10 @@ use super::{CliResult, text, ui};
 /// One row per proposal: provider and model, the check's verdict (fixes, breaks, still failing
 /// against the base, or passed, partial, failed, unchecked), the lines it changes, the tokens
 /// and cost of asking for it, and the time the model took. Ranked by breaks (fewest first),
-/// fixes (most first), tests still failing (fewest first), check status, then lines changed
-/// (fewest first); discarded proposals are shown but not ranked. See docs/compare.md.
+/// fixes (most first), tests still failing (fewest first), check status, votes (how many
+/// samples reached the same answer, most first), then lines changed (fewest first); a proposal
+/// that weakens tests or whose check did not run its tests ranks last; discarded proposals are
+/// shown but not ranked. See docs/compare.md.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// A group id (g…, from git papayu list --json) or plan ids; default: the newest group on
@@ -53,7 +55,10 @@ fn json(c: &Comparison) -> serde_json::Value {
                     "fixes": p.check.fixes,
                     "breaks": p.check.breaks,
                     "still_failing": p.check.still_failing,
+                    "reason": p.check.reason,
+                    "weakens": p.check.weakens,
                 },
+                "votes": p.votes,
                 "diffstat": p.diffstat,
                 "tokens": {
                     "input": stats.input_tokens,
@@ -96,9 +101,9 @@ fn table(c: &Comparison) -> String {
         }
     }
     let header = [
-        "RANK", "PLAN", "PROVIDER", "STATUS", "CHECK", "DIFF", "TOKENS", "COST", "TIME",
+        "RANK", "PLAN", "PROVIDER", "STATUS", "CHECK", "VOTES", "DIFF", "TOKENS", "COST", "TIME",
     ];
-    let rows: Vec<[String; 9]> = ordered.iter().map(|(rank, p)| row(rank, p)).collect();
+    let rows: Vec<[String; 10]> = ordered.iter().map(|(rank, p)| row(rank, p)).collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -119,7 +124,7 @@ fn table(c: &Comparison) -> String {
     out
 }
 
-fn row(rank: &str, p: &Proposal) -> [String; 9] {
+fn row(rank: &str, p: &Proposal) -> [String; 10] {
     let stats = p.record.stats.clone().unwrap_or_default();
     let d = p.diffstat;
     [
@@ -128,6 +133,7 @@ fn row(rank: &str, p: &Proposal) -> [String; 9] {
         text::line(&super::show::provider_label(&p.record)).into_owned(),
         p.status.as_str().to_string(),
         p.check.line(),
+        p.votes.to_string(),
         format!(
             "{} file{} +{} -{}",
             d.files,

@@ -54,6 +54,10 @@ pub struct Proposal {
     /// Its newest check, or unchecked.
     pub check: Verdict,
     pub diffstat: Diffstat,
+    /// What it changes, normalized (see [`super::votes`]); `None` when it no longer builds.
+    pub answer: Option<String>,
+    /// How many ranked proposals compared with it are the same answer, itself included.
+    pub votes: usize,
 }
 
 /// The proposals compared, and their ranking (ids, best first).
@@ -124,14 +128,18 @@ pub fn select(store: &Store, specs: &[String]) -> Result<Comparison, Problem> {
         .filter(|g| records.iter().all(|r| r.group.as_ref() == Some(g)));
     let mut proposals = Vec::new();
     for record in records {
+        let (diffstat, answer) = diffstat(store, record);
         proposals.push(Proposal {
             status: ledger.status(&record.id),
             branch: ledger.branch(&record.id).map(str::to_string),
             check: last_check(&ledger, &record.id),
-            diffstat: diffstat(store, record),
+            diffstat,
+            answer,
+            votes: 1,
             record: record.clone(),
         });
     }
+    count_votes(&mut proposals);
     let ranking = rank(&proposals);
     Ok(Comparison {
         group,
@@ -195,8 +203,29 @@ fn members<'l>(ledger: &'l Ledger, group: &str) -> Vec<&'l PlanRecord> {
         .collect()
 }
 
-/// The lines the plan changes at its base (nothing when it no longer builds there).
-fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
+/// Each candidate's votes: how many candidates (not discarded nor refined) are the same answer.
+fn count_votes(proposals: &mut [Proposal]) {
+    let candidate = |p: &Proposal| !matches!(p.status, Status::Discarded | Status::Refined);
+    let answers: Vec<Option<String>> = proposals
+        .iter()
+        .map(|p| p.answer.clone().filter(|_| candidate(p)))
+        .collect();
+    for p in proposals.iter_mut() {
+        p.votes = match &p.answer {
+            Some(answer) => answers
+                .iter()
+                .flatten()
+                .filter(|a| *a == answer)
+                .count()
+                .max(1),
+            None => 1,
+        };
+    }
+}
+
+/// The lines the plan changes at its base and its answer for votes (nothing when it no longer
+/// builds there).
+fn diffstat(store: &Store, record: &PlanRecord) -> (Diffstat, Option<String>) {
     let built = store.commit_tree(record.base).ok().and_then(|tree| {
         let options = BuildOptions {
             write: false,
@@ -205,7 +234,7 @@ fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
         build::build(store, tree, &record.plan, &options).ok()
     });
     let Some(built) = built else {
-        return Diffstat::default();
+        return (Diffstat::default(), None);
     };
     let mut stat = Diffstat {
         files: built.changes.len(),
@@ -234,14 +263,14 @@ fn diffstat(store: &Store, record: &PlanRecord) -> Diffstat {
             }
         }
     }
-    stat
+    (stat, Some(super::votes::answer(&built.changes)))
 }
 
 /// The ranking: a proposal that weakens tests last of all, a check that did not run its tests
-/// last of the rest, then breaks ascending, fixes
-/// descending, still failing ascending, check status, lines changed ascending, then the older
-/// plan first. Discarded and refined proposals are
-/// left out: they are no longer candidates.
+/// last of the rest, then breaks ascending, fixes descending, still failing ascending, check
+/// status, votes descending (how many samples reached the same answer), lines changed
+/// ascending, then the older plan first. Discarded and refined proposals are left out: they are
+/// no longer candidates.
 pub fn rank(proposals: &[Proposal]) -> Vec<String> {
     let mut ranked: Vec<&Proposal> = proposals
         .iter()
@@ -256,6 +285,7 @@ pub fn rank(proposals: &[Proposal]) -> Vec<String> {
             std::cmp::Reverse(c.fixes.unwrap_or(0)),
             c.still_failing.unwrap_or(0),
             c.status,
+            std::cmp::Reverse(p.votes),
             p.diffstat.lines(),
             p.record.created_at,
             p.record.id.clone(),
@@ -294,6 +324,8 @@ mod tests {
                 insertions: lines,
                 deletions: 0,
             },
+            answer: None,
+            votes: 1,
         }
     }
 

@@ -21,4 +21,5 @@ pub mod sandbox;
 mod seen;
 pub mod setup;
 pub mod sync;
+pub mod votes;
 pub mod weaken;

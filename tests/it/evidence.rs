@@ -200,3 +200,58 @@ fn a_proposal_that_weakens_a_failing_test_is_marked_ranked_last_and_not_merged()
     assert!(repo.read("test_calc.py").contains("@unittest.skip"));
     repo.fsck();
 }
+
+/// Of three passing samples, the two that are one answer written differently outvote a third
+/// that would otherwise win on size.
+#[test]
+fn votes_among_three_samples_of_which_two_are_equivalent() {
+    if !common::tool("python3", "the check runs Python's unittest") {
+        return;
+    }
+    let base = "def add(a, b):\n    return a * b\n";
+    let repo = TestRepo::with_files(&[("calc.py", base), ("test_calc.py", TEST_CALC)]);
+    let files = [
+        update_answer(
+            &repo,
+            "a",
+            "calc.py",
+            "def add(a, b):\n    total = a + b\n    return total\n",
+        ),
+        update_answer(
+            &repo,
+            "b",
+            "calc.py",
+            "def add(a,b):\n    total = a+b  # the sum\n\n    return total\n",
+        ),
+        update_answer(&repo, "c", "calc.py", "def add(a, b):\n    return b + a\n"),
+    ];
+    let mut args = vec!["plan", "fix add", "--json", "--protocol", "1"];
+    for f in &files {
+        args.extend(["--response", f.as_str()]);
+    }
+    let out: Value = serde_json::from_str(&repo.papayu(args).ok().stdout).unwrap();
+    let ids: Vec<&str> = out["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["plan"]["id"].as_str().unwrap())
+        .collect();
+    repo.papayu(["apply", "--all", "--check", "python3 -m unittest -v"])
+        .ok();
+    let compared: Value =
+        serde_json::from_str(&repo.papayu(["compare", "--json"]).ok().stdout).unwrap();
+    let votes: Vec<u64> = compared["proposals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["votes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(votes, vec![2, 2, 1], "{compared:#}");
+    assert_eq!(
+        compared["ranking"],
+        json!([ids[0], ids[1], ids[2]]),
+        "{compared:#}"
+    );
+    let shown = repo.papayu(["compare"]).ok().stdout;
+    assert!(shown.contains("VOTES"), "{shown}");
+}
