@@ -89,6 +89,10 @@ pub struct Verdict {
     /// assertions it changed, each as `name (how)`: the proposal *weakens tests*.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub weakens: Vec<String>,
+    /// Tests whose result flipped when the proposal and the base were run again: shown, never
+    /// counted as broken or fixed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<String>,
 }
 
 impl Verdict {
@@ -104,6 +108,7 @@ impl Verdict {
             failing: Vec::new(),
             reason: None,
             weakens: Vec::new(),
+            flaky: Vec::new(),
         }
     }
 
@@ -144,9 +149,13 @@ impl Verdict {
             (None, Some(reason)) => format!("{}: {reason}", self.status.as_str()),
             (None, None) => self.status.as_str().to_string(),
         };
-        match self.weakens.is_empty() {
+        let line = match self.weakens.is_empty() {
             true => line,
             false => format!("{line}; weakens tests: {}", self.weakens.join(", ")),
+        };
+        match self.flaky.is_empty() {
+            true => line,
+            false => format!("{line}; flaky: {}", self.flaky.join(", ")),
         }
     }
 
@@ -237,6 +246,7 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
         failing,
         reason: None,
         weakens: Vec::new(),
+        flaky: Vec::new(),
     }
 }
 

@@ -131,6 +131,12 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
             base = Some(false);
             spinner.set_message("running the check on the base (once per base)");
         }
+        apply::Progress::CheckingFlaky(n) => {
+            let tests = if n == 1 { "test" } else { "tests" };
+            spinner.set_message(&format!(
+                "{n} {tests} changed result; running the proposal and the base again to tell flaky tests"
+            ));
+        }
         apply::Progress::BaseCached(millis) => {
             base = Some(true);
             if verbose {

@@ -8,7 +8,7 @@
 use super::attribution::Attribution;
 use super::baseline::{self, Sources};
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
-use super::results::Reader;
+use super::results::{Observed, Reader};
 use crate::build::{self, BuildOptions, FileChange};
 use crate::codes::{Code, Problem, Problems};
 use crate::context::mask_secrets;
@@ -69,6 +69,9 @@ pub enum Progress<'a> {
     Output(&'a [u8]),
     /// The check is about to run on the base (the differential check's other half).
     CheckingBase,
+    /// This many tests changed their result: the proposal and the base run again, to tell a
+    /// flaky test from a real change.
+    CheckingFlaky(usize),
     /// The base run came from the cache, sparing this many milliseconds.
     BaseCached(u64),
     /// No plan was named: which one was chosen, and why (one sentence).
@@ -173,7 +176,8 @@ pub fn apply_with(
 }
 
 /// Runs the check on the proposal's `commit` in a proposal slot, then — when the verdict needs
-/// it — on the `target` it applies onto, and judges the one against the other.
+/// it — on the `target` it applies onto, and judges the one against the other. Tests whose
+/// result flips when both are run again are flaky: named, never counted (see [`flaky`]).
 fn check_proposal(
     store: &Store,
     (target, commit): (Oid, Oid),
@@ -182,6 +186,66 @@ fn check_proposal(
     plan: &str,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(CheckReport, Verdict), StoreError> {
+    let (result, mut seen) = run_proposal(store, commit, check, request, plan, progress)?;
+    // A check that passed without reporting its tests one by one is judged by its exit status
+    // alone: a base run would change nothing, and is not made.
+    let mut base = match seen.tests.is_empty() && result.passed {
+        true => BaseRun::default(),
+        false => run_base(store, target, check, request, progress)?,
+    };
+    let mut passed = result.passed;
+    let mut flaky = Vec::new();
+    let suspects = newly_failing(&base, &seen);
+    if !result.timed_out && !base.tests.is_empty() && !suspects.is_empty() {
+        progress(Progress::CheckingFlaky(suspects.len()));
+        let (_, again) = run_proposal(store, commit, check, request, plan, progress)?;
+        let (base_again, _) = baseline::run_now(
+            store,
+            target,
+            check,
+            (&request.settings, &request.sources),
+            &mut |event| {
+                if let baseline::Event::Output(chunk) = event {
+                    progress(Progress::Output(chunk));
+                }
+            },
+        )?;
+        flaky = self::flaky(&suspects, (&base, &seen), (&base_again, &again));
+        for name in &flaky {
+            base.tests.remove(name);
+            seen.tests.remove(name);
+        }
+        // Failed by flaky tests alone: what is left passed.
+        passed = passed || (!flaky.is_empty() && seen.tests.values().all(|&ok| ok));
+    }
+    let mut verdict = verdict::judge(&base, passed, &seen);
+    if result.timed_out {
+        verdict.status = verdict::CheckStatus::Failed;
+    }
+    verdict.flaky = flaky.into_iter().take(verdict::NAMES_KEPT).collect();
+    let failing: Vec<String> = base
+        .tests
+        .iter()
+        .filter(|(_, passed)| !**passed)
+        .map(|(name, _)| name.clone())
+        .collect();
+    verdict.weakens = super::weaken::weakened(changes, &failing)
+        .iter()
+        .map(super::weaken::Weakened::line)
+        .take(verdict::NAMES_KEPT)
+        .collect();
+    Ok((result, verdict))
+}
+
+/// The check run on the proposal's `commit` in a proposal slot: its report and what it showed.
+fn run_proposal(
+    store: &Store,
+    commit: Oid,
+    check: &check::ResolvedCheck,
+    request: &ApplyRequest,
+    plan: &str,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(CheckReport, Observed), StoreError> {
     let slot = worktree::acquire(store, SlotKind::Proposal, &mut |n| {
         progress(Progress::WaitingForSlot(n))
     })?;
@@ -198,30 +262,36 @@ fn check_proposal(
             progress(Progress::Output(chunk));
         },
     )?;
-    let seen = request.sources.observed(&slot, reader);
-    drop(slot);
-    // A check that passed without reporting its tests one by one is judged by its exit status
-    // alone: a base run would change nothing, and is not made.
-    let base = match seen.tests.is_empty() && result.passed {
-        true => BaseRun::default(),
-        false => run_base(store, target, check, request, progress)?,
-    };
-    let mut verdict = verdict::judge(&base, result.passed, &seen);
-    if result.timed_out {
-        verdict.status = verdict::CheckStatus::Failed;
-    }
-    let failing: Vec<String> = base
-        .tests
+    Ok((result, request.sources.observed(&slot, reader)))
+}
+
+/// The tests that newly fail with the proposal: they passed at the base, or are new. These are
+/// what a flaky test would fake, and what is run again (a fix is not: a second run of every
+/// fixing proposal would double the cost of the common case).
+fn newly_failing(base: &BaseRun, now: &Observed) -> Vec<String> {
+    now.tests
         .iter()
-        .filter(|(_, passed)| !**passed)
+        .filter(|(name, ok)| !**ok && base.tests.get(*name) != Some(&false))
         .map(|(name, _)| name.clone())
-        .collect();
-    verdict.weakens = super::weaken::weakened(changes, &failing)
+        .collect()
+}
+
+/// Of the `suspects`, the tests whose result flipped between two runs of the same tree: on the
+/// proposal (first and second run) or on the base (cached run and a new one).
+fn flaky(
+    suspects: &[String],
+    (base, now): (&BaseRun, &Observed),
+    (base_again, now_again): (&BaseRun, &Observed),
+) -> Vec<String> {
+    let flipped = |first: Option<&bool>, second: Option<&bool>| matches!((first, second), (Some(a), Some(b)) if a != b);
+    suspects
         .iter()
-        .map(super::weaken::Weakened::line)
-        .take(verdict::NAMES_KEPT)
-        .collect();
-    Ok((result, verdict))
+        .filter(|name| {
+            flipped(now.tests.get(*name), now_again.tests.get(*name))
+                || flipped(base.tests.get(*name), base_again.tests.get(*name))
+        })
+        .cloned()
+        .collect()
 }
 
 /// The check's run on the base, from the cache or run now in a base slot.
@@ -316,6 +386,7 @@ fn shared(verdict: &Verdict) -> Verdict {
         failing: masked(&verdict.failing),
         reason: verdict.reason.as_deref().map(mask_secrets),
         weakens: masked(&verdict.weakens),
+        flaky: masked(&verdict.flaky),
         ..verdict.clone()
     }
 }

@@ -165,6 +165,24 @@ pub fn base_run(
         return Ok((run, true));
     }
     events(Event::Starting);
+    let (run, timed_out) = run_now(store, base, check, (settings, sources), events)?;
+    // A base that ran out of time says nothing about its tests: it is not cached.
+    if !timed_out {
+        let bytes = serde_json::to_vec(&run).expect("a base run serializes");
+        store.save_base_run(&key, tree, &bytes);
+    }
+    Ok((run, false))
+}
+
+/// The check run on `base` now, in a base slot, whatever the cache holds; `true` with it when
+/// it ran out of time. A flaky test is told by running the base again.
+pub fn run_now(
+    store: &Store,
+    base: Oid,
+    check: &ResolvedCheck,
+    (settings, sources): (&CheckSettings, &Sources),
+    events: &mut dyn FnMut(Event<'_>),
+) -> Result<(BaseRun, bool), StoreError> {
     let slot = worktree::acquire(store, SlotKind::Base, &mut |_| {})?;
     let started = Instant::now();
     let mut reader = Reader::default();
@@ -188,10 +206,5 @@ pub fn base_run(
         tests: seen.tests,
         millis: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
-    // A base that ran out of time says nothing about its tests: it is not cached.
-    if !report.timed_out {
-        let bytes = serde_json::to_vec(&run).expect("a base run serializes");
-        store.save_base_run(&key, tree, &bytes);
-    }
-    Ok((run, false))
+    Ok((run, report.timed_out))
 }

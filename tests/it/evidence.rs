@@ -255,3 +255,61 @@ fn votes_among_three_samples_of_which_two_are_equivalent() {
     let shown = repo.papayu(["compare"]).ok().stdout;
     assert!(shown.contains("VOTES"), "{shown}");
 }
+
+/// A check printing `cargo test` lines: `t::flaky` fails the first time it ever runs (a marker
+/// file in a directory the checks share says so), `t::real` fails when app.txt is not v1.
+fn flaky_check(dir: &std::path::Path) -> String {
+    format!(
+        r#"f=0; echo "test t::stable ... ok"
+if grep -q v1 app.txt; then echo "test t::real ... ok"; else echo "test t::real ... FAILED"; f=1; fi
+if [ -e "{d}/seen" ]; then echo "test t::flaky ... ok"; else touch "{d}/seen"; echo "test t::flaky ... FAILED"; f=1; fi
+exit $f"#,
+        d = dir.display()
+    )
+}
+
+fn plan_update(repo: &TestRepo, goal: &str, path: &str, content: &str) -> String {
+    let answer = json!({"actions": [{"kind": "UPDATE_FILE", "path": path, "content": content}]});
+    let run = repo
+        .papayu_stdin(
+            ["plan", goal, "--response", "-", "--json", "--protocol", "1"],
+            answer.to_string().as_bytes(),
+        )
+        .ok();
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    out["plans"][0]["plan"]["id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_test_whose_result_flips_is_flaky_and_never_counted() {
+    let shared = tempfile::tempdir().unwrap();
+    let repo = TestRepo::with_files(&[("app.txt", "v1\n"), ("notes.txt", "a\n")]);
+    repo.git([
+        "config",
+        "papayu.checkWritable",
+        &shared.path().display().to_string(),
+    ])
+    .ok();
+    let check = flaky_check(shared.path());
+    // Breaks nothing: only the flaky test failed, once.
+    let id = plan_update(&repo, "notes", "notes.txt", "b\n");
+    let out = repo
+        .papayu(["apply", &id[..10], "--json", "--check", &check])
+        .ok();
+    let out: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(out["verdict"]["flaky"], json!(["t::flaky"]), "{out:#}");
+    assert_eq!(out["verdict"]["breaks"], 0, "{out:#}");
+    assert_eq!(out["verdict"]["status"], "passed", "{out:#}");
+    let shown = repo.papayu(["show", &id[..10]]).ok().stdout;
+    assert!(shown.contains("flaky: t::flaky"), "{shown}");
+
+    // A real break stays a break beside a flaky test.
+    std::fs::remove_file(shared.path().join("seen")).unwrap();
+    let id = plan_update(&repo, "app", "app.txt", "v2\n");
+    let out = repo.papayu(["apply", &id[..10], "--json", "--check", &check]);
+    let out: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(out["verdict"]["broken"], json!(["t::real"]), "{out:#}");
+    assert_eq!(out["verdict"]["flaky"], json!(["t::flaky"]), "{out:#}");
+    assert_eq!(out["verdict"]["breaks"], 1, "{out:#}");
+    repo.fsck();
+}
