@@ -3,6 +3,7 @@
 use clap::Args;
 use git_papayu::ask::session::Ask;
 use git_papayu::engine::attribution::Attribution;
+use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::store::Store;
@@ -16,9 +17,12 @@ use super::{CliError, CliResult, render, ui};
 /// Ask the model to improve an applied proposal; the result is a new commit on its branch.
 ///
 /// The model sees the goal, your feedback and the files as the proposal branch has them. The new
-/// answer is validated and dry-run on the branch tip, checked like apply, recorded as a new
-/// plan (a note on the old tip), and committed on the same branch: one operation, undone by
-/// git papayu undo. The branch moves only if its tip is still papayu's own commit.
+/// answer is validated and dry-run on the branch tip, checked like apply (against the plan's
+/// base, test by test), recorded as a new plan (a note on the old tip), and committed on the
+/// same branch: one operation, undone by git papayu undo. The branch moves only if its tip is
+/// still papayu's own commit. A plan whose check failed can be refined too: the round starts
+/// from the commit that failed, the model is told what failed, and the branch is created once
+/// the check passes.
 #[derive(Debug, Args)]
 pub struct RefineArgs {
     /// Plan id (a unique prefix) or proposal branch.
@@ -58,13 +62,7 @@ pub fn run(args: RefineArgs) -> CliResult {
     let store = Store::open()?;
     let mut target = refine::target(&store, Some(&plan))?;
     target.feedback = feedback.trim().to_string();
-    let goal = format!(
-        "{}\n\nThe proposal on branch {} already makes a change for this goal; its files are shown as they are now on that branch ({}). Review feedback to address: {}",
-        target.record.goal.trim(),
-        target.branch,
-        target.changed.join(", "),
-        feedback.trim()
-    );
+    let goal = round_goal(&target, feedback.trim());
     let ask = Ask {
         provider,
         model,
@@ -81,27 +79,27 @@ pub fn run(args: RefineArgs) -> CliResult {
     provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
     trace.branch = Some(target.branch.clone());
     let settings = CheckSettings::resolve(&config, false, None)?;
+    let sources = Sources::resolve(&config)?;
     let attribution = Attribution::configured(&config)?;
-    let refined = refine::advance(
-        &store,
-        &target,
-        candidate,
-        provenance,
-        &choice,
-        &settings,
-        attribution,
-    );
+    let how = refine::How {
+        choice: &choice,
+        settings: &settings,
+        sources: &sources,
+    };
+    let refined = refine::advance(&store, &target, candidate, provenance, &how, attribution);
     match &refined {
         Ok(Refined::Committed { planned, check, .. }) => {
             record::plan_stored(&mut trace, planned);
-            trace.check = check.as_ref().map(record::check_log);
+            trace.check = check.as_ref().map(|(report, _)| record::check_log(report));
             tracer.write(&store, &trace);
         }
         Ok(Refined::NothingChanged { planned }) => {
             record::plan_stored(&mut trace, planned);
             tracer.write(&store, &trace);
         }
-        Ok(Refined::CheckFailed { planned, report }) => {
+        Ok(Refined::CheckFailed {
+            planned, report, ..
+        }) => {
             record::plan_stored(&mut trace, planned);
             trace.check = Some(record::check_log(report));
             let failed = Problem::new(
@@ -118,9 +116,11 @@ pub fn run(args: RefineArgs) -> CliResult {
             commit,
             check,
         } => {
+            let (report, verdict) = check.map_or((None, None), |(r, v)| (Some(r), Some(v)));
             ui::data(&serde_json::json!({
                 "plan": planned.record, "refines": target.record.id, "branch": target.branch,
-                "commit": commit.to_string(), "changes": planned.changes, "check": check,
+                "commit": commit.to_string(), "changes": planned.changes, "check": report,
+                "verdict": verdict,
             }));
             ui::outln(&format!(
                 "Refined plan {} as {} on {} ({})",
@@ -130,10 +130,12 @@ pub fn run(args: RefineArgs) -> CliResult {
                 git_papayu::store::short(commit)
             ));
             ui::out(&render::diffstat(&planned.changes));
-            if let Some(report) = &check {
+            if let (Some(report), Some(verdict)) = (&report, &verdict) {
                 ui::status(&format!(
-                    "Check passed: {} ({:.1}s)",
-                    report.command, report.seconds
+                    "Check {}: {} ({:.1}s)",
+                    verdict.line(),
+                    report.command,
+                    report.seconds
                 ));
             }
             Ok(())
@@ -149,10 +151,14 @@ pub fn run(args: RefineArgs) -> CliResult {
             ));
             Ok(())
         }
-        Refined::CheckFailed { planned, report } => {
+        Refined::CheckFailed {
+            planned,
+            report,
+            verdict,
+        } => {
             ui::data(&serde_json::json!({
                 "plan": planned.record, "refines": target.record.id, "branch": target.branch,
-                "commit": null, "changes": planned.changes, "check": report,
+                "commit": null, "changes": planned.changes, "check": report, "verdict": verdict,
             }));
             if !ui::json_mode() {
                 ui::status(&format!(
@@ -163,12 +169,35 @@ pub fn run(args: RefineArgs) -> CliResult {
             Err(CliError::from(Problem::new(
                 Code::CheckFailed,
                 format!(
-                    "check `{}` failed; {} was not moved and the refinement {} is marked failed",
+                    "check `{}` failed ({}); {} was not {} and the refinement {} is marked failed",
                     report.command,
+                    verdict.line(),
                     target.branch,
+                    if target.creates { "created" } else { "moved" },
                     planned.record.short_id()
                 ),
-            )))
+            )
+            .with_hint(format!(
+                "refine it again from where it failed: git papayu refine {} \"…\"",
+                planned.record.short_id()
+            ))))
         }
+    }
+}
+
+/// What the model is asked in a refinement round: the goal, where the proposal stands (on its
+/// branch, or the commit whose check failed, with what failed), and the feedback.
+fn round_goal(target: &refine::Target, feedback: &str) -> String {
+    let goal = target.record.goal.trim();
+    let files = target.changed.join(", ");
+    match &target.failure {
+        None => format!(
+            "{goal}\n\nThe proposal on branch {} already makes a change for this goal; its files are shown as they are now on that branch ({files}). Review feedback to address: {feedback}",
+            target.branch
+        ),
+        Some(failure) => format!(
+            "{goal}\n\nA proposal for this goal was made, but its check failed; its files are shown as the proposal left them ({files}). Correct the plan against these files so that the check passes, without deleting, skipping or loosening any test.\n\n{}\n\nReview feedback to address: {feedback}",
+            failure.describe()
+        ),
     }
 }

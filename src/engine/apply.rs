@@ -133,7 +133,7 @@ pub fn apply_with(
             store,
             (target, commit),
             (&check, &built.changes),
-            request,
+            (&request.settings, &request.sources),
             &record.id,
             progress,
         )?;
@@ -178,11 +178,11 @@ pub fn apply_with(
 /// Runs the check on the proposal's `commit` in a proposal slot, then — when the verdict needs
 /// it — on the `target` it applies onto, and judges the one against the other. Tests whose
 /// result flips when both are run again are flaky: named, never counted (see [`flaky`]).
-fn check_proposal(
+pub(crate) fn check_proposal(
     store: &Store,
     (target, commit): (Oid, Oid),
     (check, changes): (&check::ResolvedCheck, &[FileChange]),
-    request: &ApplyRequest,
+    request: (&CheckSettings, &Sources),
     plan: &str,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(CheckReport, Verdict), StoreError> {
@@ -199,17 +199,11 @@ fn check_proposal(
     if !result.timed_out && !base.tests.is_empty() && !suspects.is_empty() {
         progress(Progress::CheckingFlaky(suspects.len()));
         let (_, again) = run_proposal(store, commit, check, request, plan, progress)?;
-        let (base_again, _) = baseline::run_now(
-            store,
-            target,
-            check,
-            (&request.settings, &request.sources),
-            &mut |event| {
-                if let baseline::Event::Output(chunk) = event {
-                    progress(Progress::Output(chunk));
-                }
-            },
-        )?;
+        let (base_again, _) = baseline::run_now(store, target, check, request, &mut |event| {
+            if let baseline::Event::Output(chunk) = event {
+                progress(Progress::Output(chunk));
+            }
+        })?;
         flaky = self::flaky(&suspects, (&base, &seen), (&base_again, &again));
         for name in &flaky {
             base.tests.remove(name);
@@ -242,7 +236,7 @@ fn run_proposal(
     store: &Store,
     commit: Oid,
     check: &check::ResolvedCheck,
-    request: &ApplyRequest,
+    (settings, sources): (&CheckSettings, &Sources),
     plan: &str,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(CheckReport, Observed), StoreError> {
@@ -254,15 +248,15 @@ fn run_proposal(
         store,
         &slot,
         commit,
-        (check, request.sources.junit.as_deref()),
+        (check, sources.junit.as_deref()),
         plan,
-        &request.settings,
+        settings,
         &mut |chunk: &[u8]| {
             reader.push(chunk);
             progress(Progress::Output(chunk));
         },
     )?;
-    Ok((result, request.sources.observed(&slot, reader)))
+    Ok((result, sources.observed(&slot, reader)))
 }
 
 /// The tests that newly fail with the proposal: they passed at the base, or are new. These are
@@ -299,19 +293,14 @@ fn run_base(
     store: &Store,
     target: Oid,
     check: &check::ResolvedCheck,
-    request: &ApplyRequest,
+    request: (&CheckSettings, &Sources),
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<BaseRun, StoreError> {
-    let (run, cached) = baseline::base_run(
-        store,
-        target,
-        check,
-        (&request.settings, &request.sources),
-        &mut |event| match event {
+    let (run, cached) =
+        baseline::base_run(store, target, check, request, &mut |event| match event {
             baseline::Event::Starting => progress(Progress::CheckingBase),
             baseline::Event::Output(chunk) => progress(Progress::Output(chunk)),
-        },
-    )?;
+        })?;
     if cached {
         progress(Progress::BaseCached(run.millis));
     }
@@ -378,7 +367,7 @@ fn record_failure(
 
 /// The verdict as the shared notes keep it: its test names masked, since a parametrized test's
 /// name carries its values (`test_db[postgres://admin:pw@db/x]`) and notes travel to teammates.
-fn shared(verdict: &Verdict) -> Verdict {
+pub(crate) fn shared(verdict: &Verdict) -> Verdict {
     let masked = |names: &[String]| names.iter().map(|n| mask_secrets(n)).collect();
     Verdict {
         fixed: masked(&verdict.fixed),

@@ -14,7 +14,7 @@ use crate::codes::{Code, Problem, Problems};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, PlanRecord};
 use crate::store::refs::RefChange;
-use crate::store::{Oid, Store, worktree};
+use crate::store::{Oid, Store};
 
 /// The proposal a refinement builds on.
 #[derive(Debug, Clone)]
@@ -22,6 +22,12 @@ pub struct Target {
     pub record: PlanRecord,
     pub branch: String,
     pub tip: Oid,
+    /// The branch does not exist yet: the proposal failed its check, and `tip` is the commit
+    /// that failed (kept as the failed round); the refinement creates the branch on success.
+    pub creates: bool,
+    /// The newest check's verdict and output, when the proposal failed it: what the model is
+    /// told went wrong.
+    pub failure: Option<Failure>,
     /// Paths the proposal changed relative to the plan's base.
     pub changed: Vec<String>,
     /// The review feedback this refinement addresses (kept on the `refined` event).
@@ -33,7 +39,8 @@ pub enum Refined {
     Committed {
         planned: Planned,
         commit: Oid,
-        check: Option<CheckReport>,
+        /// The check and its verdict against the plan's base, when one ran.
+        check: Option<(CheckReport, crate::verdict::Verdict)>,
     },
     NothingChanged {
         planned: Planned,
@@ -41,7 +48,66 @@ pub enum Refined {
     CheckFailed {
         planned: Planned,
         report: CheckReport,
+        verdict: crate::verdict::Verdict,
     },
+}
+
+/// How a refinement is checked: the check to run, its settings, where its per-test results
+/// come from.
+pub struct How<'a> {
+    pub choice: &'a CheckChoice,
+    pub settings: &'a CheckSettings,
+    pub sources: &'a super::baseline::Sources,
+}
+
+/// What a failed check said, for the next round.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub command: Option<String>,
+    pub verdict: crate::verdict::Verdict,
+    /// The last lines of the check's output, masked.
+    pub output_tail: String,
+}
+
+/// The most characters of a failed check's output sent to the model: its first and last lines
+/// within this budget, the middle cut.
+pub const FAILURE_OUTPUT_BUDGET: usize = 3000;
+
+impl Failure {
+    /// The failure as the model is told it: the tests that matter, and the output's head and
+    /// tail within [`FAILURE_OUTPUT_BUDGET`] characters.
+    pub fn describe(&self) -> String {
+        let v = &self.verdict;
+        let mut lines = vec![match &self.command {
+            Some(c) => format!("The check `{c}` failed ({}).", v.line()),
+            None => format!("The check failed ({}).", v.line()),
+        }];
+        for (label, names) in [
+            ("Tests it broke", &v.broken),
+            ("Tests still failing", &v.failing),
+        ] {
+            if !names.is_empty() {
+                lines.push(format!("{label}: {}.", names.join(", ")));
+            }
+        }
+        lines.push(format!(
+            "Its output (trimmed):\n{}",
+            trim_middle(&self.output_tail, FAILURE_OUTPUT_BUDGET)
+        ));
+        lines.join("\n")
+    }
+}
+
+/// `text` within `budget` characters: its head and tail, the middle replaced by a marker.
+pub fn trim_middle(text: &str, budget: usize) -> String {
+    let count = text.chars().count();
+    if count <= budget {
+        return text.to_string();
+    }
+    let half = budget / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    format!("{head}\n[… {} characters cut …]\n{tail}", count - 2 * half)
 }
 
 /// Finds the applied proposal named by `spec` (plan id or branch) and checks that papayu may
@@ -60,6 +126,11 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
         && let Ok(found) = super::find::find(store, Some(&owner))
     {
         (ledger, record) = found;
+    }
+    if ledger.proposal(&record.id).is_none()
+        && let Some(target) = failed_target(store, &ledger, &record)?
+    {
+        return Ok(target);
     }
     let Some(branch) = ledger.proposal(&record.id).cloned() else {
         return Err(Problem::new(
@@ -88,9 +159,55 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
         record,
         branch: branch.name,
         tip: branch.tip,
+        creates: false,
+        failure: None,
         changed,
         feedback: String::new(),
     })
+}
+
+/// A plan whose newest check failed: the refinement starts from the commit that failed, told
+/// what failed, and creates the proposal branch when it passes.
+fn failed_target(
+    store: &Store,
+    ledger: &crate::store::records::Ledger,
+    record: &PlanRecord,
+) -> Result<Option<Target>, Problem> {
+    if ledger.status(&record.id) != crate::store::records::Status::Failed {
+        return Ok(None);
+    }
+    let Some(event) = ledger
+        .events_of(&record.id)
+        .iter()
+        .rev()
+        .find(|e| e.event == EventKind::Failed)
+    else {
+        return Ok(None);
+    };
+    let Some(tip) = event.commit.filter(|c| store.commit_tree(*c).is_ok()) else {
+        return Ok(None);
+    };
+    let verdict = event
+        .check
+        .as_deref()
+        .cloned()
+        .unwrap_or_else(|| crate::verdict::Verdict {
+            status: crate::verdict::CheckStatus::Failed,
+            ..crate::verdict::Verdict::unchecked()
+        });
+    Ok(Some(Target {
+        record: record.clone(),
+        branch: super::apply::branch_name(record),
+        tip,
+        creates: true,
+        failure: Some(Failure {
+            command: None,
+            verdict,
+            output_tail: event.output_tail.clone().unwrap_or_default(),
+        }),
+        changed: store.changed_paths(record.base, tip)?,
+        feedback: String::new(),
+    }))
 }
 
 /// Records the refined plan, commits it on the branch after its check, as one operation.
@@ -99,8 +216,7 @@ pub fn advance(
     target: &Target,
     candidate: Candidate,
     provenance: Provenance,
-    choice: &CheckChoice,
-    settings: &CheckSettings,
+    how: &How<'_>,
     attribution: Attribution,
 ) -> Result<Refined, Problems> {
     let planned = prepare(store, candidate, provenance)?;
@@ -123,21 +239,20 @@ pub fn advance(
     let commit = store.commit_for_user(target.tip, tree, &commit_message(record, attribution))?;
     let mut report = None;
     let base = target.record.base;
-    if let Some(resolved) = check::resolve(store, choice, settings, base)? {
-        let slot = worktree::acquire(store, worktree::SlotKind::Proposal, &mut |_| {})?;
-        let result = check::run(
+    if let Some(resolved) = check::resolve(store, how.choice, how.settings, base)? {
+        let (result, verdict) = super::apply::check_proposal(
             store,
-            &slot,
-            commit,
-            (&resolved, None),
+            (base, commit),
+            (&resolved, &planned.changes),
+            (how.settings, how.sources),
             &record.id,
-            settings,
-            &mut |_: &[u8]| {},
+            &mut |_| {},
         )?;
-        if !result.passed {
+        if !verdict.kept() {
             let mut failed = Event::new(&record.id, EventKind::Failed);
             failed.commit = Some(commit);
             failed.exit_code = result.exit_code;
+            failed.check = Some(Box::new(super::apply::shared(&verdict)));
             failed.output_tail = Some(crate::context::mask_secrets(&result.output_tail));
             let mut pending = Pending::new(
                 OpKind::Refine,
@@ -151,9 +266,10 @@ pub fn advance(
             return Ok(Refined::CheckFailed {
                 planned,
                 report: result,
+                verdict,
             });
         }
-        report = Some(result);
+        report = Some((result, verdict));
     }
     let mut event = Event::new(&target.record.id, EventKind::Refined);
     event.branch = Some(target.branch.clone());
@@ -168,13 +284,21 @@ pub fn advance(
     );
     pending.refs.push(RefChange::new(
         format!("refs/heads/{}", target.branch),
-        Some(target.tip),
+        (!target.creates).then_some(target.tip),
         Some(commit),
     ));
     pending.note_lines.push((target.tip, line));
     let parent_base = target.record.base;
     pending.note_lines.push((parent_base, event.to_line()));
     pending.keep.push(preview);
+    if let Some((_, verdict)) = &report {
+        // The refined plan owns the branch now; its check is its own.
+        let mut applied = Event::new(&record.id, EventKind::Applied);
+        applied.branch = Some(target.branch.clone());
+        applied.commit = Some(commit);
+        applied.check = Some(Box::new(super::apply::shared(verdict)));
+        pending.note_lines.push((target.tip, applied.to_line()));
+    }
     oplog::commit(store, &pending)?;
     Ok(Refined::Committed {
         planned,

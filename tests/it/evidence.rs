@@ -313,3 +313,90 @@ fn a_test_whose_result_flips_is_flaky_and_never_counted() {
     assert_eq!(out["verdict"]["breaks"], 1, "{out:#}");
     repo.fsck();
 }
+
+/// A plan whose check failed is refined from the commit that failed: the model is told what
+/// failed, the new commit sits on the failed one, and the branch is created once it passes.
+#[test]
+fn refine_works_from_a_failed_check() {
+    use common::fake_llm::{self, FakeLlm};
+    let repo = project();
+    let wrong = answer_file(
+        &repo,
+        "wrong",
+        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
+    );
+    let out = repo
+        .papayu([
+            "plan",
+            "fix add",
+            "--json",
+            "--protocol",
+            "1",
+            "--response",
+            &wrong,
+        ])
+        .ok();
+    let out: Value = serde_json::from_str(&out.stdout).unwrap();
+    let id = out["plans"][0]["plan"]["id"].as_str().unwrap().to_string();
+    repo.papayu(["apply", &id[..10], "--json", "--check", CHECK])
+        .code(1);
+    assert!(
+        repo.git(["branch", "--list", "papayu/*"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+
+    let fixed = json!({
+        "summary": "Add, do not multiply",
+        "actions": [{"kind": "UPDATE_FILE", "path": "calc.py",
+                     "content": "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"}]
+    })
+    .to_string();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&fixed)]);
+    let run = common::run_with_env(
+        &repo,
+        &[
+            "refine",
+            &id[..10],
+            "make test_add pass",
+            "--check",
+            CHECK,
+            "--json",
+        ],
+        &common::compat_env(&fake),
+    )
+    .ok();
+    let refined: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(refined["verdict"]["status"], "passed", "{refined:#}");
+    assert_eq!(refined["verdict"]["fixes"], 1, "{refined:#}");
+    // The model was told what failed.
+    let sent = fake.requests()[0].body.clone();
+    assert!(sent.contains("its check failed"), "{sent}");
+    assert!(sent.contains("tests/test_calc.py::test_add"), "{sent}");
+    // The branch now exists, its commit on top of the one that failed.
+    let branch = refined["branch"].as_str().unwrap();
+    let tip = repo.rev(branch);
+    let parent = repo.rev(&format!("{tip}^"));
+    let message = repo.git(["log", "-1", "--format=%B", &parent]).ok().stdout;
+    assert!(
+        message.contains(&format!("Papayu-Plan: {id}")),
+        "the failed round is kept under the new one: {message}"
+    );
+    assert_eq!(repo.rev(&format!("{parent}^")), repo.rev("HEAD"));
+    assert!(
+        repo.git(["show", &format!("{branch}:calc.py")])
+            .ok()
+            .stdout
+            .contains("a + b")
+    );
+    // One undo takes the branch away again.
+    repo.papayu(["undo"]).ok();
+    assert!(
+        repo.git(["branch", "--list", "papayu/*"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+    repo.fsck();
+}
