@@ -54,6 +54,7 @@ fn json(c: &Comparison) -> serde_json::Value {
                     "breaks": p.check.breaks,
                     "still_failing": p.check.still_failing,
                 },
+                "claimed_checks": p.claims,
                 "diffstat": p.diffstat,
                 "tokens": {
                     "input": stats.input_tokens,
@@ -115,6 +116,10 @@ fn table(c: &Comparison) -> String {
     out.push_str(&line(&header.map(str::to_string)));
     for row in &rows {
         out.push_str(&line(row));
+    }
+    for p in c.proposals.iter().filter(|p| !p.claims.is_empty()) {
+        out.push_str(&format!("Plan {}: ", p.record.short_id()));
+        out.push_str(&super::show::claimed_lines(&p.claims));
     }
     out
 }

@@ -189,6 +189,68 @@ fn blobs(repo: &Repository, notes: Oid) -> Result<Vec<(Oid, Oid)>, StoreError> {
     Ok(out)
 }
 
+/// How many notes commits [`line_origin`] looks through, newest first, before it gives up.
+pub const ORIGIN_WALK: usize = 10_000;
+
+/// Who brought a note line into the notes: the notes commit that added it and its author, as
+/// that commit says (whoever writes a commit chooses its author: this names a claim's source,
+/// it proves nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub commit: Oid,
+    /// `Name <email>`.
+    pub author: String,
+}
+
+/// The newest of the first [`ORIGIN_WALK`] commits of the notes history from `notes` whose note
+/// of `on` holds `line` while no parent's does; `None` when no such commit is found in reach.
+pub fn line_origin(repo: &Repository, notes: Oid, on: Oid, line: &str) -> Option<Origin> {
+    let mut holds: std::collections::HashMap<Oid, bool> = Default::default();
+    let mut has_line = |commit: &git2::Commit<'_>| -> bool {
+        let Some(blob) = commit
+            .tree()
+            .ok()
+            .and_then(|t| note_path(repo, &t, on))
+            .map(|n| n.1)
+        else {
+            return false;
+        };
+        *holds.entry(blob).or_insert_with(|| {
+            repo.find_blob(blob)
+                .is_ok_and(|b| holds_line(b.content(), line.as_bytes()))
+        })
+    };
+    let mut walk = repo.revwalk().ok()?;
+    walk.set_sorting(git2::Sort::TIME).ok()?;
+    walk.push(notes).ok()?;
+    for id in walk.take(ORIGIN_WALK).flatten() {
+        let Ok(commit) = repo.find_commit(id) else {
+            continue;
+        };
+        if has_line(&commit) && !commit.parents().any(|p| has_line(&p)) {
+            let author = commit.author();
+            return Some(Origin {
+                commit: id,
+                author: format!(
+                    "{} <{}>",
+                    String::from_utf8_lossy(author.name_bytes()),
+                    String::from_utf8_lossy(author.email_bytes())
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// Whether `text` holds `line` as a whole line.
+fn holds_line(text: &[u8], line: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, line).any(|at| {
+        let end = at + line.len();
+        (at == 0 || text[at - 1] == b'\n')
+            && matches!(text.get(end), None | Some(b'\n') | Some(b'\r'))
+    })
+}
+
 /// The text of a note stored as its own object: one line, `papayu-<kind> <json>`, whose blob
 /// is the note of itself. Such a note is fetched, pushed and merged with the notes (so it
 /// travels and stays reachable exactly as long as they do), its name is its content, and no

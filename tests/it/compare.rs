@@ -287,7 +287,14 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
     assert_eq!(
         keys,
         [
-            "check", "cost_usd", "diffstat", "id", "model", "provider", "tokens"
+            "check",
+            "claimed_checks",
+            "cost_usd",
+            "diffstat",
+            "id",
+            "model",
+            "provider",
+            "tokens"
         ]
     );
     let alpha = compared["proposals"]
