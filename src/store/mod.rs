@@ -12,6 +12,7 @@ pub mod config;
 mod error;
 mod ids;
 pub mod index;
+pub mod intake;
 mod merges;
 pub use merges::MergeIntent;
 pub mod notes;

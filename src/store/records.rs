@@ -838,6 +838,14 @@ pub fn carries_verdict(line: &str) -> bool {
     matches!(parse_line(line, Oid::ZERO_SHA1), Some(Line::Event(e)) if e.is_verdict())
 }
 
+/// The record a note line holds, when it is a well-formed one (sealed or not).
+pub(crate) fn record_of_line(raw: &str) -> Option<PlanRecord> {
+    match parse_line(raw, Oid::ZERO_SHA1)? {
+        Line::Record(record, _) => Some(*record),
+        Line::Event(_) => None,
+    }
+}
+
 /// Which of the plans whose id starts with `prefix` the user meant: the only one, or
 /// `ERR_PLAN_NOT_FOUND` / `ERR_PLAN_AMBIGUOUS` (listing them).
 pub fn one_of(prefix: &str, found: &[&PlanRecord]) -> Result<usize, Problem> {
