@@ -58,6 +58,7 @@ fn json(c: &Comparison) -> serde_json::Value {
                     "reason": p.check.reason,
                     "weakens": p.check.weakens,
                 },
+                "claimed_checks": p.claims,
                 "votes": p.votes,
                 "diffstat": p.diffstat,
                 "tokens": {
@@ -120,6 +121,10 @@ fn table(c: &Comparison) -> String {
     out.push_str(&line(&header.map(str::to_string)));
     for row in &rows {
         out.push_str(&line(row));
+    }
+    for p in c.proposals.iter().filter(|p| !p.claims.is_empty()) {
+        out.push_str(&format!("Plan {}: ", p.record.short_id()));
+        out.push_str(&super::show::claimed_lines(&p.claims));
     }
     out
 }

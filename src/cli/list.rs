@@ -42,7 +42,7 @@ pub fn run(args: ListArgs) -> CliResult {
                 "actions": r.plan.actions.len(),
                 "model": r.model,
                 "stats": r.stats,
-                "check": ledger.last_event(&r.id).and_then(|e| e.exit_code),
+                "check": vouched_exit(&ledger, &r.id),
                 "verdict": verdict_of(&ledger, &r.id),
                 "group": r.group,
                 "cost_usd": r.stats.as_ref().and_then(|s| s.cost_usd),
@@ -90,6 +90,15 @@ fn verdict_of(ledger: &Ledger, id: &str) -> Option<Verdict> {
     (verdict.status != CheckStatus::Unchecked).then_some(verdict)
 }
 
+/// The exit status of the plan's newest event, when this clone vouches for that event's verdict:
+/// a teammate's exit status is a claim, as their verdict is.
+fn vouched_exit(ledger: &Ledger, id: &str) -> Option<i32> {
+    ledger
+        .last_event(id)
+        .filter(|e| e.vouched.is_some())
+        .and_then(|e| e.exit_code)
+}
+
 /// The CHECK cell: the verdict (`partial 1/0/2`: fixes/breaks/still failing), else the exit
 /// status of the newest event, with its colour.
 fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
@@ -110,7 +119,7 @@ fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
         };
         return (v.cell(), Some(colour));
     }
-    match ledger.last_event(id).and_then(|e| e.exit_code) {
+    match vouched_exit(ledger, id) {
         None => ("-".to_string(), None),
         Some(0) => ("passed".to_string(), Some("green")),
         Some(code) => (format!("exit {code}"), Some("red")),

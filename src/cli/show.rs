@@ -35,6 +35,7 @@ pub fn run(args: ShowArgs) -> CliResult {
     let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);
     let chain = chain(&store, &record.id)?;
     let check = git_papayu::engine::compare::last_check(&ledger, &record.id);
+    let claimed = git_papayu::engine::compare::claimed_checks(&store, &ledger, &record.id);
     let group = group_of(&store, &record)?;
     ui::data(&serde_json::json!({
         "plan": record,
@@ -44,6 +45,7 @@ pub fn run(args: ShowArgs) -> CliResult {
         "events": events,
         "claims": claims,
         "check": check,
+        "claimed_checks": claimed,
         "group": group,
         "chain": chain.iter().map(|l| serde_json::json!({
             "plan": l.id,
@@ -122,8 +124,39 @@ pub fn run(args: ShowArgs) -> CliResult {
             ));
         }
     }
+    out.push_str(&claimed_lines(&claimed));
     ui::out_painted(&paint(&text::block(&out), status));
     Ok(())
+}
+
+/// The verdicts from shared notes this clone does not act on, one line each, with who brought
+/// them; nothing when there are none.
+pub fn claimed_lines(claimed: &[git_papayu::engine::compare::ClaimedCheck]) -> String {
+    if claimed.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        "Claimed checks from shared notes (no check here made them; not in effect):\n".to_string();
+    let now = git_papayu::store::records::now_millis();
+    for c in claimed {
+        let event = if c.event == EventKind::Failed {
+            "failed"
+        } else {
+            "applied"
+        };
+        let by = match (&c.by, &c.notes_commit) {
+            (Some(by), Some(commit)) => {
+                format!("by {} (notes commit {})", text::line(by), &commit[..10])
+            }
+            _ => "by someone unknown (not found in the notes history)".to_string(),
+        };
+        out.push_str(&format!(
+            "  {event:<9} {}  {}  {by}\n",
+            render::age(c.at, now),
+            c.check.line()
+        ));
+    }
+    out
 }
 
 /// Colours a description already made safe, as `git show` colours a commit: the first line in

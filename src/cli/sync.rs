@@ -10,10 +10,13 @@ use super::{CliResult, ui};
 ///
 /// Fetches the remote's refs/notes/papayu into refs/notes/remotes/REMOTE/papayu, merges it into
 /// your refs/notes/papayu with notes.papayu.mergeStrategy (cat_sort_uniq unless set otherwise:
-/// every line of both sides is kept), and pushes your notes back as a fast-forward. When someone
-/// pushed meanwhile, the push is rejected and papayu fetches and merges again, a few times at
-/// most. It never force-pushes. Teammates' records and events are claims: a record must hash to
-/// its id, their undo does not undo anything here, and a plan's branch is only ever a local one.
+/// every line of both sides is kept), and pushes your notes back as a fast-forward. Every line
+/// of yours stays, also when the remote removed some; what comes in is bounded, and what is
+/// refused is said (see docs/teams.md). When someone pushed meanwhile, the push is rejected and
+/// papayu fetches and merges again, a few times at most. It never force-pushes. Teammates'
+/// records and events are claims: a record must hash to its id, their undo does not undo
+/// anything here, their check verdicts rank and unblock nothing, and a plan's branch is only
+/// ever a local one.
 #[derive(Debug, Args)]
 pub struct SyncArgs {
     /// The remote (default: the current branch's upstream remote, else origin).
@@ -35,8 +38,40 @@ pub fn run(args: SyncArgs) -> CliResult {
         },
     )?;
     ui::data(&report);
+    if let Some(warning) = refused(&report) {
+        ui::warn(&warning);
+    }
     ui::outln(&describe(&report));
     Ok(())
+}
+
+/// What the merge did not take from the remote, said once; `None` when it took everything.
+pub fn refused(report: &SyncReport) -> Option<String> {
+    let r = &report.refused;
+    if r.lines() == 0 {
+        return None;
+    }
+    let reasons: Vec<String> = [
+        (r.no_record, "about no plan with a record"),
+        (r.too_long, "too long"),
+        (
+            r.too_many_events,
+            "past the events one plan may have in a note",
+        ),
+        (r.note_full, "past the size a note may reach"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    Some(format!(
+        "refused {} line(s) of {}'s notes ({}; {} KB in all): they stay out of your notes and \
+         of what you push (limits: docs/teams.md)",
+        r.lines(),
+        report.remote,
+        reasons.join(", "),
+        r.bytes.div_ceil(1024)
+    ))
 }
 
 /// One line that says what came in and what went out.
@@ -48,7 +83,12 @@ pub fn describe(report: &SyncReport) -> String {
         (Some(_), "up-to-date") => format!("nothing new from {remote}"),
         (Some(_), _) if came == 1 => format!("1 new plan from {remote}"),
         (Some(_), _) if came > 1 => format!("{came} new plans from {remote}"),
-        (Some(_), _) => format!("new lines from {remote}"),
+        (Some(_), _) if report.taken > 0 => format!("new lines from {remote}"),
+        (Some(_), _) => format!("nothing new from {remote}"),
+    };
+    let fetched = match report.kept {
+        0 => fetched,
+        n => format!("{fetched}; merged: {remote} had removed {n} line(s) of yours, kept them"),
     };
     let pushed = match (report.pushed, &report.notes) {
         (true, _) => format!("pushed yours to {remote}"),

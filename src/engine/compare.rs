@@ -3,7 +3,9 @@
 //! One `plan` command gives one **group**: several providers (`--provider a,b`), or one asked
 //! several times (`--samples N`), each answer its own plan and, once applied, its own branch.
 //! Nothing beyond notes and branches is needed to compare them: the group id is in each
-//! record, the verdict of each check in its `applied` or `failed` event.
+//! record, the verdict of each check in its `applied` or `failed` event. Only the verdicts of
+//! checks this clone ran count; a teammate's verdict that arrived with the notes is a claim,
+//! shown beside the proposal and never ranked.
 //!
 //! The ranking puts last a proposal whose check never ran its tests (a syntax error that stops
 //! the runner at collection must not look better than a harmless change that ran them all),
@@ -51,13 +53,28 @@ pub struct Proposal {
     pub record: PlanRecord,
     pub status: Status,
     pub branch: Option<String>,
-    /// Its newest check, or unchecked.
+    /// Its newest check this clone trusts, or unchecked.
     pub check: Verdict,
+    /// Verdicts from shared notes nobody this clone trusts wrote: shown, never ranked.
+    pub claims: Vec<ClaimedCheck>,
     pub diffstat: Diffstat,
     /// What it changes, normalized (see [`super::votes`]); `None` when it no longer builds.
     pub answer: Option<String>,
     /// How many ranked proposals compared with it are the same answer, itself included.
     pub votes: usize,
+}
+
+/// A verdict from the shared notes that this clone does not act on, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ClaimedCheck {
+    /// `applied` or `failed`.
+    pub event: EventKind,
+    pub at: i64,
+    pub check: Verdict,
+    /// The notes commit that brought the line, and its author as that commit says (`null`
+    /// when it is not found in the notes history).
+    pub notes_commit: Option<String>,
+    pub by: Option<String>,
 }
 
 /// The proposals compared, and their ranking (ids, best first).
@@ -86,11 +103,17 @@ impl Comparison {
     }
 }
 
-/// The newest check verdict of a plan: the newest `applied` or `failed` event that carries
-/// one (an apply with `--no-check` is no check: the one before it still counts); a failed
-/// event from before verdicts reads as `failed`; none is `unchecked`.
+/// The newest check verdict of a plan that this clone trusts: the newest `applied` or `failed`
+/// event someone this clone trusts vouches for (see [`crate::store::vouch`]) that carries one
+/// (an apply with `--no-check` is no check: the one before it still counts); such a failed
+/// event from before verdicts reads as `failed`; none is `unchecked`. A verdict from anyone
+/// else is a claim (see [`claimed_checks`]): it never ranks a proposal, picks it, or lets
+/// `merge` through.
 pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
     for event in ledger.events_of(id).iter().rev() {
+        if event.vouched.is_none() {
+            continue;
+        }
         if let Some(verdict) = &event.check {
             return (**verdict).clone();
         }
@@ -102,6 +125,31 @@ pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
         }
     }
     Verdict::unchecked()
+}
+
+/// The verdicts on plan `id` from shared notes that this clone does not act on, oldest first,
+/// each with the notes commit that brought it and that commit's author.
+pub fn claimed_checks(store: &Store, ledger: &Ledger, id: &str) -> Vec<ClaimedCheck> {
+    let claimed = ledger
+        .claimed_verdicts
+        .get(id)
+        .map_or(&[][..], Vec::as_slice);
+    claimed
+        .iter()
+        .map(|c| {
+            let origin = store.line_origin(c.on, &c.line);
+            ClaimedCheck {
+                event: c.event.event,
+                at: c.event.at,
+                check: c.event.check.as_deref().cloned().unwrap_or(Verdict {
+                    status: CheckStatus::Failed,
+                    ..Verdict::unchecked()
+                }),
+                notes_commit: origin.as_ref().map(|o| o.commit.to_string()),
+                by: origin.map(|o| o.author),
+            }
+        })
+        .collect()
 }
 
 /// The proposals `specs` name: a group id (or a unique prefix of one), or plan ids; with none,
@@ -133,6 +181,7 @@ pub fn select(store: &Store, specs: &[String]) -> Result<Comparison, Problem> {
             status: ledger.status(&record.id),
             branch: ledger.branch(&record.id).map(str::to_string),
             check: last_check(&ledger, &record.id),
+            claims: claimed_checks(store, &ledger, &record.id),
             diffstat,
             answer,
             votes: 1,
@@ -319,6 +368,7 @@ mod tests {
             status,
             branch: None,
             check,
+            claims: Vec::new(),
             diffstat: Diffstat {
                 files: 1,
                 insertions: lines,

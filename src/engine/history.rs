@@ -202,6 +202,7 @@ fn legacy_lines(store: &Store, op: &Operation) -> Result<Vec<LoggedLine>, StoreE
                     on: on.to_string(),
                     plan,
                     hash: line_hash(line),
+                    verdict: None,
                 });
             }
         }

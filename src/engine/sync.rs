@@ -2,8 +2,10 @@
 //! proposal branch and the notes).
 //!
 //! The notes only ever grow, on every side: each clone appends lines, and merging two sides
-//! keeps every line of both (see [`crate::store::notes::merge`]). So a sync never loses a
-//! teammate's line, and two clones that sync in turn converge on the same notes. What arrives is
+//! keeps every local line and every line of the remote's within bounds (see
+//! [`crate::store::intake`]). So a sync never loses a line of this clone's, a remote that
+//! removed lines gets them back with the next push, a remote flooded with junk brings none of it
+//! here, and two clones that sync in turn converge on the same notes. What arrives is
 //! a *claim*: the ledger reads a teammate's records and events under the trust rules of
 //! [`crate::store::records`] (a record must hash to its id; a cancel counts only when this
 //! clone's operation log wrote it; a proposal branch is only ever a local one).
@@ -16,7 +18,7 @@ use serde::Serialize;
 
 use crate::codes::{Code, Problem};
 use crate::settings::Settings;
-use crate::store::notes::{Merged, Strategy};
+use crate::store::intake::{Merged, Refused, Strategy};
 use crate::store::remote::{Pushed, tracking_ref};
 use crate::store::{NOTES_REF, Store};
 
@@ -45,6 +47,13 @@ pub struct SyncReport {
     pub pushed: bool,
     /// Fetch-merge-push rounds taken (more than one when a push was rejected).
     pub rounds: u32,
+    /// Lines of the remote's notes taken in.
+    pub taken: usize,
+    /// Local lines the remote's notes had removed, kept (and pushed back with the notes).
+    pub kept: usize,
+    /// Lines of the remote's notes not taken, by reason: they stay out of the local notes and
+    /// of what is pushed.
+    pub refused: Refused,
     /// Plans known here before and after.
     pub plans_before: usize,
     pub plans_after: usize,
@@ -71,6 +80,9 @@ pub fn sync(
         strategy: strategy.as_str(),
         pushed: false,
         rounds: 0,
+        taken: 0,
+        kept: 0,
+        refused: Refused::default(),
         plans_before,
         plans_after: plans_before,
         notes: None,
@@ -81,11 +93,7 @@ pub fn sync(
         report.fetched = fetched.map(|f| f.to_string());
         report.merge = match fetched {
             None => "up-to-date",
-            Some(theirs) => match store.merge_notes(theirs, strategy, &remote)? {
-                Merged::UpToDate => "up-to-date",
-                Merged::FastForward(_) => "fast-forward",
-                Merged::Commit(_) => "merged",
-            },
+            Some(theirs) => merge(store, &mut report, theirs, strategy)?,
         };
         let local = store.ref_value(NOTES_REF).map_err(|e| e.to_problem())?;
         if !request.push || local.is_none() || local == fetched {
@@ -114,6 +122,25 @@ pub fn sync(
         .map(|n| n.to_string());
     report.plans_after = store.plan_index().map_err(|e| e.to_problem())?.len();
     Ok(report)
+}
+
+/// Merges the fetched notes commit `theirs` into the local notes, adding what it did to the
+/// report; returns what became of the local notes.
+fn merge(
+    store: &Store,
+    report: &mut SyncReport,
+    theirs: crate::store::Oid,
+    strategy: Strategy,
+) -> Result<&'static str, Problem> {
+    let merge = store.merge_notes(theirs, strategy, &report.remote)?;
+    report.taken += merge.taken;
+    report.kept += merge.kept;
+    report.refused.add(&merge.refused);
+    Ok(match merge.merged {
+        Merged::UpToDate => "up-to-date",
+        Merged::FastForward(_) => "fast-forward",
+        Merged::Commit(_) => "merged",
+    })
 }
 
 /// What `publish` did.

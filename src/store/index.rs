@@ -3,7 +3,8 @@
 //!
 //! Every line about a plan — its record, its events, the events that cancel them, teammates'
 //! lines merged in — names the plan and is written on the note of the plan's base, or of a
-//! commit a rewrite copied that note to. The index lists, for each plan, every object whose note
+//! commit a rewrite copied that note to. The index lists, for each plan with a record (lines
+//! about any other plan are read by nobody: see [`super::records`]), every object whose note
 //! holds a line about it, so a ledger read from just those notes knows the plan's record,
 //! status, events and copies exactly as a ledger of every note would. It also keeps when each
 //! plan was made, so the newest plans are found without reading any note.
@@ -17,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use git2::{Oid, Repository};
 
-use super::records::line_summary;
+use super::records::{line_summaries, line_summary};
 use super::{StoreError, cache, notes};
 
 const KIND: &str = "plans";
@@ -52,8 +53,8 @@ impl PlanIndex {
             return Ok(index);
         }
         let mut map = BTreeMap::new();
-        for (on, text) in notes::all(repo, Some(notes))? {
-            add_text(&mut map, on, &text);
+        for line in line_summaries(&notes::all(repo, Some(notes))?) {
+            add(&mut map, line.on, line.plan, line.made);
         }
         let index = PlanIndex::from_map(&map);
         cache::write(repo, KIND, notes, index.text.as_bytes());
@@ -174,6 +175,14 @@ impl PlanIndex {
         }
     }
 
+    /// Whether plan `id` has a record in these notes.
+    pub fn has_record(&self, id: &str) -> bool {
+        let i = self.starts_at(id);
+        i < self.starts.len()
+            && self.id(i) == id
+            && self.line(i).split(' ').nth(1).is_some_and(|t| t != "-")
+    }
+
     /// Up to `n` plan ids with a record, newest first (ties by id).
     pub fn newest(&self, n: usize) -> Vec<&str> {
         let mut made: Vec<(i64, &str)> = (0..self.starts.len())
@@ -214,19 +223,24 @@ impl PlanIndex {
     }
 }
 
+/// Adds the lines papayu itself appends: every one is about a plan with a record.
 fn add_text(map: &mut BTreeMap<String, Entry>, on: Oid, text: &str) {
     for line in text.lines().filter(|l| l.starts_with('{')) {
-        if let Some((plan, created)) = line_summary(line, on) {
-            let entry = map.entry(plan).or_default();
-            if let Some((made, sealed)) = created
-                && (entry.created.is_none() || (sealed && !entry.sealed))
-            {
-                entry.created = Some(made);
-                entry.sealed = sealed;
-            }
-            entry.carriers.insert(on);
+        if let Some((plan, made)) = line_summary(line, on) {
+            add(map, on, plan, made);
         }
     }
+}
+
+fn add(map: &mut BTreeMap<String, Entry>, on: Oid, plan: String, made: Option<(i64, bool)>) {
+    let entry = map.entry(plan).or_default();
+    if let Some((made, sealed)) = made
+        && (entry.created.is_none() || (sealed && !entry.sealed))
+    {
+        entry.created = Some(made);
+        entry.sealed = sealed;
+    }
+    entry.carriers.insert(on);
 }
 
 fn push_line(out: &mut String, id: &str, entry: &Entry) {
@@ -287,6 +301,7 @@ mod tests {
         assert_eq!(index.carriers(&b), Some(vec![other]));
         assert_eq!(index.carriers(&"c".repeat(40)), Some(Vec::new()));
         assert_eq!(index.ids_with_prefix("aaaa"), vec![a.as_str()]);
+        assert!(index.has_record(&b) && !index.has_record(&a) && !index.has_record("c"));
         assert_eq!(index.ids_with_prefix("a").len(), 2);
         assert!(index.ids_with_prefix("b").is_empty());
         // Only plans with a record have an age.

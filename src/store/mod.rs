@@ -12,6 +12,7 @@ pub mod config;
 mod error;
 mod ids;
 pub mod index;
+pub mod intake;
 mod merges;
 pub use merges::MergeIntent;
 pub mod notes;
@@ -25,6 +26,7 @@ mod sig;
 mod snapshot;
 mod trees;
 mod trust;
+pub mod vouch;
 mod work;
 pub use work::UserGit;
 pub mod worktree;
@@ -242,14 +244,24 @@ impl Store {
     /// Everything the notes say about plans, with the local proposal branches.
     pub fn ledger(&self) -> Result<records::Ledger, StoreError> {
         let notes = self.ref_value(NOTES_REF)?;
-        let ledger = records::Ledger::load(&self.repo, notes, &|| self.cancels())?;
+        let ledger = records::Ledger::load(&self.repo, notes, &|| self.trust())?;
         notice_all(&ledger.warnings);
         Ok(ledger)
     }
 
-    /// The cancel events this clone's operation log vouches for.
-    fn cancels(&self) -> Result<records::Cancels, StoreError> {
-        oplog::logged_cancels(self).map(records::Cancels::Logged)
+    /// The cancels and verdicts this clone's operation log vouches for.
+    fn trust(&self) -> Result<records::Trust, StoreError> {
+        oplog::logged_trust(self)
+    }
+
+    /// Who brought the line named `hash` (see [`records::line_hash`]) onto the note of `on` in
+    /// the local notes: the notes commit that added it and its author (see
+    /// [`notes::line_origin`]); `None` when the note no longer holds it or it is not found.
+    pub fn line_origin(&self, on: Oid, hash: &str) -> Option<notes::Origin> {
+        let tip = self.ref_value(NOTES_REF).ok()??;
+        let text = notes::read(&self.repo, Some(tip), on).ok()??;
+        let line = text.lines().find(|l| records::line_hash(l) == hash)?;
+        notes::line_origin(&self.repo, tip, on, line)
     }
 
     /// Which notes hold lines about which plan (see [`index`]).
@@ -269,7 +281,7 @@ impl Store {
         };
         let notes = self.ref_value(NOTES_REF)?;
         let mut ledger =
-            records::Ledger::load_from(&self.repo, notes, &objects, Some(id), &|| self.cancels())?;
+            records::Ledger::load_from(&self.repo, notes, &objects, Some(id), &|| self.trust())?;
         notice_all(&ledger.warnings);
         ledger.local = proposals::scan(&self.repo)?;
         Ok(ledger)
@@ -292,7 +304,7 @@ impl Store {
             self.ref_value(NOTES_REF)?,
             objects,
             None,
-            &|| self.cancels(),
+            &|| self.trust(),
         )?;
         notice_all(&ledger.warnings);
         Ok(ledger)

@@ -150,7 +150,7 @@ pub fn append(
         .map_err(|e| StoreError::git("writing notes", e))
 }
 
-fn notes_tree(repo: &Repository, notes: Oid) -> Result<Tree<'_>, StoreError> {
+pub(super) fn notes_tree(repo: &Repository, notes: Oid) -> Result<Tree<'_>, StoreError> {
     repo.find_commit(notes)
         .and_then(|c| c.tree())
         .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading the papayu notes", e))
@@ -158,7 +158,7 @@ fn notes_tree(repo: &Repository, notes: Oid) -> Result<Tree<'_>, StoreError> {
 
 /// Every (annotated object, note blob) pair of a notes commit, self-notes included: what a merge
 /// compares without reading any note's text.
-fn blobs(repo: &Repository, notes: Oid) -> Result<Vec<(Oid, Oid)>, StoreError> {
+pub(super) fn blobs(repo: &Repository, notes: Oid) -> Result<Vec<(Oid, Oid)>, StoreError> {
     fn walk(
         repo: &Repository,
         tree: &Tree<'_>,
@@ -187,6 +187,68 @@ fn blobs(repo: &Repository, notes: Oid) -> Result<Vec<(Oid, Oid)>, StoreError> {
     walk(repo, &tree, "", &mut out)
         .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading notes", e))?;
     Ok(out)
+}
+
+/// How many notes commits [`line_origin`] looks through, newest first, before it gives up.
+pub const ORIGIN_WALK: usize = 10_000;
+
+/// Who brought a note line into the notes: the notes commit that added it and its author, as
+/// that commit says (whoever writes a commit chooses its author: this names a claim's source,
+/// it proves nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub commit: Oid,
+    /// `Name <email>`.
+    pub author: String,
+}
+
+/// The newest of the first [`ORIGIN_WALK`] commits of the notes history from `notes` whose note
+/// of `on` holds `line` while no parent's does; `None` when no such commit is found in reach.
+pub fn line_origin(repo: &Repository, notes: Oid, on: Oid, line: &str) -> Option<Origin> {
+    let mut holds: std::collections::HashMap<Oid, bool> = Default::default();
+    let mut has_line = |commit: &git2::Commit<'_>| -> bool {
+        let Some(blob) = commit
+            .tree()
+            .ok()
+            .and_then(|t| note_path(repo, &t, on))
+            .map(|n| n.1)
+        else {
+            return false;
+        };
+        *holds.entry(blob).or_insert_with(|| {
+            repo.find_blob(blob)
+                .is_ok_and(|b| holds_line(b.content(), line.as_bytes()))
+        })
+    };
+    let mut walk = repo.revwalk().ok()?;
+    walk.set_sorting(git2::Sort::TIME).ok()?;
+    walk.push(notes).ok()?;
+    for id in walk.take(ORIGIN_WALK).flatten() {
+        let Ok(commit) = repo.find_commit(id) else {
+            continue;
+        };
+        if has_line(&commit) && !commit.parents().any(|p| has_line(&p)) {
+            let author = commit.author();
+            return Some(Origin {
+                commit: id,
+                author: format!(
+                    "{} <{}>",
+                    String::from_utf8_lossy(author.name_bytes()),
+                    String::from_utf8_lossy(author.email_bytes())
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// Whether `text` holds `line` as a whole line.
+fn holds_line(text: &[u8], line: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, line).any(|at| {
+        let end = at + line.len();
+        (at == 0 || text[at - 1] == b'\n')
+            && matches!(text.get(end), None | Some(b'\n') | Some(b'\r'))
+    })
 }
 
 /// The text of a note stored as its own object: one line, `papayu-<kind> <json>`, whose blob
@@ -218,215 +280,10 @@ pub fn read_self_note(
     }
 }
 
-/// How two notes that both sides changed are combined: git's `notes.<ref>.mergeStrategy`
-/// values, read exactly as `git notes merge` reads them. `manual` is not among them: papayu has
-/// no conflict to hand to a person, since every side only ever appends lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// Both sides' lines, sorted, each once (what `init` sets).
-    CatSortUniq,
-    /// The local note, then the remote one.
-    Union,
-    Ours,
-    Theirs,
-}
-
-impl Strategy {
-    pub fn parse(text: &str) -> Option<Strategy> {
-        match text.trim() {
-            "cat_sort_uniq" => Some(Strategy::CatSortUniq),
-            "union" => Some(Strategy::Union),
-            "ours" => Some(Strategy::Ours),
-            "theirs" => Some(Strategy::Theirs),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Strategy::CatSortUniq => "cat_sort_uniq",
-            Strategy::Union => "union",
-            Strategy::Ours => "ours",
-            Strategy::Theirs => "theirs",
-        }
-    }
-
-    fn combine(self, ours: &[u8], theirs: &[u8]) -> Vec<u8> {
-        let lines = |b: &[u8]| -> Vec<Vec<u8>> {
-            b.split(|c| *c == b'\n')
-                .filter(|l| !l.is_empty())
-                .map(<[u8]>::to_vec)
-                .collect()
-        };
-        let joined = |ls: Vec<Vec<u8>>| -> Vec<u8> {
-            let mut out = Vec::new();
-            for l in ls {
-                out.extend_from_slice(&l);
-                out.push(b'\n');
-            }
-            out
-        };
-        match self {
-            Strategy::Ours => ours.to_vec(),
-            Strategy::Theirs => theirs.to_vec(),
-            Strategy::Union => {
-                let mut all = lines(ours);
-                all.extend(lines(theirs));
-                joined(all)
-            }
-            Strategy::CatSortUniq => {
-                let mut all = lines(ours);
-                all.extend(lines(theirs));
-                all.sort();
-                all.dedup();
-                joined(all)
-            }
-        }
-    }
-}
-
-/// What merging a remote's notes into the local ones gives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Merged {
-    /// The local notes already hold the remote's.
-    UpToDate,
-    /// The local notes are the remote's, or behind them: take the remote commit as it is.
-    FastForward(Oid),
-    /// A new merge commit with both as parents.
-    Commit(Oid),
-}
-
-/// Merges the notes commit `theirs` into `ours` as `git notes merge -s STRATEGY` does: a note
-/// only one side changed since their merge base takes that side; a note both changed is
-/// combined by `strategy`. Writes the merge commit (no ref is moved).
-pub fn merge(
-    repo: &Repository,
-    ours: Option<Oid>,
-    theirs: Oid,
-    strategy: Strategy,
-    message: &str,
-) -> Result<Merged, StoreError> {
-    let Some(ours) = ours else {
-        return Ok(Merged::FastForward(theirs));
-    };
-    let related = |a: Oid, b: Oid| a == b || repo.graph_descendant_of(a, b).unwrap_or(false);
-    if related(ours, theirs) {
-        return Ok(Merged::UpToDate);
-    }
-    if related(theirs, ours) {
-        return Ok(Merged::FastForward(theirs));
-    }
-    let base = repo.merge_base(ours, theirs).ok();
-    let to_map = |c: Option<Oid>| -> Result<std::collections::BTreeMap<Oid, Oid>, StoreError> {
-        Ok(match c {
-            Some(c) => blobs(repo, c)?.into_iter().collect(),
-            None => Default::default(),
-        })
-    };
-    let (b, o, t) = (to_map(base)?, to_map(Some(ours))?, to_map(Some(theirs))?);
-    let read = |blob: Oid| -> Result<Vec<u8>, StoreError> {
-        repo.find_blob(blob)
-            .map(|b| b.content().to_vec())
-            .map_err(|e| StoreError::git("reading a note to merge", e))
-    };
-    let mut result = o.clone();
-    for (target, their_blob) in &t {
-        let merged = match (o.get(target), b.get(target)) {
-            (Some(mine), _) if mine == their_blob => continue,
-            (None, _) => *their_blob,
-            (Some(mine), Some(base)) if mine == base => *their_blob,
-            (Some(_), Some(base)) if base == their_blob => continue,
-            (Some(mine), _) => {
-                let text = strategy.combine(&read(*mine)?, &read(*their_blob)?);
-                repo.blob(&text)
-                    .map_err(|e| StoreError::git("writing a merged note", e))?
-            }
-        };
-        result.insert(*target, merged);
-    }
-    let mut builder = repo
-        .treebuilder(None)
-        .map_err(|e| StoreError::git("writing merged notes", e))?;
-    for (target, blob) in &result {
-        builder
-            .insert(target.to_string(), *blob, FileMode::Blob.into())
-            .map_err(|e| StoreError::git("writing merged notes", e))?;
-    }
-    let tree = builder
-        .write()
-        .and_then(|t| repo.find_tree(t))
-        .map_err(|e| StoreError::git("writing merged notes", e))?;
-    let find = |c: Oid| {
-        repo.find_commit(c)
-            .map_err(|e| StoreError::reading(NOTES_REF, c, "reading notes", e))
-    };
-    let (mine, theirs) = (find(ours)?, find(theirs)?);
-    let sig = super::signature(repo);
-    repo.commit(None, &sig, &sig, message, &tree, &[&mine, &theirs])
-        .map(Merged::Commit)
-        .map_err(|e| StoreError::git("writing merged notes", e))
-}
-
 impl super::Store {
     /// The text of the self-note `id` in the local notes (a plan's conversation), if they hold
     /// it.
     pub fn self_note(&self, id: Oid) -> Result<Option<String>, StoreError> {
         read_self_note(&self.repo, self.ref_value(NOTES_REF)?, id)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn strategies_combine_two_changed_notes_as_git_notes_merge_does() {
-        let (ours, theirs) = (b"b\na\n".as_slice(), b"c\na\n".as_slice());
-        assert_eq!(Strategy::CatSortUniq.combine(ours, theirs), b"a\nb\nc\n");
-        assert_eq!(Strategy::Union.combine(ours, theirs), b"b\na\nc\na\n");
-        assert_eq!(Strategy::Ours.combine(ours, theirs), ours);
-        assert_eq!(Strategy::Theirs.combine(ours, theirs), theirs);
-        assert_eq!(Strategy::parse("manual"), None);
-        assert_eq!(Strategy::parse(" union "), Some(Strategy::Union));
-    }
-
-    #[test]
-    fn merging_keeps_every_line_of_both_sides_and_self_notes_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init(dir.path()).unwrap();
-        let target = repo.blob(b"commit stand-in").unwrap();
-        let base = append(&repo, None, &[(target, "{\"base\":1}".into())], "base").unwrap();
-        let ours = append(&repo, Some(base), &[(target, "{\"ours\":1}".into())], "o").unwrap();
-        let (id, text) = self_note("papayu-conversation {}").unwrap();
-        let theirs = append(
-            &repo,
-            Some(base),
-            &[(target, "{\"theirs\":1}".into()), (id, text.clone())],
-            "t",
-        )
-        .unwrap();
-        let Merged::Commit(merged) =
-            merge(&repo, Some(ours), theirs, Strategy::CatSortUniq, "m").unwrap()
-        else {
-            panic!("both sides moved: a merge commit")
-        };
-        let note = read(&repo, Some(merged), target).unwrap().unwrap();
-        assert_eq!(note, "{\"base\":1}\n{\"ours\":1}\n{\"theirs\":1}\n");
-        assert_eq!(read_self_note(&repo, Some(merged), id).unwrap(), Some(text));
-        assert!(
-            all(&repo, Some(merged))
-                .unwrap()
-                .iter()
-                .all(|(t, _)| *t != id),
-            "a self-note is not read as lines"
-        );
-        assert_eq!(
-            merge(&repo, Some(merged), ours, Strategy::CatSortUniq, "m").unwrap(),
-            Merged::UpToDate
-        );
-        assert_eq!(
-            merge(&repo, Some(base), merged, Strategy::CatSortUniq, "m").unwrap(),
-            Merged::FastForward(merged)
-        );
     }
 }

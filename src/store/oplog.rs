@@ -15,7 +15,7 @@ use git2::{ObjectType, Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::index::PlanIndex;
-use super::records::{line_hash, line_plan};
+use super::records::{Trust, carries_verdict, line_hash, line_plan};
 use super::refs::{self, RefChange};
 use super::{NOTES_REF, OPLOG_REF, Store, StoreError, cache, notes};
 
@@ -69,19 +69,33 @@ pub struct Operation {
     /// in effect, since only cancels this log knows take effect.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kept_cancels: Vec<String>,
+    /// The same for the lines of checking operations `gc` forgot: their verdicts still count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_verdicts: Vec<String>,
 }
 
 impl Operation {
     /// The hashes of the cancel lines this entry vouches for.
     fn cancels(&self) -> impl Iterator<Item = &str> {
-        let appended: &[LoggedLine] = match self.op {
-            OpKind::Undo | OpKind::Redo => &self.lines,
-            _ => &[],
-        };
-        appended
-            .iter()
-            .map(|l| l.hash.as_str())
+        self.appended(matches!(self.op, OpKind::Undo | OpKind::Redo))
             .chain(self.kept_cancels.iter().map(String::as_str))
+    }
+
+    /// The hashes of the verdict lines this entry vouches for: those the operations that run
+    /// checks (`apply`, `refine`) appended.
+    fn verdicts(&self) -> impl Iterator<Item = &str> {
+        let checking = matches!(self.op, OpKind::Apply | OpKind::Refine);
+        let lines: &[LoggedLine] = if checking { &self.lines } else { &[] };
+        lines
+            .iter()
+            .filter(|l| l.verdict != Some(false))
+            .map(|l| l.hash.as_str())
+            .chain(self.kept_verdicts.iter().map(String::as_str))
+    }
+
+    fn appended(&self, these: bool) -> impl Iterator<Item = &str> {
+        let lines: &[LoggedLine] = if these { &self.lines } else { &[] };
+        lines.iter().map(|l| l.hash.as_str())
     }
 }
 
@@ -94,6 +108,10 @@ pub struct LoggedLine {
     pub plan: String,
     /// The line's [`line_hash`].
     pub hash: String,
+    /// Whether the line carries a check verdict (absent in entries written before this was
+    /// recorded: such a line of a checking operation is taken to carry one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<bool>,
 }
 
 /// A log entry together with the commit that holds it.
@@ -161,6 +179,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             target: pending.target.clone(),
             lines: logged_lines(&pending.note_lines),
             kept_cancels: Vec::new(),
+            kept_verdicts: Vec::new(),
         };
         let entry = write_entry(repo, previous, &op, &pending.keep)?;
         changes.push(RefChange::new(OPLOG_REF, previous, Some(entry)));
@@ -180,7 +199,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
                 if let Some((old, new)) = notes_moved {
                     PlanIndex::carry_forward(repo, old, new, &pending.note_lines);
                 }
-                carry_cancels_forward(repo, previous, entry, &op);
+                carry_trust_forward(repo, previous, entry, &op);
                 return Ok(Entry { id: entry, op });
             }
             Err(e) if retryable(&e, pending) => {
@@ -207,47 +226,62 @@ pub fn plans_made_here(store: &Store) -> Result<HashSet<String>, StoreError> {
 }
 
 const CANCELS: &str = "cancels";
+const VERDICTS: &str = "verdicts";
 
-/// The cancel lines (`undone`, `redone`) this clone's operations appended, by line hash: the
-/// only cancels that take effect here. Cached per log entry, carried forward by each commit.
-pub fn logged_cancels(store: &Store) -> Result<HashSet<String>, StoreError> {
+/// The lines this clone's operations appended that take effect here (see
+/// [`super::vouch`]): its cancels (`undone`, `redone`) and the lines of its checks, by line
+/// hash. Cached per log entry, carried forward by each commit.
+pub fn logged_trust(store: &Store) -> Result<Trust, StoreError> {
     let Some(tip) = store.ref_value(OPLOG_REF)? else {
-        return Ok(HashSet::new());
+        return Ok(Trust::nothing());
     };
-    if let Some(set) = cached_cancels(&store.repo, tip) {
-        return Ok(set);
+    let repo = &store.repo;
+    if let (Some(cancels), Some(verdicts)) = (
+        cached_set(repo, CANCELS, tip),
+        cached_set(repo, VERDICTS, tip),
+    ) {
+        return Ok(Trust::Logged { cancels, verdicts });
     }
-    let mut set = HashSet::new();
+    let (mut cancels, mut verdicts) = (HashSet::new(), HashSet::new());
     for entry in walk(store)? {
-        set.extend(entry?.op.cancels().map(str::to_string));
+        let entry = entry?;
+        cancels.extend(entry.op.cancels().map(str::to_string));
+        verdicts.extend(entry.op.verdicts().map(str::to_string));
     }
-    write_cancels(&store.repo, tip, &set);
-    Ok(set)
+    write_set(repo, CANCELS, tip, &cancels);
+    write_set(repo, VERDICTS, tip, &verdicts);
+    Ok(Trust::Logged { cancels, verdicts })
 }
 
-fn cached_cancels(repo: &Repository, entry: Oid) -> Option<HashSet<String>> {
-    let bytes = cache::read(repo, CANCELS, entry)?;
+fn cached_set(repo: &Repository, kind: &str, entry: Oid) -> Option<HashSet<String>> {
+    let bytes = cache::read(repo, kind, entry)?;
     let text = String::from_utf8(bytes).ok()?;
     let set: HashSet<String> = text.lines().map(str::to_string).collect();
     set.iter().all(|h| super::ids::is_plan_id(h)).then_some(set)
 }
 
-fn write_cancels(repo: &Repository, entry: Oid, set: &HashSet<String>) {
+fn write_set(repo: &Repository, kind: &str, entry: Oid, set: &HashSet<String>) {
     let mut lines: Vec<&str> = set.iter().map(String::as_str).collect();
     lines.sort_unstable();
     let mut text = lines.join("\n");
     text.push('\n');
-    cache::write(repo, CANCELS, entry, text.as_bytes());
+    cache::write(repo, kind, entry, text.as_bytes());
 }
 
-fn carry_cancels_forward(repo: &Repository, previous: Option<Oid>, entry: Oid, op: &Operation) {
-    let old = match previous {
-        None => Some(HashSet::new()),
-        Some(p) => cached_cancels(repo, p),
-    };
-    if let Some(mut set) = old {
-        set.extend(op.cancels().map(str::to_string));
-        write_cancels(repo, entry, &set);
+fn carry_trust_forward(repo: &Repository, previous: Option<Oid>, entry: Oid, op: &Operation) {
+    let sets: [(&str, Vec<&str>); 2] = [
+        (CANCELS, op.cancels().collect()),
+        (VERDICTS, op.verdicts().collect()),
+    ];
+    for (kind, added) in sets {
+        let old = match previous {
+            None => Some(HashSet::new()),
+            Some(p) => cached_set(repo, kind, p),
+        };
+        if let Some(mut set) = old {
+            set.extend(added.into_iter().map(str::to_string));
+            write_set(repo, kind, entry, &set);
+        }
     }
 }
 
@@ -319,6 +353,7 @@ fn logged_lines(lines: &[(Oid, String)]) -> Vec<LoggedLine> {
             on: on.to_string(),
             plan,
             hash: line_hash(text),
+            verdict: Some(carries_verdict(text)),
         };
         if !out.contains(&logged) {
             out.push(logged);
@@ -465,10 +500,11 @@ pub fn forget_before(store: &Store, cutoff: i64, dry_run: bool) -> Result<Forgot
     if dry_run || result.forgotten == 0 {
         return Ok(result);
     }
-    let carried = entries[kept..]
-        .iter()
-        .flat_map(|e| e.op.cancels().map(str::to_string))
-        .collect();
+    let mut carried = Carried::default();
+    for e in &entries[kept..] {
+        carried.cancels.extend(e.op.cancels().map(str::to_string));
+        carried.verdicts.extend(e.op.verdicts().map(str::to_string));
+    }
     let previous = rewrite_chain(&store.repo, &entries[..kept], carried)?;
     let repo = &store.repo;
     let old = entries.first().map(|e| e.id);
@@ -480,35 +516,50 @@ pub fn forget_before(store: &Store, cutoff: i64, dry_run: bool) -> Result<Forgot
     Ok(result)
 }
 
+/// The lines of forgotten operations that must stay in effect: their cancels and the lines of
+/// their checks, by line hash.
+#[derive(Debug, Default)]
+struct Carried {
+    cancels: Vec<String>,
+    verdicts: Vec<String>,
+}
+
 /// Writes `kept` (newest first) again as a chain of its own, oldest first, each on top of the
-/// one rewritten before it; returns the new newest entry. The cancels in `carried` (of entries
+/// one rewritten before it; returns the new newest entry. The lines in `carried` (of entries
 /// left out) stay in effect: the oldest kept entry, or a `gc` entry when none is kept, vouches
 /// for them. Parents that are no longer in the object database are left out.
 fn rewrite_chain(
     repo: &Repository,
     kept: &[Entry],
-    mut carried: Vec<String>,
+    mut carried: Carried,
 ) -> Result<Option<Oid>, StoreError> {
     let mut renamed: std::collections::HashMap<String, String> = Default::default();
     let mut previous: Option<Oid> = None;
-    carried.sort_unstable();
-    carried.dedup();
-    if kept.is_empty() && !carried.is_empty() {
+    for list in [&mut carried.cancels, &mut carried.verdicts] {
+        list.sort_unstable();
+        list.dedup();
+    }
+    let count = carried.cancels.len() + carried.verdicts.len();
+    if kept.is_empty() && count > 0 {
         let op = Operation {
             op: OpKind::Gc,
-            description: format!("keep {} cancel(s) of forgotten operations", carried.len()),
+            description: format!(
+                "keep {count} cancel(s) and check line(s) of forgotten operations"
+            ),
             at: super::records::now_millis(),
             refs: Vec::new(),
             previous: None,
             target: None,
             lines: Vec::new(),
-            kept_cancels: std::mem::take(&mut carried),
+            kept_cancels: std::mem::take(&mut carried.cancels),
+            kept_verdicts: std::mem::take(&mut carried.verdicts),
         };
         previous = Some(write_commit(repo, None, &op, &[])?);
     }
     for entry in kept.iter().rev() {
         let mut op = entry.op.clone();
-        op.kept_cancels.append(&mut carried);
+        op.kept_cancels.append(&mut carried.cancels);
+        op.kept_verdicts.append(&mut carried.verdicts);
         op.previous = previous.map(|p| p.to_string());
         op.target = op
             .target
@@ -666,7 +717,7 @@ pub fn repair(store: &Store, dry_run: bool) -> Result<Vec<Repair>, StoreError> {
         };
         let to = match dry_run || chain_whole {
             true => chain.first().map(|e| e.id),
-            false => rewrite_chain(repo, &chain, Vec::new())?,
+            false => rewrite_chain(repo, &chain, Carried::default())?,
         };
         if !dry_run {
             refs::update(

@@ -6,10 +6,13 @@
 //!
 //! Notes are shared: every line is a *claim* from whoever wrote it. The reader never panics on
 //! a line and drops every line that is not a well-formed record or event (bad ids, a branch
-//! outside `papayu/`, a cancel that names nothing). Lines are never removed: undo appends an
-//! `undone` event that cancels a line by its hash, redo a `redone` event that cancels the
-//! `undone`, so the notes ref only ever moves forward. A plan's status comes from the local
-//! proposal branches first (see [`super::proposals`]) and from its events second.
+//! outside `papayu/`, a cancel that names nothing) and every event about a plan that has no
+//! record, the latter after a substring search alone, so junk costs what scanning it costs.
+//! Lines are never removed: undo appends an `undone` event that cancels a line by its hash, redo
+//! a `redone` event that cancels the `undone`, so the notes ref only ever moves forward. A
+//! plan's status comes from the local proposal branches first (see [`super::proposals`]) and
+//! from its events second. Cancels and check verdicts take effect only when someone this clone
+//! trusts vouches for them (see [`super::vouch`]); the others are kept as claims.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -20,6 +23,7 @@ use sha2::{Digest, Sha256};
 use super::ids::oid_hex;
 pub use super::ids::{is_object_id, is_plan_id, is_proposal_branch};
 use super::proposals::{self, LocalBranch};
+pub use super::vouch::{Trust, Voucher};
 use super::{StoreError, notes};
 use crate::codes::{Code, Problem};
 use crate::plan::Plan;
@@ -218,6 +222,10 @@ pub struct Event {
     /// For `applied` and `failed` after a check: the check judged against the base.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Box<crate::verdict::Verdict>>,
+    /// Who vouches for the verdict the event carries, as the reader found it (never stored):
+    /// `None` for a verdict nobody this clone trusts wrote, which is a claim.
+    #[serde(skip)]
+    pub vouched: Option<Voucher>,
 }
 
 impl Event {
@@ -239,7 +247,14 @@ impl Event {
             feedback: None,
             cancels: None,
             check: None,
+            vouched: None,
         }
+    }
+
+    /// Whether the event is a verdict on the plan: it carries a check's, or it is a `failed`
+    /// (from before verdicts, or a refinement's check).
+    pub fn is_verdict(&self) -> bool {
+        self.check.is_some() || self.event == EventKind::Failed
     }
 
     /// Whether the event is well-formed: a plan id, a branch only under `papayu/`, object ids
@@ -341,29 +356,20 @@ pub struct Ledger {
     pub copies: BTreeMap<String, Vec<Oid>>,
     /// `undone` and `redone` events no local operation wrote: claims, shown, never in effect.
     pub claims: BTreeMap<String, Vec<Event>>,
+    /// Verdicts nobody this clone trusts vouches for, per plan, oldest first: also in
+    /// [`Ledger::events`] (unvouched there), shown, never in effect.
+    pub claimed_verdicts: BTreeMap<String, Vec<ClaimedVerdict>>,
     /// What the reader set aside and why (forged records), one sentence each.
     pub warnings: Vec<String>,
 }
 
-/// Which cancel events (`undone`, `redone`) take effect: the ones this clone's operation log
-/// wrote, named by their line hash. Anyone can append a line that cancels another to shared
-/// notes, so a cancel from elsewhere is only a claim.
-#[derive(Debug, Clone, Default)]
-pub enum Cancels {
-    /// Every cancel takes effect (tests of the reader's rules).
-    #[default]
-    All,
-    /// Only cancels whose line hash is listed.
-    Logged(HashSet<String>),
-}
-
-impl Cancels {
-    fn trusts(&self, hash: &str) -> bool {
-        match self {
-            Cancels::All => true,
-            Cancels::Logged(set) => set.contains(hash),
-        }
-    }
+/// A verdict from the shared notes that nobody this clone trusts vouches for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedVerdict {
+    pub event: Event,
+    /// The line's [`line_hash`], and an object whose note holds it: what finds who wrote it.
+    pub line: String,
+    pub on: Oid,
 }
 
 /// One well-formed line of the notes.
@@ -383,15 +389,15 @@ impl Line {
 
 impl Ledger {
     /// Reads all records and events from the notes commit `notes`, and the local proposal
-    /// branches.
+    /// branches. `trust` is asked for only when a note holds a cancel or a verdict.
     pub fn load(
         repo: &Repository,
         notes: Option<Oid>,
-        cancels: &dyn Fn() -> Result<Cancels, StoreError>,
+        trust: &dyn Fn() -> Result<Trust, StoreError>,
     ) -> Result<Ledger, StoreError> {
         let texts = notes::all(repo, notes)?;
-        let cancels = trusted_cancels(&texts, cancels)?;
-        let mut ledger = Ledger::from_notes_with(texts, &cancels);
+        let trust = trust_for(&texts, trust)?;
+        let mut ledger = Ledger::from_notes_with(texts, &trust);
         ledger.local = proposals::scan(repo)?;
         Ok(ledger)
     }
@@ -406,7 +412,7 @@ impl Ledger {
         notes: Option<Oid>,
         objects: &[Oid],
         only: Option<&str>,
-        cancels: &dyn Fn() -> Result<Cancels, StoreError>,
+        trust: &dyn Fn() -> Result<Trust, StoreError>,
     ) -> Result<Ledger, StoreError> {
         let mut texts = Vec::with_capacity(objects.len());
         for &on in objects {
@@ -422,73 +428,41 @@ impl Ledger {
                 texts.push((on, text));
             }
         }
-        let cancels = trusted_cancels(&texts, cancels)?;
-        Ok(Ledger::from_notes_with(texts, &cancels))
+        let trust = trust_for(&texts, trust)?;
+        Ok(Ledger::from_notes_with(texts, &trust))
     }
 
-    /// Builds the ledger from (annotated object, note text) pairs, every cancel in effect.
+    /// Builds the ledger from (annotated object, note text) pairs, every cancel and verdict in
+    /// effect.
     pub fn from_notes(notes: impl IntoIterator<Item = (Oid, String)>) -> Ledger {
-        Ledger::from_notes_with(notes, &Cancels::All)
+        Ledger::from_notes_with(notes, &Trust::All)
     }
 
-    /// Builds the ledger from (annotated object, note text) pairs, with only the cancels
-    /// `cancels` trusts in effect. Pure: never panics, whatever the text, and keeps only
-    /// well-formed lines.
+    /// Builds the ledger from (annotated object, note text) pairs, with only the cancels and
+    /// verdicts `trust` vouches for in effect. Pure: never panics, whatever the text, and keeps
+    /// only well-formed lines about plans with a record.
     pub fn from_notes_with(
         notes: impl IntoIterator<Item = (Oid, String)>,
-        cancels: &Cancels,
+        trust: &Trust,
     ) -> Ledger {
-        let mut lines: BTreeMap<String, Line> = BTreeMap::new();
-        // Every note a line sits on: amend and rebase copy notes, so one line may be on several.
-        let mut carriers: BTreeMap<String, BTreeSet<Oid>> = BTreeMap::new();
-        for (annotated, text) in notes {
-            for raw in text.lines().filter(|l| l.starts_with('{')) {
-                let hash = line_hash(raw);
-                if let Some(line) = parse_line(raw, annotated) {
-                    carriers.entry(hash.clone()).or_default().insert(annotated);
-                    // The same line on two commits is one line; for a record, the copy on its
-                    // own base is the one kept.
-                    let replace = match (&line, lines.get(&hash)) {
-                        (_, None) => true,
-                        (Line::Record(r, on), Some(_)) => r.base == *on,
-                        (Line::Event(_), Some(_)) => false,
-                    };
-                    if replace {
-                        lines.insert(hash, line);
-                    }
-                }
-            }
-        }
+        let notes: Vec<(Oid, String)> = notes.into_iter().collect();
+        let (mut lines, carriers) = read_lines(&notes);
         let mut ledger = Ledger::default();
         ledger.set_aside_forged(&mut lines, &carriers);
-        ledger.set_aside_claims(&mut lines, cancels);
+        ledger.set_aside_claims(&mut lines, trust);
         let live = live_lines(&lines);
         let mut events: BTreeMap<String, Vec<(i64, EventKind, &str, Event)>> = BTreeMap::new();
         for (hash, line) in &lines {
             if !live.get(hash.as_str()).copied().unwrap_or(false) {
                 continue;
             }
+            let on = carriers.get(hash).and_then(|c| c.first().copied());
             match line {
-                Line::Record(record, _) => {
-                    let copies: Vec<Oid> = carriers
-                        .get(hash)
-                        .into_iter()
-                        .flatten()
-                        .copied()
-                        .filter(|&on| on != record.base)
-                        .collect();
-                    if !copies.is_empty() {
-                        ledger.copies.insert(record.id.clone(), copies);
-                    }
-                    ledger.records.push((**record).clone());
-                }
+                Line::Record(record, _) => ledger.add_record(record, hash, &carriers),
                 Line::Event(event) if !event.event.is_cancel() => {
-                    events.entry(event.plan.clone()).or_default().push((
-                        event.at,
-                        event.event,
-                        hash,
-                        event.clone(),
-                    ));
+                    let event = ledger.vouched(event, hash, on, trust);
+                    let list = events.entry(event.plan.clone()).or_default();
+                    list.push((event.at, event.event, hash, event));
                 }
                 Line::Event(_) => {}
             }
@@ -499,10 +473,51 @@ impl Ledger {
                 .events
                 .insert(plan, list.into_iter().map(|(_, _, _, e)| e).collect());
         }
+        for list in ledger.claimed_verdicts.values_mut() {
+            list.sort_by(|a, b| (a.event.at, &a.line).cmp(&(b.event.at, &b.line)));
+        }
         ledger
             .records
             .sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
         ledger
+    }
+
+    /// Takes a record in effect in, with the commits a rewrite copied it to.
+    fn add_record(&mut self, record: &PlanRecord, hash: &str, carriers: &Carriers) {
+        let copies: Vec<Oid> = carriers
+            .get(hash)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&on| on != record.base)
+            .collect();
+        if !copies.is_empty() {
+            self.copies.insert(record.id.clone(), copies);
+        }
+        self.records.push(record.clone());
+    }
+
+    /// The event as it takes effect: a verdict says who vouches for it, and one nobody this
+    /// clone trusts vouches for is listed as a claim too.
+    fn vouched(&mut self, event: &Event, hash: &str, on: Option<Oid>, trust: &Trust) -> Event {
+        let mut event = event.clone();
+        if !event.is_verdict() {
+            return event;
+        }
+        event.vouched = trust.vouch(hash);
+        if event.vouched.is_none()
+            && let Some(on) = on
+        {
+            self.claimed_verdicts
+                .entry(event.plan.clone())
+                .or_default()
+                .push(ClaimedVerdict {
+                    event: event.clone(),
+                    line: hash.to_string(),
+                    on,
+                });
+        }
+        event
     }
 
     /// Keeps one record per id: the one whose content hashes to it. Any other record claiming
@@ -562,11 +577,11 @@ impl Ledger {
     }
 
     /// Takes the cancel events this clone did not write out of effect: they become claims.
-    fn set_aside_claims(&mut self, lines: &mut BTreeMap<String, Line>, cancels: &Cancels) {
+    fn set_aside_claims(&mut self, lines: &mut BTreeMap<String, Line>, trust: &Trust) {
         let untrusted: Vec<String> = lines
             .iter()
             .filter(|(hash, line)| {
-                matches!(line, Line::Event(e) if e.event.is_cancel()) && !cancels.trusts(hash)
+                matches!(line, Line::Event(e) if e.event.is_cancel()) && !trust.trusts_cancel(hash)
             })
             .map(|(hash, _)| hash.clone())
             .collect();
@@ -656,15 +671,151 @@ impl Ledger {
     }
 }
 
-/// The cancels to trust for these notes: asked for only when one of them holds a cancel.
-fn trusted_cancels(
+/// The trust to read these notes with: asked for only when one of them holds a cancel or a
+/// verdict, the only lines it decides about.
+fn trust_for(
     texts: &[(Oid, String)],
-    cancels: &dyn Fn() -> Result<Cancels, StoreError>,
-) -> Result<Cancels, StoreError> {
-    match texts.iter().any(|(_, t)| t.contains("\"cancels\"")) {
-        true => cancels(),
-        false => Ok(Cancels::Logged(HashSet::new())),
+    trust: &dyn Fn() -> Result<Trust, StoreError>,
+) -> Result<Trust, StoreError> {
+    let decides =
+        |t: &str| t.contains("\"cancels\"") || t.contains("\"check\"") || t.contains("\"failed\"");
+    match texts.iter().any(|(_, t)| decides(t)) {
+        true => trust(),
+        false => Ok(Trust::nothing()),
     }
+}
+
+/// Every note an accepted line sits on, by line hash: amend and rebase copy notes, so one line
+/// may be on several.
+type Carriers = BTreeMap<String, BTreeSet<Oid>>;
+
+/// The well-formed lines of `notes` about plans that have a record there, by line hash, with
+/// the notes that hold each. Event lines that name their plan (see [`names_a_plan`]) are read
+/// after every other line: one whose every `"plan":"…"` names a plan without a record is
+/// skipped after that substring search, neither parsed nor hashed, so lines about no plan cost
+/// what scanning them costs.
+fn read_lines(notes: &[(Oid, String)]) -> (BTreeMap<String, Line>, Carriers) {
+    let mut lines: BTreeMap<String, Line> = BTreeMap::new();
+    let mut carriers = Carriers::new();
+    let mut events: Vec<(Oid, &str)> = Vec::new();
+    for (annotated, text) in notes {
+        for raw in text.lines().filter(|l| l.starts_with('{')) {
+            match names_a_plan(raw) {
+                true => events.push((*annotated, raw)),
+                false => keep_line(raw, *annotated, &mut lines, &mut carriers),
+            }
+        }
+    }
+    let known = record_ids(&lines);
+    for (annotated, raw) in events {
+        if mention(raw, &|id| known.contains(id)) != Mention::Unknown {
+            keep_line(raw, annotated, &mut lines, &mut carriers);
+        }
+    }
+    let known = record_ids(&lines);
+    lines.retain(|_, line| known.contains(line.plan()));
+    carriers.retain(|hash, _| lines.contains_key(hash));
+    (lines, carriers)
+}
+
+/// Parses one line and keeps it when well-formed. The same line on two commits is one line;
+/// for a record, the copy on its own base is the one kept.
+fn keep_line(
+    raw: &str,
+    annotated: Oid,
+    lines: &mut BTreeMap<String, Line>,
+    carriers: &mut Carriers,
+) {
+    let Some(line) = parse_line(raw, annotated) else {
+        return;
+    };
+    let hash = line_hash(raw);
+    carriers.entry(hash.clone()).or_default().insert(annotated);
+    let replace = match (&line, lines.get(&hash)) {
+        (_, None) => true,
+        (Line::Record(r, on), Some(_)) => r.base == *on,
+        (Line::Event(_), Some(_)) => false,
+    };
+    if replace {
+        lines.insert(hash, line);
+    }
+}
+
+fn record_ids(lines: &BTreeMap<String, Line>) -> HashSet<String> {
+    lines
+        .values()
+        .filter_map(|l| match l {
+            Line::Record(r, _) => Some(r.id.clone()),
+            Line::Event(_) => None,
+        })
+        .collect()
+}
+
+/// Whether `raw` reads as an event line that names its plan by a `"plan":"<id>"` key: what
+/// can be judged by [`mention`] before, or instead of, parsing it. Anything else (a record, an
+/// event laid out otherwise) has to be parsed to tell what it is about.
+pub(crate) fn names_a_plan(raw: &str) -> bool {
+    raw.contains("\"event\"") && mention(raw, &|_| false) == Mention::Unknown
+}
+
+/// What the `"plan":"<id>"` keys of an event line say about it, read without parsing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mention<'l> {
+    /// One names a plan that is known: the first such.
+    Known(&'l str),
+    /// Every one names a plan that is not.
+    Unknown,
+    /// There is none: only parsing the line tells what it is about.
+    Silent,
+}
+
+/// What the `"plan":"<id>"` keys of `raw` say, `known` telling which ids have a record. Inside
+/// a JSON string a quote is escaped, so the pattern only ever matches a key of the line (or of
+/// an object nested in it); papayu writes `plan` as the first key of every event.
+pub(crate) fn mention<'l>(raw: &'l str, known: &dyn Fn(&str) -> bool) -> Mention<'l> {
+    const KEY: &str = "\"plan\":\"";
+    let mut seen = false;
+    for (at, _) in raw.match_indices(KEY) {
+        let from = at + KEY.len();
+        match raw.get(from..from + 40) {
+            Some(id) if known(id) => return Mention::Known(id),
+            _ => seen = true,
+        }
+    }
+    match seen {
+        true => Mention::Unknown,
+        false => Mention::Silent,
+    }
+}
+
+/// One well-formed line about a plan with a record, as the plan index takes it in.
+pub(crate) struct Summary {
+    /// The object whose note holds the line.
+    pub on: Oid,
+    pub plan: String,
+    /// For a record: when the plan was made, and whether the record is sealed by its id.
+    pub made: Option<(i64, bool)>,
+}
+
+/// A [`Summary`] of each well-formed line of `notes` about a plan with a record there (see
+/// [`read_lines`]), for each note that holds it.
+pub(crate) fn line_summaries(notes: &[(Oid, String)]) -> Vec<Summary> {
+    let (lines, carriers) = read_lines(notes);
+    let mut out = Vec::new();
+    for (hash, line) in &lines {
+        let made = match line {
+            Line::Record(r, _) => Some((r.created_at, r.verified)),
+            Line::Event(_) => None,
+        };
+        for on in carriers.get(hash).into_iter().flatten() {
+            out.push(Summary {
+                on: *on,
+                plan: line.plan().to_string(),
+                made,
+            });
+        }
+    }
+    out
 }
 
 /// The plan a well-formed note line is about (a record's id, an event's plan), as the ledger
@@ -680,6 +831,19 @@ pub(crate) fn line_summary(raw: &str, annotated: Oid) -> Option<(String, Option<
         Line::Record(r, _) => (r.id.clone(), Some((r.created_at, r.verified))),
         Line::Event(e) => (e.plan.clone(), None),
     })
+}
+
+/// Whether a note line is an event that carries a check verdict (see [`Event::is_verdict`]).
+pub fn carries_verdict(line: &str) -> bool {
+    matches!(parse_line(line, Oid::ZERO_SHA1), Some(Line::Event(e)) if e.is_verdict())
+}
+
+/// The record a note line holds, when it is a well-formed one (sealed or not).
+pub(crate) fn record_of_line(raw: &str) -> Option<PlanRecord> {
+    match parse_line(raw, Oid::ZERO_SHA1)? {
+        Line::Record(record, _) => Some(*record),
+        Line::Event(_) => None,
+    }
 }
 
 /// Which of the plans whose id starts with `prefix` the user meant: the only one, or
@@ -1066,13 +1230,78 @@ mod tests {
             serde_json::json!({"cancels": line_hash(&rec)}),
         );
         let text = [rec, undone.clone()].join("\n");
-        let l = Ledger::from_notes_with([(base(), text.clone())], &Cancels::Logged(HashSet::new()));
+        let l = Ledger::from_notes_with([(base(), text.clone())], &Trust::nothing());
         assert_eq!(l.records.len(), 1, "the forged undo withdraws nothing");
         assert_eq!(l.claims[&id].len(), 1);
-        let logged = Cancels::Logged([line_hash(&undone)].into());
+        let logged = Trust::Logged {
+            cancels: [line_hash(&undone)].into(),
+            verdicts: HashSet::new(),
+        };
         let l = Ledger::from_notes_with([(base(), text)], &logged);
         assert!(l.records.is_empty(), "an undo this clone made takes effect");
         assert!(l.claims.is_empty());
+    }
+
+    #[test]
+    fn a_verdict_no_local_operation_wrote_is_a_claim() {
+        let id = "a".repeat(40);
+        let rec = serde_json::to_string(&record(&id, BASE, 1)).unwrap();
+        let check =
+            serde_json::json!({"status": "passed", "fixes": 3, "breaks": 0, "still_failing": 0});
+        let applied = event_line(&id, "applied", 30, serde_json::json!({"check": check}));
+        let plain = event_line(&id, "discarded", 40, serde_json::json!({}));
+        let text = [rec, applied.clone(), plain].join("\n");
+        let l = Ledger::from_notes_with([(base(), text.clone())], &Trust::nothing());
+        assert_eq!(
+            l.events_of(&id).len(),
+            2,
+            "a claimed verdict stays in the history"
+        );
+        assert!(l.events_of(&id).iter().all(|e| e.vouched.is_none()));
+        let claimed = &l.claimed_verdicts[&id];
+        assert_eq!(claimed.len(), 1);
+        assert_eq!(
+            (claimed[0].line.as_str(), claimed[0].on),
+            (line_hash(&applied).as_str(), base())
+        );
+        let logged = Trust::Logged {
+            cancels: HashSet::new(),
+            verdicts: [line_hash(&applied)].into(),
+        };
+        let l = Ledger::from_notes_with([(base(), text)], &logged);
+        assert_eq!(l.events_of(&id)[0].vouched, Some(Voucher::ThisClone));
+        assert!(l.claimed_verdicts.is_empty());
+    }
+
+    #[test]
+    fn events_about_plans_without_a_record_are_skipped() {
+        let id = "a".repeat(40);
+        // A record whose text holds `"event"` is still read as one, before the events.
+        let mut made = record(&id, BASE, 1);
+        made.goal = "event".into();
+        let rec = serde_json::to_string(&made).unwrap();
+        let mut lines = vec![rec, event_line(&id, "discarded", 5, serde_json::json!({}))];
+        for i in 0..1000 {
+            let other = format!("{i:040x}");
+            lines.push(event_line(&other, "applied", i, serde_json::json!({})));
+        }
+        // One names a known plan in a nested key as well: it is parsed, and belongs to its own.
+        lines.push(event_line(
+            &"b".repeat(40),
+            "failed",
+            1,
+            serde_json::json!({"x": {"plan": id}}),
+        ));
+        let l = from_lines(&lines);
+        assert_eq!(l.events.keys().collect::<Vec<_>>(), [&id]);
+        assert_eq!(l.events_of(&id).len(), 1);
+        let notes = [(base(), lines.join("\n"))];
+        let summaries = line_summaries(&notes);
+        assert_eq!(summaries.len(), 2, "the record and its event");
+        assert!(summaries.iter().all(|s| s.plan == id));
+        assert_eq!(mention(&lines[1], &|p| p == id), Mention::Known(&id));
+        assert_eq!(mention(&lines[2], &|p| p == id), Mention::Unknown);
+        assert_eq!(mention(&lines[0], &|p| p == id), Mention::Silent);
     }
 
     #[test]

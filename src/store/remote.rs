@@ -9,7 +9,7 @@
 
 use std::process::Output;
 
-use super::notes::{self, Merged, Strategy};
+use super::intake::{self, Merge, Merged, Strategy};
 use super::refs::{self, RefChange};
 use super::{NOTES_REF, Oid, Store, StoreError};
 use crate::codes::{Code, Problem};
@@ -58,9 +58,11 @@ impl Store {
     }
 
     /// Fetches the remote's `refs/notes/papayu` into [`tracking_ref`]; returns its tip, `None`
-    /// when the remote has no papayu notes yet.
+    /// when the remote has no papayu notes yet. A remote whose notes ref is not a commit is
+    /// `ERR_REMOTE_FAILED`, with the tracking ref put back as it was.
     pub fn fetch_notes(&self, remote: &str) -> Result<Option<Oid>, Problem> {
         let tracking = tracking_ref(remote);
+        let before = self.ref_value(&tracking).map_err(|e| e.to_problem())?;
         let refspec = format!("+{NOTES_REF}:{tracking}");
         let out = self.git_remote(&[
             "fetch",
@@ -80,25 +82,41 @@ impl Store {
                 &out,
             ));
         }
-        self.ref_value(&tracking).map_err(|e| e.to_problem())
+        let fetched = self.ref_value(&tracking).map_err(|e| e.to_problem())?;
+        match fetched.map(|tip| (tip, self.object_kind(tip))) {
+            Some((tip, kind)) if kind != Some(git2::ObjectType::Commit) => {
+                if before != fetched {
+                    let back = RefChange::new(tracking.as_str(), fetched, before);
+                    refs::update(&self.repo, &[back], "papayu sync: not a notes commit")
+                        .map_err(|e| e.to_problem())?;
+                }
+                Err(not_a_notes_commit(remote, tip, kind))
+            }
+            _ => Ok(fetched),
+        }
     }
 
-    /// Merges `theirs` (a fetched notes commit) into the local notes and moves
-    /// `refs/notes/papayu` by compare-and-swap. A papayu process that appended meanwhile only
-    /// makes the merge run again on top of its lines.
+    /// What kind of object `id` names, `None` when it is not in the object database.
+    fn object_kind(&self, id: Oid) -> Option<git2::ObjectType> {
+        self.repo.find_object(id, None).ok().and_then(|o| o.kind())
+    }
+
+    /// Merges `theirs` (a fetched notes commit) into the local notes (see [`intake`]) and
+    /// moves `refs/notes/papayu` by compare-and-swap. A papayu process that appended meanwhile
+    /// only makes the merge run again on top of its lines.
     pub fn merge_notes(
         &self,
         theirs: Oid,
         strategy: Strategy,
         remote: &str,
-    ) -> Result<Merged, Problem> {
+    ) -> Result<Merge, Problem> {
         let message = format!("papayu sync: merge the plans of {remote}");
         let mut last = None;
         for _ in 0..8 {
             let ours = self.ref_value(NOTES_REF).map_err(|e| e.to_problem())?;
-            let merged = notes::merge(&self.repo, ours, theirs, strategy, &message)
+            let merged = intake::merge(&self.repo, ours, theirs, strategy, &message)
                 .map_err(|e| e.to_problem())?;
-            let new = match merged {
+            let new = match merged.merged {
                 Merged::UpToDate => return Ok(merged),
                 Merged::FastForward(new) | Merged::Commit(new) => new,
             };
@@ -201,6 +219,24 @@ fn moved_meanwhile(line: &str) -> bool {
             ]
             .iter()
             .any(|why| line.contains(why)))
+}
+
+/// `ERR_REMOTE_FAILED` for a remote whose `refs/notes/papayu` names `kind` (not a commit, or
+/// missing after the fetch), which no notes reader can take.
+fn not_a_notes_commit(remote: &str, tip: Oid, kind: Option<git2::ObjectType>) -> Problem {
+    let what = kind.map_or("a missing object".to_string(), |k| format!("a {k}"));
+    Problem::new(
+        Code::RemoteFailed,
+        format!(
+            "{remote}'s {NOTES_REF} points at {what} ({}), not a notes commit; nothing here was \
+             changed",
+            super::short(tip)
+        ),
+    )
+    .with_hint(format!(
+        "whoever can push to {remote} can point it back at a notes commit, or delete it (git push \
+         {remote} :{NOTES_REF}) for your next git papayu sync to push yours"
+    ))
 }
 
 /// `ERR_REMOTE_FAILED` with git's last line in the reason and all it said in the detail.

@@ -287,7 +287,15 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
     assert_eq!(
         keys,
         [
-            "check", "cost_usd", "diffstat", "id", "model", "provider", "tokens", "votes"
+            "check",
+            "claimed_checks",
+            "cost_usd",
+            "diffstat",
+            "id",
+            "model",
+            "provider",
+            "tokens",
+            "votes"
         ]
     );
     let alpha = compared["proposals"]

@@ -32,6 +32,7 @@ mod secrets;
 mod security;
 mod session;
 mod settings;
+mod shared_notes;
 mod situations;
 mod streams;
 mod teams;

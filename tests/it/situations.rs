@@ -576,17 +576,12 @@ fn a_check_waits_for_a_free_worktree_slot() {
 fn gc_forgets_old_operations_and_prunes_what_papayu_keeps() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let (id, _) = applied(&repo, "b.txt");
-    repo.papayu([
-        "apply",
-        &plan(
-            &repo,
-            &answer(serde_json::json!([
-        {"kind": "CREATE_FILE", "path": "c.txt", "content": "c\n"}])),
-        ),
-        "--check",
-        "true",
-    ])
-    .ok();
+    let checked = plan(
+        &repo,
+        &answer(serde_json::json!([
+    {"kind": "CREATE_FILE", "path": "c.txt", "content": "c\n"}])),
+    );
+    repo.papayu(["apply", &checked, "--check", "true"]).ok();
     repo.papayu(["discard", &id]).ok();
     let slots = repo.path().join(".git/papayu/worktrees");
     assert!(slots.join("check-1").exists(), "a check worktree was made");
@@ -622,7 +617,8 @@ fn gc_forgets_old_operations_and_prunes_what_papayu_keeps() {
     assert_eq!(listed.matches("worktree ").count(), 1, "{listed}");
 
     // --expire=now forgets every operation: undo has nothing left, the discarded tip becomes
-    // collectable, and the plans stay.
+    // collectable, and the plans stay. The one check's verdict keeps counting: a `gc` entry,
+    // which undo skips, vouches for its line.
     let out: Value =
         serde_json::from_str(&repo.papayu(["--json", "gc", "--expire=now"]).ok().stdout).unwrap();
     assert_eq!(
@@ -631,11 +627,18 @@ fn gc_forgets_old_operations_and_prunes_what_papayu_keeps() {
         "{out}"
     );
     assert_eq!(out["gc"]["plans"], 2, "{out}");
-    assert!(
-        repo.git(["rev-parse", "--verify", "--quiet", "refs/papayu/oplog"])
-            .status
-            != Some(0)
+    let log = repo
+        .git(["log", "--format=%s", "refs/papayu/oplog"])
+        .ok()
+        .stdout;
+    assert_eq!(
+        log.trim(),
+        "papayu gc: keep 1 cancel(s) and check line(s) of forgotten operations",
+        "{log}"
     );
+    let shown: Value =
+        serde_json::from_str(&repo.papayu(["--json", "show", &checked]).ok().stdout).unwrap();
+    assert_eq!(shown["check"]["status"], "passed", "{shown}");
     assert_eq!(
         repo.rev("refs/notes/papayu"),
         notes_before,
