@@ -193,6 +193,12 @@ pub const SETTINGS: &[Setting] = &[
         "cost cap of one plan command, US dollars (--max-cost); needs papayu.<provider>.price",
     ),
     s(
+        Some("papayu.rounds"),
+        None,
+        "1",
+        "rounds of apply in all, 1 to 5 (--rounds): a failed check goes back to the model",
+    ),
+    s(
         Some("papayu.attribution"),
         None,
         "assisted-by",

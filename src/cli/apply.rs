@@ -55,13 +55,49 @@ pub struct ApplyArgs {
     /// branch with its own check; the checks run side by side in the check worktrees.
     #[arg(long, conflicts_with_all = ["plan", "onto"])]
     pub all: bool,
+    /// Up to N rounds in all (1 to 5; default papayu.rounds, else 1): while the check leaves
+    /// tests failing, the model is told what failed and asked for a corrected plan on top of
+    /// the proposal. Each round is a commit of its own, and one undo step.
+    #[arg(long, value_name = "N", conflicts_with_all = ["all", "no_check"],
+          value_parser = clap::value_parser!(u32).range(1..=5))]
+    pub rounds: Option<u32>,
 }
 
 pub fn run(args: ApplyArgs) -> CliResult {
     if args.all {
         return run_all(args);
     }
-    let (result, outcome) = apply_one(args, false);
+    let choice = match (&args.check, args.no_check) {
+        (Some(cmd), _) => CheckChoice::Command(cmd.clone()),
+        (None, true) => CheckChoice::Skip,
+        (None, false) => CheckChoice::Configured,
+    };
+    let rounds = super::rounds::configured(args.rounds, &super::settings())?;
+    let (mut result, mut outcome) = apply_one(args, false);
+    let first = super::rounds::FirstRound::from_result(&result);
+    if let (true, Some(first)) = (rounds > 1, first) {
+        ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
+        let first_plan = first.plan.clone();
+        let (plan, reached) = super::rounds::run(first, rounds, choice)?;
+        result["rounds"] = serde_json::json!({ "last": plan, "reached": reached });
+        outcome = match reached {
+            true => Ok(()),
+            false => Err(Problem::new(
+                Code::CheckFailed,
+                format!(
+                    "after the fix rounds the check still leaves tests failing (plan {}, last round {})",
+                    &first_plan[..10.min(first_plan.len())],
+                    &plan[..10.min(plan.len())]
+                ),
+            )
+            .with_hint(format!(
+                "see git papayu show {}; refine it with git papayu refine {} \"…\"",
+                &plan[..10.min(plan.len())],
+                &plan[..10.min(plan.len())]
+            ))
+            .into()),
+        };
+    }
     ui::data(&result);
     outcome
 }
@@ -77,6 +113,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
         check_timeout,
         onto,
         all: _,
+        rounds: _,
     } = args;
     let mut result = serde_json::json!({
         "plan": plan, "branch": null, "commit": null, "changes": [], "check": null,

@@ -25,6 +25,7 @@ mod progress;
 mod publish;
 mod refine;
 mod render;
+mod rounds;
 mod router;
 mod show;
 mod sync;

@@ -63,53 +63,15 @@ pub fn run(args: RefineArgs) -> CliResult {
     let mut target = refine::target(&store, Some(&plan))?;
     target.feedback = feedback.trim().to_string();
     let goal = round_goal(&target, feedback.trim());
-    let ask = Ask {
-        provider,
-        model,
-        ..Ask::plan(goal, target.tip)
-    };
     let config = super::settings();
-    let tracer = Tracer::new(&config, ui::warn);
-    let mut candidates = asking::ask_models(&store, &config, ask, &tracer, "refine")?;
-    let (candidate, mut provenance, mut trace) = candidates.remove(0);
-    // The refined plan keeps the goal; the feedback was only for the model.
-    provenance.goal = target.record.goal.clone();
-    // It stands for the same proposal: it competes in the same group, in its place.
-    provenance.group = target.record.group.clone();
-    provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
-    trace.branch = Some(target.branch.clone());
     let settings = CheckSettings::resolve(&config, false, None)?;
     let sources = Sources::resolve(&config)?;
-    let attribution = Attribution::configured(&config)?;
     let how = refine::How {
         choice: &choice,
         settings: &settings,
         sources: &sources,
     };
-    let refined = refine::advance(&store, &target, candidate, provenance, &how, attribution);
-    match &refined {
-        Ok(Refined::Committed { planned, check, .. }) => {
-            record::plan_stored(&mut trace, planned);
-            trace.check = check.as_ref().map(|(report, _)| record::check_log(report));
-            tracer.write(&store, &trace);
-        }
-        Ok(Refined::NothingChanged { planned }) => {
-            record::plan_stored(&mut trace, planned);
-            tracer.write(&store, &trace);
-        }
-        Ok(Refined::CheckFailed {
-            planned, report, ..
-        }) => {
-            record::plan_stored(&mut trace, planned);
-            trace.check = Some(record::check_log(report));
-            let failed = Problem::new(
-                Code::CheckFailed,
-                format!("check `{}` failed", report.command),
-            );
-            tracer.write_failed(&store, &mut trace, &[failed]);
-        }
-        Err(problems) => tracer.write_failed(&store, &mut trace, problems),
-    }
+    let refined = round(&store, &config, &target, (goal, provider, model), &how);
     match refined? {
         Refined::Committed {
             planned,
@@ -187,7 +149,7 @@ pub fn run(args: RefineArgs) -> CliResult {
 
 /// What the model is asked in a refinement round: the goal, where the proposal stands (on its
 /// branch, or the commit whose check failed, with what failed), and the feedback.
-fn round_goal(target: &refine::Target, feedback: &str) -> String {
+pub fn round_goal(target: &refine::Target, feedback: &str) -> String {
     let goal = target.record.goal.trim();
     let files = target.changed.join(", ");
     match &target.failure {
@@ -200,4 +162,55 @@ fn round_goal(target: &refine::Target, feedback: &str) -> String {
             failure.describe()
         ),
     }
+}
+
+/// One refinement round: asks the model with `goal` on top of `target`, checks and commits the
+/// answer (see [`refine::advance`]), and writes the round's trace, whatever happened.
+pub fn round(
+    store: &Store,
+    config: &git_papayu::settings::Settings,
+    target: &refine::Target,
+    (goal, provider, model): (String, Option<String>, Option<String>),
+    how: &refine::How<'_>,
+) -> Result<Refined, CliError> {
+    let ask = Ask {
+        provider,
+        model,
+        ..Ask::plan(goal, target.tip)
+    };
+    let tracer = Tracer::new(config, ui::warn);
+    let mut candidates = asking::ask_models(store, config, ask, &tracer, "refine")?;
+    let (candidate, mut provenance, mut trace) = candidates.remove(0);
+    // The refined plan keeps the goal; the feedback was only for the model.
+    provenance.goal = target.record.goal.clone();
+    // It stands for the same proposal: it competes in the same group, in its place.
+    provenance.group = target.record.group.clone();
+    provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
+    trace.branch = Some(target.branch.clone());
+    let attribution = Attribution::configured(config)?;
+    let refined = refine::advance(store, target, candidate, provenance, how, attribution);
+    match &refined {
+        Ok(Refined::Committed { planned, check, .. }) => {
+            record::plan_stored(&mut trace, planned);
+            trace.check = check.as_ref().map(|(report, _)| record::check_log(report));
+            tracer.write(store, &trace);
+        }
+        Ok(Refined::NothingChanged { planned }) => {
+            record::plan_stored(&mut trace, planned);
+            tracer.write(store, &trace);
+        }
+        Ok(Refined::CheckFailed {
+            planned, report, ..
+        }) => {
+            record::plan_stored(&mut trace, planned);
+            trace.check = Some(record::check_log(report));
+            let failed = Problem::new(
+                Code::CheckFailed,
+                format!("check `{}` failed", report.command),
+            );
+            tracer.write_failed(store, &mut trace, &[failed]);
+        }
+        Err(problems) => tracer.write_failed(store, &mut trace, problems),
+    }
+    Ok(refined?)
 }

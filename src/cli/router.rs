@@ -393,6 +393,7 @@ fn apply_plans(id: Option<String>) -> CliResult {
         check_timeout: None,
         onto: None,
         all: false,
+        rounds: None,
     })
 }
 

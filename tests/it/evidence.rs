@@ -400,3 +400,153 @@ fn refine_works_from_a_failed_check() {
     );
     repo.fsck();
 }
+
+fn calc_answer(summary: &str, calc: &str) -> String {
+    json!({
+        "summary": summary,
+        "actions": [{"kind": "UPDATE_FILE", "path": "calc.py", "content": calc}]
+    })
+    .to_string()
+}
+
+const ADD_FIXED_SUB_BROKEN: &str =
+    "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return b\n";
+const BOTH_RIGHT: &str = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
+
+/// Stores a recorded answer breaking `sub` while fixing `add`; returns its id.
+fn breaking_plan(repo: &TestRepo) -> String {
+    let file = answer_file(repo, "first", ADD_FIXED_SUB_BROKEN);
+    let out = repo
+        .papayu([
+            "plan",
+            "fix add",
+            "--json",
+            "--protocol",
+            "1",
+            "--response",
+            &file,
+        ])
+        .ok();
+    let out: Value = serde_json::from_str(&out.stdout).unwrap();
+    out["plans"][0]["plan"]["id"].as_str().unwrap().to_string()
+}
+
+/// A second round fixes what the first broke: the model is told, its answer passes, the branch
+/// holds both rounds, and the stop says why.
+#[test]
+fn a_second_round_fixes_what_the_first_broke() {
+    use common::fake_llm::{self, FakeLlm};
+    let repo = project();
+    let id = breaking_plan(&repo);
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&calc_answer(
+        "Keep sub", BOTH_RIGHT,
+    ))]);
+    let run = common::run_with_env(
+        &repo,
+        &["apply", &id[..10], "--check", CHECK, "--rounds", "3"],
+        &common::compat_env(&fake),
+    )
+    .ok();
+    assert!(
+        run.stderr
+            .contains("rounds: stopped after round 2: the check passes and nothing is broken"),
+        "{run:?}"
+    );
+    let told = fake.requests()[0].body.clone();
+    assert!(
+        told.contains("tests/test_calc.py::test_sub"),
+        "the model was told what broke: {told}"
+    );
+    let branch = repo
+        .git([
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/papayu/",
+        ])
+        .ok()
+        .stdout
+        .trim()
+        .to_string();
+    assert_eq!(
+        repo.git(["show", &format!("{branch}:calc.py")]).ok().stdout,
+        BOTH_RIGHT
+    );
+    let rounds = repo
+        .git(["rev-list", "--count", &format!("HEAD..{branch}")])
+        .ok()
+        .stdout;
+    assert_eq!(
+        rounds.trim(),
+        "2",
+        "the failed first round is kept under the second"
+    );
+    repo.fsck();
+}
+
+/// A model that is never right stops the rounds: the same answer again changes nothing, and a
+/// different answer failing the same tests is no progress.
+#[test]
+fn rounds_stop_without_progress_and_say_why() {
+    use common::fake_llm::{self, FakeLlm};
+    let repo = project();
+    let id = breaking_plan(&repo);
+    let same = FakeLlm::start(vec![fake_llm::openai_chat(&calc_answer(
+        "Again",
+        ADD_FIXED_SUB_BROKEN,
+    ))]);
+    let run = common::run_with_env(
+        &repo,
+        &["apply", &id[..10], "--check", CHECK, "--rounds", "5"],
+        &common::compat_env(&same),
+    )
+    .code(1);
+    assert!(
+        run.stderr
+            .contains("stopped after round 2: the model's answer changes nothing"),
+        "{run:?}"
+    );
+    assert!(!same.requests().is_empty());
+
+    let repo = project();
+    let id = breaking_plan(&repo);
+    let other = "def add(a, b):\n    return a + b  # the sum\n\n\ndef sub(a, b):\n    return b\n";
+    let different = FakeLlm::start(vec![fake_llm::openai_chat(&calc_answer("Other", other))]);
+    let run = common::run_with_env(
+        &repo,
+        &["apply", &id[..10], "--check", CHECK, "--rounds", "5"],
+        &common::compat_env(&different),
+    )
+    .code(1);
+    assert!(
+        run.stderr
+            .contains("stopped after round 2: no progress: the same tests fail as in round 1"),
+        "{run:?}"
+    );
+    assert!(
+        repo.git(["branch", "--list", "papayu/*"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
+    repo.fsck();
+}
+
+#[test]
+fn a_bad_round_count_is_refused_and_changes_nothing() {
+    let repo = project();
+    let id = breaking_plan(&repo);
+    let before = repo.snapshot();
+    for n in ["0", "6"] {
+        let run = repo
+            .papayu(["apply", &id[..10], "--check", CHECK, "--rounds", n])
+            .code(2);
+        assert!(run.stderr.contains("rounds"), "{run:?}");
+    }
+    repo.git(["config", "papayu.rounds", "9"]).ok();
+    let run = repo
+        .papayu(["apply", &id[..10], "--check", CHECK])
+        .err("ERR_CONFIG_INVALID");
+    assert!(run.stderr.contains("papayu.rounds"), "{run:?}");
+    repo.git(["config", "--unset", "papayu.rounds"]).ok();
+    assert_eq!(repo.snapshot(), before);
+}

@@ -1,0 +1,210 @@
+//! Fix rounds: when a proposal's check leaves its target failing, the model is told what failed
+//! and asked for a corrected plan against the proposal's files, up to `--rounds N` in all.
+//!
+//! Each round is a refinement (see [`super::refine::round`]): a new plan, a new commit on top of
+//! the previous round's (kept when it failed), checked against the plan's base test by test,
+//! one operation that `undo` takes back. Rounds stop when the check passes with nothing broken
+//! and no test weakened; when a round makes no progress (the same tests fail as in the round
+//! before, or the answer changes nothing); at the cost cap; at the round cap. Every stop says
+//! why, in one line.
+
+use git_papayu::engine::baseline::Sources;
+use git_papayu::engine::check::{CheckChoice, CheckSettings};
+use git_papayu::engine::refine::{self, Failure, Refined};
+use git_papayu::settings::Settings;
+use git_papayu::store::Store;
+use git_papayu::verdict::{CheckStatus, Verdict};
+use git_papayu::{Code, Problem};
+
+use super::{CliError, ui};
+
+/// The most rounds one command may run, the first included.
+pub const MAX_ROUNDS: u32 = 5;
+
+/// `--rounds` when given, else `papayu.rounds`, else 1 (one round: no fix rounds).
+pub fn configured(flag: Option<u32>, config: &Settings) -> Result<u32, Problem> {
+    if let Some(n) = flag {
+        return Ok(n);
+    }
+    let invalid = || {
+        Problem::new(
+            Code::ConfigInvalid,
+            format!("git config papayu.rounds must be a whole number from 1 to {MAX_ROUNDS}"),
+        )
+        .with_hint("fix it with git config papayu.rounds 3, or unset it")
+    };
+    match config.git_i64("papayu.rounds") {
+        Ok(None) => Ok(1),
+        Ok(Some(n)) => u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=MAX_ROUNDS).contains(n))
+            .ok_or_else(invalid),
+        Err(_) => Err(invalid()),
+    }
+}
+
+/// Whether the round reached its target: the check passed, nothing is broken, no test weakened.
+fn met(verdict: &Verdict) -> bool {
+    verdict.status == CheckStatus::Passed && !verdict.breaks_any() && !verdict.weakens_tests()
+}
+
+/// What failed, as a set to compare rounds by.
+fn failing_set(verdict: &Verdict) -> Vec<String> {
+    let mut set: Vec<String> = verdict
+        .broken
+        .iter()
+        .chain(&verdict.failing)
+        .cloned()
+        .chain(verdict.reason.clone())
+        .collect();
+    set.sort();
+    set
+}
+
+/// Where a plan's first round ended, as `apply` reported it.
+pub struct FirstRound {
+    pub plan: String,
+    pub verdict: Verdict,
+    pub command: String,
+    pub output_tail: String,
+}
+
+impl FirstRound {
+    /// Read back from `apply`'s result document; `None` when no check judged the plan.
+    pub fn from_result(result: &serde_json::Value) -> Option<FirstRound> {
+        Some(FirstRound {
+            plan: result["plan"].as_str()?.to_string(),
+            verdict: serde_json::from_value(result["verdict"].clone()).ok()?,
+            command: result["check"]["command"].as_str()?.to_string(),
+            output_tail: result["check"]["output_tail"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        })
+    }
+}
+
+/// Runs rounds 2..=`rounds` after `first`; returns the plan the last round left, and whether
+/// its check reached the target.
+pub fn run(
+    first: FirstRound,
+    rounds: u32,
+    choice: CheckChoice,
+) -> Result<(String, bool), CliError> {
+    let store = Store::open()?;
+    let config = super::settings();
+    let settings = CheckSettings::resolve(&config, false, None)?;
+    let sources = Sources::resolve(&config)?;
+    let how = refine::How {
+        choice: &choice,
+        settings: &settings,
+        sources: &sources,
+    };
+    let FirstRound {
+        mut plan,
+        mut verdict,
+        command,
+        mut output_tail,
+    } = first;
+    let mut previous = failing_set(&verdict);
+    for round in 2..=rounds {
+        if met(&verdict) {
+            stop(round - 1, "the check passes and nothing is broken");
+            return Ok((plan, true));
+        }
+        let mut target = refine::target(&store, Some(&plan))?;
+        target.failure = Some(Failure {
+            command: Some(command.clone()),
+            verdict: verdict.clone(),
+            output_tail: git_papayu::context::mask_secrets(&output_tail),
+        });
+        target.feedback = format!("fix round {round} of {rounds}");
+        let goal = super::refine::round_goal(&target, "make the failing tests pass");
+        ui::status(&format!(
+            "round {round} of {rounds}: asking for a correction ({})",
+            verdict.line()
+        ));
+        let refined = match super::refine::round(&store, &config, &target, (goal, None, None), &how)
+        {
+            Err(CliError::Problems(problems))
+                if problems.iter().any(|p| p.code == Code::CostCap) =>
+            {
+                stop(round - 1, "the cost cap was reached");
+                return Ok((plan, false));
+            }
+            other => other?,
+        };
+        let (next, report) = match refined {
+            Refined::NothingChanged { .. } => {
+                stop(round, "the model's answer changes nothing");
+                return Ok((plan, false));
+            }
+            Refined::Committed {
+                planned,
+                check: Some((report, v)),
+                ..
+            } => (planned.record.id.clone(), (report, v)),
+            Refined::Committed { planned, .. } => {
+                stop(round, "no check ran to judge it");
+                return Ok((planned.record.id.clone(), false));
+            }
+            Refined::CheckFailed {
+                planned,
+                report,
+                verdict,
+            } => (planned.record.id.clone(), (report, verdict)),
+        };
+        plan = next;
+        (output_tail, verdict) = (report.0.output_tail, report.1);
+        ui::status(&format!("round {round}: {}", verdict.line()));
+        let now = failing_set(&verdict);
+        if !met(&verdict) && now == previous {
+            stop(
+                round,
+                &format!("no progress: the same tests fail as in round {}", round - 1),
+            );
+            return Ok((plan, false));
+        }
+        previous = now;
+    }
+    let reached = met(&verdict);
+    let why = match reached {
+        true => "the check passes and nothing is broken".to_string(),
+        false => format!("the round cap ({rounds}) was reached"),
+    };
+    stop(rounds, &why);
+    Ok((plan, reached))
+}
+
+fn stop(round: u32, why: &str) {
+    ui::status(&format!("rounds: stopped after round {round}: {why}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_target_is_a_pass_with_nothing_broken_or_weakened() {
+        let passed = Verdict {
+            status: CheckStatus::Passed,
+            fixes: Some(1),
+            breaks: Some(0),
+            still_failing: Some(0),
+            ..Verdict::unchecked()
+        };
+        assert!(met(&passed));
+        let weakened = Verdict {
+            weakens: vec!["t (skipped)".into()],
+            ..passed.clone()
+        };
+        assert!(!met(&weakened));
+        let partial = Verdict {
+            status: CheckStatus::Partial,
+            failing: vec!["t::b".into()],
+            ..passed.clone()
+        };
+        assert!(!met(&partial));
+        assert_eq!(failing_set(&partial), vec!["t::b".to_string()]);
+    }
+}
