@@ -3,8 +3,7 @@
 use clap::Args;
 use git_papayu::ask::session::Ask;
 use git_papayu::engine::attribution::Attribution;
-use git_papayu::engine::baseline::Sources;
-use git_papayu::engine::check::{CheckChoice, CheckSettings};
+use git_papayu::engine::check::CheckChoice;
 use git_papayu::engine::refine::{self, Refined};
 use git_papayu::store::Store;
 use git_papayu::trace::record::{self, Tracer};
@@ -64,13 +63,7 @@ pub fn run(args: RefineArgs) -> CliResult {
     target.feedback = feedback.trim().to_string();
     let goal = round_goal(&target, feedback.trim());
     let config = super::settings();
-    let settings = CheckSettings::resolve(&config, false, None)?;
-    let sources = Sources::resolve(&config)?;
-    let how = refine::How {
-        choice: &choice,
-        settings: &settings,
-        sources: &sources,
-    };
+    let how = refine::How::configured(&config, choice)?;
     let refined = round(&store, &config, &target, (goal, provider, model), &how);
     match refined? {
         Refined::Committed {
@@ -171,7 +164,7 @@ pub fn round(
     config: &git_papayu::settings::Settings,
     target: &refine::Target,
     (goal, provider, model): (String, Option<String>, Option<String>),
-    how: &refine::How<'_>,
+    how: &refine::How,
 ) -> Result<Refined, CliError> {
     let ask = Ask {
         provider,

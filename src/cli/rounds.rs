@@ -8,8 +8,7 @@
 //! before, or the answer changes nothing); at the cost cap; at the round cap. Every stop says
 //! why, in one line.
 
-use git_papayu::engine::baseline::Sources;
-use git_papayu::engine::check::{CheckChoice, CheckSettings};
+use git_papayu::engine::check::CheckChoice;
 use git_papayu::engine::refine::{self, Failure, Refined};
 use git_papayu::settings::Settings;
 use git_papayu::store::Store;
@@ -61,7 +60,7 @@ fn failing_set(verdict: &Verdict) -> Vec<String> {
     set
 }
 
-/// Where a plan's first round ended, as `apply` reported it.
+/// Where a plan's round ended: the first as `apply` reported it, then each fix round.
 pub struct FirstRound {
     pub plan: String,
     pub verdict: Verdict,
@@ -93,87 +92,91 @@ pub fn run(
 ) -> Result<(String, bool), CliError> {
     let store = Store::open()?;
     let config = super::settings();
-    let settings = CheckSettings::resolve(&config, false, None)?;
-    let sources = Sources::resolve(&config)?;
-    let how = refine::How {
-        choice: &choice,
-        settings: &settings,
-        sources: &sources,
-    };
-    let FirstRound {
-        mut plan,
-        mut verdict,
-        command,
-        mut output_tail,
-    } = first;
-    let mut previous = failing_set(&verdict);
+    let how = refine::How::configured(&config, choice)?;
+    let mut last = first;
+    let mut previous = failing_set(&last.verdict);
     for round in 2..=rounds {
-        if met(&verdict) {
+        if met(&last.verdict) {
             stop(round - 1, "the check passes and nothing is broken");
-            return Ok((plan, true));
+            return Ok((last.plan, true));
         }
-        let mut target = refine::target(&store, Some(&plan))?;
-        target.failure = Some(Failure {
-            command: Some(command.clone()),
-            verdict: verdict.clone(),
-            output_tail: git_papayu::context::mask_secrets(&output_tail),
-        });
-        target.feedback = format!("fix round {round} of {rounds}");
-        let goal = super::refine::round_goal(&target, "make the failing tests pass");
         ui::status(&format!(
             "round {round} of {rounds}: asking for a correction ({})",
-            verdict.line()
+            last.verdict.line()
         ));
-        let refined = match super::refine::round(&store, &config, &target, (goal, None, None), &how)
-        {
-            Err(CliError::Problems(problems))
-                if problems.iter().any(|p| p.code == Code::CostCap) =>
-            {
-                stop(round - 1, "the cost cap was reached");
-                return Ok((plan, false));
+        let next = match one_round(&store, &config, &how, &last, (round, rounds))? {
+            Ok(next) => next,
+            Err((plan, why)) => {
+                stop(round, &why);
+                return Ok((plan.unwrap_or(last.plan), false));
             }
-            other => other?,
         };
-        let (next, report) = match refined {
-            Refined::NothingChanged { .. } => {
-                stop(round, "the model's answer changes nothing");
-                return Ok((plan, false));
-            }
-            Refined::Committed {
-                planned,
-                check: Some((report, v)),
-                ..
-            } => (planned.record.id.clone(), (report, v)),
-            Refined::Committed { planned, .. } => {
-                stop(round, "no check ran to judge it");
-                return Ok((planned.record.id.clone(), false));
-            }
-            Refined::CheckFailed {
-                planned,
-                report,
-                verdict,
-            } => (planned.record.id.clone(), (report, verdict)),
-        };
-        plan = next;
-        (output_tail, verdict) = (report.0.output_tail, report.1);
-        ui::status(&format!("round {round}: {}", verdict.line()));
-        let now = failing_set(&verdict);
-        if !met(&verdict) && now == previous {
-            stop(
-                round,
-                &format!("no progress: the same tests fail as in round {}", round - 1),
-            );
-            return Ok((plan, false));
+        ui::status(&format!("round {round}: {}", next.verdict.line()));
+        let now = failing_set(&next.verdict);
+        if !met(&next.verdict) && now == previous {
+            let why = format!("no progress: the same tests fail as in round {}", round - 1);
+            stop(round, &why);
+            return Ok((next.plan, false));
         }
-        previous = now;
+        (previous, last) = (now, next);
     }
-    let reached = met(&verdict);
+    let reached = met(&last.verdict);
     let why = match reached {
         true => "the check passes and nothing is broken".to_string(),
         false => format!("the round cap ({rounds}) was reached"),
     };
     stop(rounds, &why);
-    Ok((plan, reached))
+    Ok((last.plan, reached))
+}
+
+/// Round `round` of `rounds` on top of `last`: where it ended, or why the rounds stop (with
+/// the plan it left, when it made one).
+fn one_round(
+    store: &Store,
+    config: &Settings,
+    how: &refine::How,
+    last: &FirstRound,
+    (round, rounds): (u32, u32),
+) -> Result<Result<FirstRound, (Option<String>, String)>, CliError> {
+    let mut target = refine::target(store, Some(&last.plan))?;
+    target.failure = Some(Failure {
+        command: Some(last.command.clone()),
+        verdict: last.verdict.clone(),
+        output_tail: git_papayu::context::mask_secrets(&last.output_tail),
+    });
+    target.feedback = format!("fix round {round} of {rounds}");
+    let goal = super::refine::round_goal(&target, "make the failing tests pass");
+    let refined = match super::refine::round(store, config, &target, (goal, None, None), how) {
+        Err(CliError::Problems(problems)) if problems.iter().any(|p| p.code == Code::CostCap) => {
+            return Ok(Err((None, "the cost cap was reached".into())));
+        }
+        other => other?,
+    };
+    let (planned, report, verdict) = match refined {
+        Refined::NothingChanged { .. } => {
+            return Ok(Err((None, "the model's answer changes nothing".into())));
+        }
+        Refined::Committed {
+            planned,
+            check: Some((report, verdict)),
+            ..
+        } => (planned, report, verdict),
+        Refined::Committed { planned, .. } => {
+            let plan = Some(planned.record.id.clone());
+            return Ok(Err((plan, "no check ran to judge it".into())));
+        }
+        Refined::CheckFailed {
+            planned,
+            report,
+            verdict,
+        } => (planned, report, verdict),
+    };
+    Ok(Ok(FirstRound {
+        plan: planned.record.id.clone(),
+        verdict,
+        command: last.command.clone(),
+        output_tail: report.output_tail,
+    }))
 }
 
 fn stop(round: u32, why: &str) {

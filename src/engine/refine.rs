@@ -54,10 +54,24 @@ pub enum Refined {
 
 /// How a refinement is checked: the check to run, its settings, where its per-test results
 /// come from.
-pub struct How<'a> {
-    pub choice: &'a CheckChoice,
-    pub settings: &'a CheckSettings,
-    pub sources: &'a super::baseline::Sources,
+pub struct How {
+    pub choice: CheckChoice,
+    pub settings: CheckSettings,
+    pub sources: super::baseline::Sources,
+}
+
+impl How {
+    /// `choice` with the check's settings and result sources as configured.
+    pub fn configured(
+        config: &crate::settings::Settings,
+        choice: CheckChoice,
+    ) -> Result<How, Problem> {
+        Ok(How {
+            choice,
+            settings: CheckSettings::resolve(config, false, None)?,
+            sources: super::baseline::Sources::resolve(config)?,
+        })
+    }
 }
 
 /// What a failed check said, for the next round.
@@ -216,7 +230,7 @@ pub fn advance(
     target: &Target,
     candidate: Candidate,
     provenance: Provenance,
-    how: &How<'_>,
+    how: &How,
     attribution: Attribution,
 ) -> Result<Refined, Problems> {
     let planned = prepare(store, candidate, provenance)?;
@@ -239,12 +253,12 @@ pub fn advance(
     let commit = store.commit_for_user(target.tip, tree, &commit_message(record, attribution))?;
     let mut report = None;
     let base = target.record.base;
-    if let Some(resolved) = check::resolve(store, how.choice, how.settings, base)? {
+    if let Some(resolved) = check::resolve(store, &how.choice, &how.settings, base)? {
         let (result, verdict) = super::apply::check_proposal(
             store,
             (base, commit),
             (&resolved, &planned.changes),
-            (how.settings, how.sources),
+            (&how.settings, &how.sources),
             &record.id,
             &mut |_| {},
         )?;

@@ -28,6 +28,32 @@ fn answer_file(repo: &TestRepo, name: &str, calc: &str) -> String {
     path.display().to_string()
 }
 
+/// `plan "fix add" --response F …` for every file: the plan document it printed.
+fn plan_group(repo: &TestRepo, files: &[String]) -> Value {
+    let mut args = vec!["plan", "fix add", "--json", "--protocol", "1"];
+    for f in files {
+        args.extend(["--response", f.as_str()]);
+    }
+    serde_json::from_str(&repo.papayu(args).ok().stdout).unwrap()
+}
+
+/// `apply PLAN --check CHECK --rounds N` against a fake model answering `answer`.
+fn apply_rounds(
+    repo: &TestRepo,
+    plan: &str,
+    rounds: &str,
+    answer: &str,
+) -> (common::Run, common::fake_llm::FakeLlm) {
+    use common::fake_llm::{self, FakeLlm};
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(answer)]);
+    let run = common::run_with_env(
+        repo,
+        &["apply", &plan[..10], "--check", CHECK, "--rounds", rounds],
+        &common::compat_env(&fake),
+    );
+    (run, fake)
+}
+
 #[test]
 fn several_recorded_answers_form_one_group_that_pick_chooses_from() {
     let repo = project();
@@ -48,11 +74,7 @@ fn several_recorded_answers_form_one_group_that_pick_chooses_from() {
             "def add(a, b):\n    return b * a\n\n\ndef sub(a, b):\n    return a - b\n",
         ),
     ];
-    let mut args = vec!["plan", "fix add", "--json", "--protocol", "1"];
-    for f in &files {
-        args.extend(["--response", f.as_str()]);
-    }
-    let out: Value = serde_json::from_str(&repo.papayu(args.clone()).ok().stdout).unwrap();
+    let out = plan_group(&repo, &files);
     let plans = out["plans"].as_array().unwrap();
     assert_eq!(plans.len(), 3, "{out:#}");
     let group = plans[0]["plan"]["group"]
@@ -145,11 +167,7 @@ fn a_proposal_that_weakens_a_failing_test_is_marked_ranked_last_and_not_merged()
         update_answer(&repo, "loosen", "test_calc.py", &loosened),
         update_answer(&repo, "readme", "calc.py", &format!("# adds\n{CALC_BUG}")),
     ];
-    let mut args = vec!["plan", "fix add", "--json", "--protocol", "1"];
-    for f in &files {
-        args.extend(["--response", f.as_str()]);
-    }
-    let out: Value = serde_json::from_str(&repo.papayu(args).ok().stdout).unwrap();
+    let out = plan_group(&repo, &files);
     let ids: Vec<String> = out["plans"]
         .as_array()
         .unwrap()
@@ -225,11 +243,7 @@ fn votes_among_three_samples_of_which_two_are_equivalent() {
         ),
         update_answer(&repo, "c", "calc.py", "def add(a, b):\n    return b + a\n"),
     ];
-    let mut args = vec!["plan", "fix add", "--json", "--protocol", "1"];
-    for f in &files {
-        args.extend(["--response", f.as_str()]);
-    }
-    let out: Value = serde_json::from_str(&repo.papayu(args).ok().stdout).unwrap();
+    let out = plan_group(&repo, &files);
     let ids: Vec<&str> = out["plans"]
         .as_array()
         .unwrap()
@@ -510,13 +524,8 @@ fn rounds_stop_without_progress_and_say_why() {
     let repo = project();
     let id = breaking_plan(&repo);
     let other = "def add(a, b):\n    return a + b  # the sum\n\n\ndef sub(a, b):\n    return b\n";
-    let different = FakeLlm::start(vec![fake_llm::openai_chat(&calc_answer("Other", other))]);
-    let run = common::run_with_env(
-        &repo,
-        &["apply", &id[..10], "--check", CHECK, "--rounds", "5"],
-        &common::compat_env(&different),
-    )
-    .code(1);
+    let (run, _fake) = apply_rounds(&repo, &id, "5", &calc_answer("Other", other));
+    let run = run.code(1);
     assert!(
         run.stderr
             .contains("stopped after round 2: no progress: the same tests fail as in round 1"),
