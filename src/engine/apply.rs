@@ -237,11 +237,15 @@ fn run_base(
     Ok(run)
 }
 
-/// A plan is applied at most once at a time: re-applying an applied or merged plan would only
-/// produce a second identical branch.
+/// A plan is applied at most once at a time: re-applying an applied plan would only produce a
+/// second identical branch, and re-applying a merged one a branch that duplicates what it was
+/// merged into (and its status would go back from `merged` to `applied`).
 fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<(), Problem> {
     let status = ledger.status(&record.id);
-    if matches!(status, Status::Applied | Status::Merged) {
+    if status == Status::Merged {
+        return Err(merged_already(ledger, record));
+    }
+    if status == Status::Applied {
         let branch = ledger.branch(&record.id).unwrap_or("its branch");
         let exists = store
             .ref_value(&format!("refs/heads/{branch}"))
@@ -260,6 +264,32 @@ fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result
         }
     }
     Ok(())
+}
+
+/// `nothing to apply: plan X is merged (into main as abc1234)`, and what to do instead.
+fn merged_already(ledger: &Ledger, record: &PlanRecord) -> Problem {
+    let merge = ledger
+        .events_of(&record.id)
+        .iter()
+        .rev()
+        .find(|e| e.event == EventKind::Merged);
+    let into = merge
+        .and_then(|e| e.detail.as_deref())
+        .and_then(|d| d.strip_prefix("into "))
+        .map(|r| r.trim_start_matches("refs/heads/"));
+    let place = match (into, merge.and_then(|e| e.commit)) {
+        (Some(into), Some(commit)) => format!(" (into {into} as {})", crate::store::short(commit)),
+        (Some(into), None) => format!(" (into {into})"),
+        _ => String::new(),
+    };
+    let id = record.short_id();
+    Problem::new(
+        Code::PlanState,
+        format!("nothing to apply: plan {id} is merged{place}"),
+    )
+    .with_hint(format!(
+        "make a new plan with git papayu plan \"goal\", or see this one with git papayu show {id}"
+    ))
 }
 
 fn record_failure(

@@ -1385,3 +1385,51 @@ fn a_passed_check_is_said_the_same_way() {
     );
     assert!(!out.stderr.contains("check passed"), "{}", out.stderr);
 }
+
+#[test]
+fn apply_and_ok_after_a_merge_say_the_plan_is_merged_and_change_nothing() {
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    apply_json(&repo, &["--no-check"]);
+    repo.papayu(["merge"]).ok();
+    let main = repo.rev("main");
+
+    let before = repo.snapshot();
+    for args in [&["apply", "--no-check"][..], &["ok"], &["apply", &id[..7]]] {
+        let out = repo.papayu(args).err("ERR_PLAN_STATE");
+        assert!(
+            out.stderr.contains(&format!(
+                "nothing to apply: plan {} is merged (into main as {})",
+                &id[..10],
+                &main[..10]
+            )),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("git papayu plan"), "{}", out.stderr);
+        assert_eq!(repo.snapshot(), before, "{args:?} changes nothing");
+    }
+    assert_eq!(branches(&repo), "", "no branch duplicates main");
+    let shown: Value =
+        serde_json::from_str(&repo.papayu(["show", &id, "--json"]).ok().stdout).unwrap();
+    assert_eq!(shown["status"], "merged", "{shown}");
+
+    // After a merge commit, HEAD carries the plan out through its second parent: the same.
+    let other = plan(
+        &repo,
+        "Add notes",
+        &common::create_answer("NOTES.md", "notes\n"),
+        &[],
+    );
+    apply_json(&repo, &["--no-check"]);
+    repo.write("README.md", "# moved on\n");
+    repo.commit_all("moved on");
+    repo.papayu(["merge", &other[..7]]).ok();
+    let out = repo.papayu(["apply"]).err("ERR_PLAN_STATE");
+    assert!(
+        out.stderr
+            .contains(&format!("nothing to apply: plan {} is merged", &other[..10])),
+        "{}",
+        out.stderr
+    );
+}
