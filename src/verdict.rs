@@ -42,7 +42,8 @@ pub struct BaseRun {
 pub enum CheckStatus {
     /// The check passed.
     Passed,
-    /// The check failed, but the proposal fixes at least one test and breaks none: it is kept.
+    /// The check failed, but the proposal breaks no test: it fixes at least one, or the check
+    /// failed only by tests that already fail at the base. It is kept.
     Partial,
     /// No check ran.
     Unchecked,
@@ -199,7 +200,9 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
     let count = |v: &Vec<String>| u32::try_from(v.len()).unwrap_or(u32::MAX);
     let status = if passed {
         CheckStatus::Passed
-    } else if broken.is_empty() && !fixed.is_empty() {
+    } else if broken.is_empty() && !(fixed.is_empty() && failing.is_empty()) {
+        // Every failure was there at the base: a change that breaks nothing is not rolled
+        // back because an unrelated test is red.
         CheckStatus::Partial
     } else {
         CheckStatus::Failed
@@ -264,11 +267,16 @@ mod tests {
         assert_eq!(breaks.status, CheckStatus::Failed);
         assert_eq!(breaks.broken, vec!["b".to_string()]);
         assert!(breaks.breaks_any() && !breaks.kept());
+        // A change that breaks nothing is kept while tests that failed at the base still fail.
         let nothing = judge(&b, false, &seen(&[("a", false), ("b", true), ("c", false)]));
         assert_eq!(
             (nothing.status, nothing.still_failing),
-            (CheckStatus::Failed, Some(2))
+            (CheckStatus::Partial, Some(2))
         );
+        assert!(nothing.kept());
+        // A failure no test explains is not kept.
+        let unexplained = judge(&b, false, &seen(&[("b", true)]));
+        assert_eq!(unexplained.status, CheckStatus::Failed);
     }
 
     #[test]

@@ -4,11 +4,11 @@ use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
-use git_papayu::engine::check::{CheckChoice, CheckSettings};
+use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
 use git_papayu::store::{Store, worktree};
 use git_papayu::trace::outcome;
 use git_papayu::trace::record::Tracer;
-use git_papayu::verdict::CheckStatus;
+use git_papayu::verdict::{CheckStatus, Verdict};
 use git_papayu::{Code, Problem};
 
 use super::{CliError, CliResult, render, ui};
@@ -21,8 +21,9 @@ use super::{CliError, CliResult, render, ui};
 /// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first. When it reports its
 /// tests one by one (pytest -rA, cargo test, go test -v, unittest -v, node's test runner, or a
 /// JUnit XML report named by papayu.checkJunit), it runs on the base too (once per base tree
-/// and command, then cached) and the plan is judged as fixes N, breaks M, still failing K. A plan whose check fails is rolled back (no
-/// branch, marked failed) unless it fixes at least one test and breaks none: then it is kept
+/// and command, then cached) and the plan is judged as fixes N, breaks M, still failing K. A
+/// plan whose check fails is rolled back (no branch, marked failed) unless it breaks no test
+/// and either fixes one or fails only by tests that already fail at the base: then it is kept
 /// as partial. apply never calls a model.
 ///
 /// The check runs code a model wrote, so it runs sandboxed where the kernel has Landlock: it may
@@ -213,12 +214,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
             }
             match (&check, &verdict) {
                 (Some(report), Some(v)) if v.status == CheckStatus::Partial => {
-                    ui::warn(&format!(
-                        "check `{}` failed, but the plan fixes tests and breaks none: kept as {} ({:.1}s)",
-                        report.command,
-                        v.line(),
-                        report.seconds
-                    ));
+                    ui::warn(&kept_as_partial(report, v));
                 }
                 (Some(report), Some(v)) if v.fixes.is_some() => ui::status(&format!(
                     "Check {} ({:.1}s): {}",
@@ -359,6 +355,24 @@ fn run_all(args: ApplyArgs) -> CliResult {
         )
         .into())
     }
+}
+
+/// Why a proposal whose check failed is kept: it fixes tests and breaks none, or only tests that
+/// already failed at the base still fail (named, so an unrelated red test is recognised).
+fn kept_as_partial(report: &CheckReport, v: &Verdict) -> String {
+    let why = match v.fixes {
+        Some(n) if n > 0 => "the plan fixes tests and breaks none".to_string(),
+        _ => format!(
+            "only by tests that already fail at the base ({}), and the plan breaks none",
+            v.failing.join(", ")
+        ),
+    };
+    format!(
+        "check `{}` failed, but {why}: kept as {} ({:.1}s)",
+        report.command,
+        v.line(),
+        report.seconds
+    )
 }
 
 /// Said when a plan is applied with no check at all, so a silent apply is never read as tested.

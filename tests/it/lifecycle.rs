@@ -1427,8 +1427,10 @@ fn apply_and_ok_after_a_merge_say_the_plan_is_merged_and_change_nothing() {
     repo.papayu(["merge", &other[..7]]).ok();
     let out = repo.papayu(["apply"]).err("ERR_PLAN_STATE");
     assert!(
-        out.stderr
-            .contains(&format!("nothing to apply: plan {} is merged", &other[..10])),
+        out.stderr.contains(&format!(
+            "nothing to apply: plan {} is merged",
+            &other[..10]
+        )),
         "{}",
         out.stderr
     );
