@@ -160,15 +160,22 @@ pub fn run(args: RefineArgs) -> CliResult {
                     report.command, report.output_tail
                 ));
             }
-            Err(CliError::from(Problem::new(
-                Code::CheckFailed,
-                format!(
-                    "check `{}` failed; {} was not moved and the refinement {} is marked failed",
-                    report.command,
-                    target.branch,
-                    planned.record.short_id()
-                ),
-            )))
+            Err(CliError::from(
+                Problem::new(
+                    Code::CheckFailed,
+                    format!(
+                        "check `{}` failed; {} was not moved and the refinement {} is marked failed",
+                        report.command,
+                        target.branch,
+                        planned.record.short_id()
+                    ),
+                )
+                .with_hint(format!(
+                    "try other feedback with git papayu refine {} \"…\", or review the proposal as it is with git papayu diff {}",
+                    target.record.short_id(),
+                    target.record.short_id()
+                )),
+            ))
         }
     }
 }

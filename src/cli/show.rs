@@ -57,9 +57,15 @@ pub fn run(args: ShowArgs) -> CliResult {
     // A verdict judged test by test (an exit status alone is in the history already).
     if check.fixes.is_some() {
         out.push_str(&format!("Check: {}\n", check.line()));
+        let broken: Vec<String> = check
+            .broken_passing()
+            .into_iter()
+            .map(String::from)
+            .collect();
         for (what, names) in [
             ("fixed", &check.fixed),
-            ("broken", &check.broken),
+            ("broken", &broken),
+            ("added, failing", &check.added_failing),
             ("still failing", &check.failing),
         ] {
             if !names.is_empty() {

@@ -333,6 +333,7 @@ fn shared(verdict: &Verdict) -> Verdict {
         fixed: masked(&verdict.fixed),
         broken: masked(&verdict.broken),
         failing: masked(&verdict.failing),
+        added_failing: masked(&verdict.added_failing),
         reason: verdict.reason.as_deref().map(mask_secrets),
         ..verdict.clone()
     }
@@ -415,17 +416,26 @@ pub fn branch_name(record: &PlanRecord) -> String {
     format!("papayu/{slug}-{}", record.short_id())
 }
 
-/// The problem a failed check is reported with: what it broke, when it broke tests that pass
-/// at the base.
+/// The problem a failed check is reported with: what happened (what it broke, when it broke
+/// tests that pass at the base; the tests it added that fail), and as its hint the next command
+/// to run.
 pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Problem {
+    let command = &report.command;
+    let rolled_back = format!("no branch was created and plan {plan} is marked failed");
+    let anyway = format!("git papayu apply {plan} --no-check");
     if report.timed_out {
+        // Twice the time it had, in whole seconds, as the next try.
+        let longer = (report.seconds * 2.0).ceil().max(1.0);
         return Problem::new(
             Code::CheckTimeout,
             format!(
-                "check `{}` ran past its time limit ({:.0}s) and was killed with everything it started; no branch was created and plan {plan} is marked failed; raise --check-timeout or git config papayu.checkTimeout",
-                report.command, report.seconds
+                "check `{command}` ran past its time limit ({:.0}s: --check-timeout, or git config papayu.checkTimeout) and was killed with everything it started; {rolled_back}",
+                report.seconds
             ),
-        );
+        )
+        .with_hint(format!(
+            "give it longer with git papayu apply {plan} --check-timeout {longer:.0}"
+        ));
     }
     let exit = report
         .exit_code
@@ -434,40 +444,70 @@ pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Pro
         return Problem::new(
             Code::CheckFailed,
             format!(
-                "check `{}` failed ({exit}), denied by the sandbox: {line}; no branch was created and plan {plan} is marked failed; see papayu.checkWritable (docs/security.md) to let the check write there",
-                report.command
+                "check `{command}` failed ({exit}), denied by the sandbox: {line}; {rolled_back}; see papayu.checkWritable (docs/security.md)"
             ),
-        );
+        )
+        .with_hint(format!(
+            "let the check write there with git config --add papayu.checkWritable DIR, then git papayu apply {plan}"
+        ));
     }
-    if let Some(hint) = toolchain_hint(&report.output_tail) {
+    if let Some((what, fix)) = toolchain_hint(&report.output_tail) {
         return Problem::new(
             Code::CheckFailed,
-            format!(
-                "check `{}` failed ({exit}): {hint}; no branch was created and plan {plan} is marked failed",
-                report.command
-            ),
-        );
+            format!("check `{command}` failed ({exit}): {what}; {rolled_back}"),
+        )
+        .with_hint(format!("{fix}, then git papayu apply {plan}"));
     }
     if verdict.status == verdict::CheckStatus::DidNotRun {
+        let why = verdict.reason.as_deref().unwrap_or("no test results");
         return Problem::new(
             Code::CheckFailed,
-            format!(
-                "check `{}` did not run its tests ({exit}): {}; no branch was created and plan {plan} is marked failed; fix what stops the tests from running, or look at the check command",
-                report.command,
-                verdict.reason.as_deref().unwrap_or("no test results")
-            ),
-        );
+            format!("check `{command}` did not run its tests ({exit}): {why}; {rolled_back}"),
+        )
+        .with_hint(format!(
+            "if the check command is wrong, check again with git papayu apply {plan} --check \"CMD\"; else keep it anyway with {anyway}, then git papayu refine {plan} \"make the tests run again\""
+        ));
     }
+    let broken = verdict.broken_passing();
     if verdict.breaks_any() {
+        let mut what = Vec::new();
+        if !broken.is_empty() {
+            what.push(format!(
+                "the plan breaks tests that pass at the base: {}",
+                broken.join(", ")
+            ));
+        }
+        if !verdict.added_failing.is_empty() {
+            let tests = match verdict.added_failing.len() {
+                1 => "a failing test",
+                _ => "failing tests",
+            };
+            what.push(format!(
+                "it adds {tests}: {}",
+                verdict.added_failing.join(", ")
+            ));
+        }
+        let feedback = match broken.first() {
+            Some(name) => format!("keep {name} passing"),
+            None => format!(
+                "make {} pass",
+                verdict
+                    .added_failing
+                    .first()
+                    .map_or("the new tests", String::as_str)
+            ),
+        };
         return Problem::new(
             Code::CheckFailed,
             format!(
-                "check `{}` failed ({exit}) and the plan breaks tests that pass at the base: {}; {}; no branch was created and plan {plan} is marked failed",
-                report.command,
-                verdict.broken.join(", "),
+                "check `{command}` failed ({exit}) and {}; {}; {rolled_back}",
+                what.join(", and "),
                 verdict.counts()
             ),
-        );
+        )
+        .with_hint(format!(
+            "keep it anyway with {anyway}, then ask for a fix with git papayu refine {plan} \"{feedback}\""
+        ));
     }
     let counts = match verdict.fixes {
         Some(_) => format!(" ({})", verdict.counts()),
@@ -475,21 +515,23 @@ pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Pro
     };
     Problem::new(
         Code::CheckFailed,
-        format!(
-            "check `{}` failed ({exit}){counts}; no branch was created and plan {plan} is marked failed",
-            report.command
-        ),
+        format!("check `{command}` failed ({exit}){counts}; {rolled_back}"),
     )
+    .with_hint(format!(
+        "keep it anyway with {anyway}, then ask for a fix with git papayu refine {plan} \"make the check pass\""
+    ))
 }
 
-/// What to change when the check's output says the sandbox hid a toolchain from it.
-fn toolchain_hint(output: &str) -> Option<&'static str> {
+/// What happened and what to change, when the check's output says the sandbox hid a toolchain
+/// from it.
+fn toolchain_hint(output: &str) -> Option<(&'static str, &'static str)> {
     if output.contains("rustup could not choose a version")
         || output.contains("no default toolchain configured")
     {
-        return Some(
-            "the check could not find your Rust toolchain; set RUSTUP_HOME and CARGO_HOME where it lives, or name the variables it needs with git config --add papayu.checkEnv NAME",
-        );
+        return Some((
+            "the check could not find your Rust toolchain",
+            "set RUSTUP_HOME and CARGO_HOME where it lives, or name the variables it needs with git config --add papayu.checkEnv NAME",
+        ));
     }
     None
 }

@@ -381,6 +381,105 @@ fn a_change_that_breaks_nothing_is_kept_while_an_unrelated_test_fails() {
     assert!(listed.contains("partial 0/0/2"), "{listed}");
 }
 
+/// A check printing `pytest -rA` lines for the tests listed in tests.txt (`name pass|fail`).
+const LISTED_TESTS: &str = r#"while read -r name result; do
+  if [ "$result" = pass ]; then echo "PASSED t.py::$name"; else echo "FAILED t.py::$name - assert 0"; failed=1; fi
+done < tests.txt
+exit ${failed:-0}"#;
+
+#[test]
+fn a_new_failing_test_is_added_not_broken_and_a_failure_ends_with_what_to_run() {
+    let repo =
+        TestRepo::with_files(&[("tests.txt", "test_old pass\n"), ("check.sh", LISTED_TESTS)]);
+    let tests = |content: &str| {
+        serde_json::json!({"actions": [{"kind": "UPDATE_FILE", "path": "tests.txt", "content": content}]})
+            .to_string()
+    };
+    let adds = repo.plan_id("add a test", &tests("test_old pass\ntest_new fail\n"));
+    let out = repo
+        .papayu(["apply", &adds, "--check", "sh check.sh"])
+        .err("ERR_CHECK_FAILED");
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("ERR_CHECK_FAILED"))
+        .unwrap();
+    assert!(
+        line.contains("it adds a failing test: t.py::test_new;"),
+        "{}",
+        dump(&out)
+    );
+    assert!(!line.contains("pass at the base"), "{}", dump(&out));
+    let short = &adds[..10];
+    assert!(
+        line.ends_with(&format!(
+            "keep it anyway with git papayu apply {short} --no-check, then ask for a fix with \
+             git papayu refine {short} \"make t.py::test_new pass\""
+        )),
+        "{}",
+        dump(&out)
+    );
+    let doc = json(&repo.papayu(["--json", "show", &adds]).ok());
+    assert_eq!(
+        doc["check"]["added_failing"],
+        serde_json::json!(["t.py::test_new"]),
+        "{doc:#}"
+    );
+    assert!(
+        repo.papayu(["show", &adds])
+            .ok()
+            .stdout
+            .contains("  added, failing: t.py::test_new"),
+    );
+    // The next step works as written.
+    repo.papayu(["apply", &adds, "--no-check"]).ok();
+
+    // A test that passes at the base and fails now is broken, and said so.
+    let breaks = repo.plan_id("break a test", &tests("test_old fail\n"));
+    let out = repo.papayu(["--json", "apply", &breaks, "--check", "sh check.sh"]);
+    let doc = out.json_err("ERR_CHECK_FAILED");
+    let error = &doc["errors"][0];
+    assert!(
+        error["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the plan breaks tests that pass at the base: t.py::test_old;"),
+        "{doc:#}"
+    );
+    assert!(
+        !error["reason"].as_str().unwrap().contains("adds"),
+        "{doc:#}"
+    );
+    assert!(doc["verdict"].get("added_failing").is_none(), "{doc:#}");
+    assert!(
+        error["hint"].as_str().unwrap().ends_with(&format!(
+            "git papayu refine {} \"keep t.py::test_old passing\"",
+            &breaks[..10]
+        )),
+        "{doc:#}"
+    );
+
+    // Without per-test results, and when the check never ran its tests: a next command too.
+    for check in [
+        "exit 3",
+        "echo 'ERROR t.py - SyntaxError: invalid syntax'; exit 2",
+    ] {
+        let out = repo
+            .papayu(["apply", &breaks, "--check", check])
+            .err("ERR_CHECK_FAILED");
+        let line = out
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("ERR_CHECK_FAILED"))
+            .unwrap();
+        assert!(
+            line.contains(&format!("git papayu apply {} --no-check", &breaks[..10])),
+            "{line}"
+        );
+        assert!(line.ends_with('"'), "{line}");
+    }
+}
+
 #[test]
 fn the_base_run_is_cached_per_base_tree_and_command() {
     let repo = python_project();

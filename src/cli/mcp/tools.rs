@@ -304,9 +304,12 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
                 record.short_id(),
                 report.command,
                 report.exit_code.map_or("none".to_string(), |c| c.to_string()),
-                match verdict.broken.is_empty() {
-                    true => String::new(),
-                    false => format!("; it breaks {}", verdict.broken.join(", ")),
+                match verdict.broken_passing().as_slice() {
+                    [] => String::new(),
+                    broken => format!("; it breaks {}", broken.join(", ")),
+                } + &match verdict.added_failing.as_slice() {
+                    [] => String::new(),
+                    added => format!("; it adds failing tests: {}", added.join(", ")),
                 }
             ),
         )
