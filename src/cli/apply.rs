@@ -5,6 +5,8 @@ use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
+use git_papayu::engine::find;
+use git_papayu::store::records::Status;
 use git_papayu::store::{Store, worktree};
 use git_papayu::trace::outcome;
 use git_papayu::trace::record::Tracer;
@@ -62,14 +64,19 @@ pub fn run(args: ApplyArgs) -> CliResult {
     if args.all {
         return run_all(args);
     }
-    let (result, outcome) = apply_one(args, false);
+    let (result, outcome) = apply_one(args, false, &mut false);
     ui::data(&result);
     outcome
 }
 
 /// Applies one plan and reports it: the `--json` fields of the result, and how it ended.
 /// `side_by_side` (one of several applies running at once) draws no spinner and no live output.
-fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResult) {
+/// `like_base` is set when its check failed the same way on the base.
+fn apply_one(
+    args: ApplyArgs,
+    side_by_side: bool,
+    like_base: &mut bool,
+) -> (serde_json::Value, CliResult) {
     let ApplyArgs {
         plan,
         check,
@@ -263,7 +270,9 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
             record,
             report,
             verdict,
+            like_base: alike,
         } => {
+            *like_base = alike;
             result["plan"] = record.id.clone().into();
             result["check"] = serde_json::to_value(&report).expect("reports serialize");
             result["verdict"] = serde_json::to_value(&verdict).expect("verdicts serialize");
@@ -273,7 +282,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
                     report.command, report.output_tail
                 ));
             }
-            let failed = apply::check_failure(&report, &verdict, record.short_id());
+            let failed = apply::check_failure(&report, &verdict, record.short_id(), alike);
             (result, Err(CliError::from(failed)))
         }
     }
@@ -282,17 +291,13 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
 /// `apply --all`: every proposed plan on HEAD, checked side by side in as many check worktrees
 /// as there are ([`worktree::MAX_SLOTS`]); the first to need the check's run on their base makes
 /// it while the others wait for it. A failure does not stop the others. Once all have ended,
-/// each plan's problems are reported; `--json` lists every result, in the order of the plans,
-/// with its errors.
+/// each plan's problems are reported, then the plans that did not apply with the command that
+/// checks them again; `--json` lists every result, in the order of the plans, with its errors.
 fn run_all(args: ApplyArgs) -> CliResult {
     let store = Store::open()?;
-    let ids = git_papayu::engine::find::proposed_on_head(&store)?;
+    let ids = find::on_head(&store, Status::Proposed)?;
     if ids.is_empty() {
-        return Err(Problem::new(
-            Code::PlanNotFound,
-            "no proposed plan on HEAD; make one with git papayu plan \"goal\"",
-        )
-        .into());
+        return Err(nothing_proposed(&store)?.into());
     }
     drop(store);
     let queue = std::sync::Mutex::new(ids.iter().cloned().enumerate().rev().collect::<Vec<_>>());
@@ -304,6 +309,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
                 loop {
                     let next = queue.lock().ok().and_then(|mut q| q.pop());
                     let Some((i, id)) = next else { break };
+                    let mut like_base = false;
                     let (result, outcome) = apply_one(
                         ApplyArgs {
                             plan: Some(id.clone()),
@@ -312,9 +318,10 @@ fn run_all(args: ApplyArgs) -> CliResult {
                             ..args.clone()
                         },
                         slots > 1,
+                        &mut like_base,
                     );
                     if let Ok(mut done) = done.lock() {
-                        done.push((i, id, result, outcome));
+                        done.push((i, id, result, outcome, like_base));
                     }
                 }
             });
@@ -324,7 +331,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
     done.sort_by_key(|d| d.0);
     let mut failed = Vec::new();
     let mut results = Vec::new();
-    for (_, id, mut result, outcome) in done {
+    for (_, id, mut result, outcome, like_base) in done {
         let problems = match outcome {
             Ok(()) => Vec::new(),
             Err(CliError::Problems(problems)) => problems,
@@ -332,29 +339,98 @@ fn run_all(args: ApplyArgs) -> CliResult {
         };
         if !problems.is_empty() {
             ui::problems(&problems);
-            failed.push(id);
+            failed.push(NotApplied::new(&id, &result, &problems, like_base));
         }
         result["errors"] = ui::problems_json(&problems);
         results.push(result);
     }
     ui::data(&serde_json::json!({ "results": results }));
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(Problem::new(
-            Code::CheckFailed,
-            format!(
-                "{} of the plans did not apply ({}); the others are on their branches",
-                failed.len(),
-                failed
-                    .iter()
-                    .map(git_papayu::store::short)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-        .into())
+    match failed.is_empty() {
+        true => Ok(()),
+        false => Err(group_failure(&failed, results.len()).into()),
     }
+}
+
+/// A plan of `apply --all` that did not apply: its short id, how it ended (the check's verdict,
+/// else the error's code), and the check command when one ran.
+struct NotApplied {
+    id: String,
+    how: String,
+    command: Option<String>,
+    like_base: bool,
+}
+
+impl NotApplied {
+    fn new(id: &str, result: &serde_json::Value, problems: &[Problem], like_base: bool) -> Self {
+        let how = match result["verdict"]["status"].as_str() {
+            Some("did_not_run") => "did not run".to_string(),
+            Some(status) => status.to_string(),
+            None => problems
+                .first()
+                .map_or_else(String::new, |p| p.code.as_str().to_string()),
+        };
+        NotApplied {
+            id: git_papayu::store::short(id),
+            how,
+            command: result["check"]["command"].as_str().map(str::to_string),
+            like_base,
+        }
+    }
+}
+
+/// The closing error of an `apply --all` where `failed` of `total` plans did not apply: which,
+/// and the command that checks them again — asking first whether the check command is right
+/// when every one failed the same way as the base.
+fn group_failure(failed: &[NotApplied], total: usize) -> Problem {
+    let named = failed
+        .iter()
+        .map(|f| format!("{} ({})", f.id, f.how))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let reason = match (failed.len() == total, total) {
+        (true, 1) => format!("the plan did not apply: {named}; no branch was created"),
+        (true, _) => format!("none of the {total} plans applied: {named}; no branch was created"),
+        (false, _) => format!(
+            "{} of the {total} plans did not apply: {named}; the others are on their branches",
+            failed.len()
+        ),
+    };
+    let again = failed
+        .iter()
+        .map(|f| format!("git papayu apply {} --check \"CMD\"", f.id))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let command = failed.iter().find_map(|f| f.command.as_deref());
+    let hint = match command {
+        Some(command) if failed.iter().all(|f| f.like_base) => format!(
+            "the check failed the same way on the base without any plan: is `{command}` the right check command? Run it by hand; once it runs, check the plans again with {again}"
+        ),
+        _ => format!("each error above says what to run next; check a plan again with {again}"),
+    };
+    Problem::new(Code::CheckFailed, reason).with_hint(hint)
+}
+
+/// The refusal of `apply --all` when no plan on HEAD is proposed: the failed ones are named
+/// with the command that checks them again (a failed plan applies again by id).
+fn nothing_proposed(store: &Store) -> Result<Problem, CliError> {
+    let failed = find::on_head(store, Status::Failed)?;
+    let none = Problem::new(Code::PlanNotFound, "no proposed plan on HEAD");
+    if failed.is_empty() {
+        return Ok(none.with_hint("make one with git papayu plan \"goal\""));
+    }
+    let ids: Vec<String> = failed.iter().map(git_papayu::store::short).collect();
+    Ok(Problem::new(
+        Code::PlanNotFound,
+        format!(
+            "no proposed plan on HEAD; {} failed there: {}",
+            render::count(ids.len(), "plan"),
+            ids.join(", ")
+        ),
+    )
+    .with_hint(format!(
+        "check it again by id with git papayu apply {} --check \"CMD\" (or --no-check to keep it anyway), or make a new plan with git papayu plan \"goal\"",
+        ids[0]
+    )))
 }
 
 /// Why a proposal whose check failed is kept: it fixes tests and breaks none, or only tests that

@@ -202,6 +202,14 @@ pub fn diffstat(changes: &[FileChange]) -> String {
     out
 }
 
+/// `1 plan`, `2 plans`: a count and its noun in agreement (the noun plus `s` when not one).
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
 /// How long ago a millisecond timestamp was, in the largest whole unit.
 pub fn age(then_millis: i64, now_millis: i64) -> String {
     let secs = (now_millis - then_millis).max(0) / 1000;
@@ -228,6 +236,13 @@ pub fn status_colour(status: Status) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1, "proposal"), "1 proposal");
+        assert_eq!(count(0, "proposal"), "0 proposals");
+        assert_eq!(count(2, "plan"), "2 plans");
+    }
 
     #[test]
     fn ages_use_the_largest_unit() {

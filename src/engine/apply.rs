@@ -53,6 +53,9 @@ pub enum Outcome {
         record: PlanRecord,
         report: CheckReport,
         verdict: Verdict,
+        /// The check failed the same way on the base (see [`fails_like_base`]): the check
+        /// command, not the plan, is the likely culprit.
+        like_base: bool,
     },
 }
 
@@ -126,7 +129,7 @@ pub fn apply_with(
     let mut report = None;
     let mut judged = None;
     if let Some(check) = check {
-        let (result, verdict) = check_proposal(
+        let (result, verdict, base) = check_proposal(
             store,
             (target, commit),
             &check,
@@ -136,10 +139,12 @@ pub fn apply_with(
         )?;
         if !verdict.kept() {
             record_failure(store, &record, target, commit, &result, &verdict)?;
+            let like_base = fails_like_base(&base, &result, &verdict);
             return Ok(Outcome::CheckFailed {
                 record,
                 report: result,
                 verdict,
+                like_base,
             });
         }
         report = Some(result);
@@ -173,7 +178,8 @@ pub fn apply_with(
 }
 
 /// Runs the check on the proposal's `commit` in a proposal slot, then — when the verdict needs
-/// it — on the `target` it applies onto, and judges the one against the other.
+/// it — on the `target` it applies onto, and judges the one against the other. The base run is
+/// returned too (empty when none was needed).
 fn check_proposal(
     store: &Store,
     (target, commit): (Oid, Oid),
@@ -181,7 +187,7 @@ fn check_proposal(
     request: &ApplyRequest,
     plan: &str,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<(CheckReport, Verdict), StoreError> {
+) -> Result<(CheckReport, Verdict, BaseRun), StoreError> {
     let slot = worktree::acquire(store, SlotKind::Proposal, &mut |n| {
         progress(Progress::WaitingForSlot(n))
     })?;
@@ -210,7 +216,24 @@ fn check_proposal(
     if result.timed_out {
         verdict.status = verdict::CheckStatus::Failed;
     }
-    Ok((result, verdict))
+    Ok((result, verdict, base))
+}
+
+/// Whether a failed check failed on the base the same way: it ran its tests on neither (or
+/// reported none on either with the same exit status), or it failed there with the same exit
+/// status while the proposal fixed and broke nothing. A proposal is not to blame then; the
+/// check command may be wrong (a missing tool, a collection error in every run).
+pub fn fails_like_base(base: &BaseRun, report: &CheckReport, verdict: &Verdict) -> bool {
+    if base.passed || report.timed_out || base.exit_code != report.exit_code {
+        return false;
+    }
+    match verdict.status {
+        verdict::CheckStatus::DidNotRun => base.not_run.is_some() || base.tests.is_empty(),
+        verdict::CheckStatus::Failed => {
+            base.not_run.is_none() && !verdict.breaks_any() && verdict.fixes.unwrap_or(0) == 0
+        }
+        _ => false,
+    }
 }
 
 /// The check's run on the base, from the cache or run now in a base slot.
@@ -417,9 +440,14 @@ pub fn branch_name(record: &PlanRecord) -> String {
 }
 
 /// The problem a failed check is reported with: what happened (what it broke, when it broke
-/// tests that pass at the base; the tests it added that fail), and as its hint the next command
-/// to run.
-pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Problem {
+/// tests that pass at the base; the tests it added that fail; that the base fails alike, when
+/// `like_base`), and as its hint the next command to run.
+pub fn check_failure(
+    report: &CheckReport,
+    verdict: &Verdict,
+    plan: &str,
+    like_base: bool,
+) -> Problem {
     let command = &report.command;
     let rolled_back = format!("no branch was created and plan {plan} is marked failed");
     let anyway = format!("git papayu apply {plan} --no-check");
@@ -457,6 +485,21 @@ pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Pro
             format!("check `{command}` failed ({exit}): {what}; {rolled_back}"),
         )
         .with_hint(format!("{fix}, then git papayu apply {plan}"));
+    }
+    if like_base {
+        let how = match &verdict.reason {
+            Some(why) => format!("did not run its tests ({exit}): {why}"),
+            None => format!("failed ({exit})"),
+        };
+        return Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{command}` {how}, and fails the same way on the base without the plan; {rolled_back}"
+            ),
+        )
+        .with_hint(format!(
+            "is `{command}` the right check command? Run it by hand; once it runs, check the plan again with git papayu apply {plan} --check \"CMD\""
+        ));
     }
     if verdict.status == verdict::CheckStatus::DidNotRun {
         let why = verdict.reason.as_deref().unwrap_or("no test results");

@@ -212,6 +212,17 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
         .map(|name| result(name)["base"]["cached"].as_bool().unwrap())
         .collect();
     assert_eq!(cached.iter().filter(|c| !**c).count(), 1, "{cached:?}");
+    let summary = json(&applied)["errors"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        summary,
+        format!(
+            "1 of the 4 plans did not apply: {} (failed); the others are on their branches",
+            &id("beta")[..10]
+        )
+    );
     let beta_error = result("beta")["errors"][0]["reason"]
         .as_str()
         .unwrap()
@@ -459,10 +470,11 @@ fn a_new_failing_test_is_added_not_broken_and_a_failure_ends_with_what_to_run() 
         "{doc:#}"
     );
 
-    // Without per-test results, and when the check never ran its tests: a next command too.
+    // Without per-test results, and when the check never ran its tests (both passing at the
+    // base): a next command too.
     for check in [
-        "exit 3",
-        "echo 'ERROR t.py - SyntaxError: invalid syntax'; exit 2",
+        "if grep -q fail tests.txt; then exit 3; fi",
+        "if grep -q fail tests.txt; then echo 'ERROR t.py - SyntaxError: invalid syntax'; exit 2; fi",
     ] {
         let out = repo
             .papayu(["apply", &breaks, "--check", check])
@@ -478,6 +490,64 @@ fn a_new_failing_test_is_added_not_broken_and_a_failure_ends_with_what_to_run() 
         );
         assert!(line.ends_with('"'), "{line}");
     }
+}
+
+/// A check whose command is wrong for the project: pytest stops at collection in every run.
+const COLLECTION_ERROR: &str = "echo 'ERROR tests/test_calc.py - ModuleNotFoundError: No module named calcs'; \
+     echo '!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!'; exit 2";
+
+#[test]
+fn a_group_whose_checks_all_failed_names_them_and_asks_about_the_check_command() {
+    let repo = python_project();
+    let readme = repo.plan_id("Add a README", &create_answer("README.md", "# calc\n"));
+    let notes = repo.plan_id("Add notes", &create_answer("NOTES.md", "notes\n"));
+    let (readme, notes) = (&readme[..10], &notes[..10]);
+    let before = repo.snapshot();
+    let out = repo
+        .papayu(["apply", "--all", "--check", COLLECTION_ERROR])
+        .err("ERR_CHECK_FAILED");
+    let last = out.stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "ERR_CHECK_FAILED: none of the 2 plans applied: {readme} (did not run), {notes} (did \
+             not run); no branch was created; the check failed the same way on the base without \
+             any plan: is `{COLLECTION_ERROR}` the right check command?"
+        )),
+        "{}",
+        dump(&out)
+    );
+    assert!(
+        last.ends_with(&format!(
+            "check the plans again with git papayu apply {readme} --check \"CMD\" and git papayu \
+             apply {notes} --check \"CMD\""
+        )),
+        "{}",
+        dump(&out)
+    );
+    assert!(
+        out.stderr
+            .contains("fails the same way on the base without the plan"),
+        "{}",
+        dump(&out)
+    );
+    assert!(!out.stderr.contains("the others are on their branches"));
+    assert!(branches(&repo).is_empty());
+
+    // The next apply --all names the failed plans and how to check them again.
+    let out = repo.papayu(["apply", "--all"]).err("ERR_PLAN_NOT_FOUND");
+    assert!(
+        out.stderr.contains(&format!(
+            "no proposed plan on HEAD; 2 plans failed there: {readme}, {notes}; check it again by \
+             id with git papayu apply {readme} --check \"CMD\""
+        )),
+        "{}",
+        dump(&out)
+    );
+    // Which works as said: the failed plan applies again by id, with the right command.
+    repo.papayu(["apply", readme, "--check", "sh check.sh"])
+        .ok();
+    assert_eq!(branches(&repo).len(), 1);
+    assert_ne!(repo.snapshot(), before);
 }
 
 #[test]

@@ -297,6 +297,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
             record,
             report,
             verdict,
+            ..
         } => Err(vec![Problem::new(
             Code::CheckFailed,
             format!(
