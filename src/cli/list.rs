@@ -76,10 +76,11 @@ pub fn run(args: ListArgs) -> CliResult {
         ui::outln(&line);
     }
     if !complete {
-        ui::status(&format!(
-            "the newest {} plans; git papayu list --all lists every plan",
-            records.len()
-        ));
+        let newest = match records.len() {
+            1 => "the newest plan".to_string(),
+            n => format!("the newest {n} plans"),
+        };
+        ui::status(&format!("{newest}; git papayu list --all lists every plan"));
     }
     Ok(())
 }

@@ -67,8 +67,9 @@ pub fn diff(changes: &[FileChange], palette: Option<&Palette>) -> String {
             out.push_str(&paint.wrap(
                 "frag",
                 &format!(
-                    "({}, {lines} lines: too large to preview; git papayu diff shows it)",
-                    size(text.len())
+                    "({}, {}: too large to preview; git papayu diff shows it)",
+                    size(text.len()),
+                    count(lines, "line")
                 ),
             ));
             out.push('\n');
@@ -210,6 +211,14 @@ pub fn count(n: usize, noun: &str) -> String {
     }
 }
 
+/// [`count`] for a noun whose plural is not the noun plus `s`: `1 entry`, `3 entries`.
+pub fn count_as(n: usize, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 /// How long ago a millisecond timestamp was, in the largest whole unit.
 pub fn age(then_millis: i64, now_millis: i64) -> String {
     let secs = (now_millis - then_millis).max(0) / 1000;
@@ -242,6 +251,8 @@ mod tests {
         assert_eq!(count(1, "proposal"), "1 proposal");
         assert_eq!(count(0, "proposal"), "0 proposals");
         assert_eq!(count(2, "plan"), "2 plans");
+        assert_eq!(count_as(1, "entry", "entries"), "1 entry");
+        assert_eq!(count_as(3, "entry", "entries"), "3 entries");
     }
 
     #[test]

@@ -79,9 +79,9 @@ pub fn run(args: ShowArgs) -> CliResult {
             format!(", {} in all", git_papayu::cost::usd(c))
         });
         out.push_str(&format!(
-            "Group: {} ({} proposals{cost}; git papayu compare {0})\n",
+            "Group: {} ({}{cost}; git papayu compare {0})\n",
             group["id"].as_str().unwrap_or_default(),
-            group["plans"].as_array().map_or(0, Vec::len),
+            render::count(group["plans"].as_array().map_or(0, Vec::len), "proposal"),
         ));
     }
     if !chain.is_empty() {
@@ -358,19 +358,24 @@ pub fn cost_line(stats: &PlanStats) -> String {
         format!("{} cached", stats.cached_tokens)
     };
     let mut line = format!(
-        "{} input tokens, {cached}, {} written to cache, {} output tokens; {} request{}, {:.1}s",
+        "{} input tokens, {cached}, {} written to cache, {} output tokens; {}, {:.1}s",
         stats.input_tokens,
         stats.cache_write_tokens,
         stats.output_tokens,
-        stats.requests,
-        if stats.requests == 1 { "" } else { "s" },
+        render::count(stats.requests as usize, "request"),
         stats.latency_ms as f64 / 1000.0
     );
     if stats.repairs > 0 {
-        line.push_str(&format!(", {} repair", stats.repairs));
+        line.push_str(&format!(
+            ", {}",
+            render::count(stats.repairs as usize, "repair")
+        ));
     }
     if stats.context_rounds > 0 {
-        line.push_str(&format!(", {} context round(s)", stats.context_rounds));
+        line.push_str(&format!(
+            ", {}",
+            render::count(stats.context_rounds as usize, "context round")
+        ));
     }
     if let Some(reason) = &stats.fallback {
         line.push_str(&format!(", fell back to v1 ({reason})"));

@@ -116,6 +116,7 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
         wire: Wire::OpenAiChat,
         base_url: String::new(),
         api_key: None,
+        key_var: None,
         model: String::new(),
         read_timeout: timeout,
         strict,
@@ -132,6 +133,7 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
                 name: "openai-compatible".to_string(),
                 base_url: url.trim_end_matches('/').to_string(),
                 api_key: src.env("PAPAYU_LLM_API_KEY").map(str::to_string),
+                key_var: Some("PAPAYU_LLM_API_KEY".to_string()),
                 model: model
                     .clone()
                     .ok_or_else(|| missing_model("openai-compatible"))?,
@@ -191,11 +193,13 @@ fn missing_model(name: &str) -> Problem {
     .to_problem()
 }
 
-fn key_from(src: &Sources, name: &str, default_var: &str) -> Option<String> {
+/// The variable `name`'s key is read from (`papayu.<name>.keyEnv`, else `default_var`), and
+/// its value when set.
+fn key_from(src: &Sources, name: &str, default_var: &str) -> (String, Option<String>) {
     let var = src
         .git(&format!("papayu.{name}.keyenv"))
         .unwrap_or(default_var);
-    src.env(var).map(str::to_string)
+    (var.to_string(), src.env(var).map(str::to_string))
 }
 
 fn wire_named(text: &str) -> Option<Wire> {
@@ -226,7 +230,7 @@ fn endpoint(
         None => None,
     };
     let url = src.git(&format!("papayu.{name}.url"));
-    let (wire, base, key) = match name {
+    let (wire, base, (key_var, key)) = match name {
         "openai" => {
             let wire = match src.git("papayu.openai.api") {
                 Some(api) if api.eq_ignore_ascii_case("responses") => Wire::OpenAiResponses,
@@ -281,15 +285,10 @@ fn endpoint(
         && url.is_none()
         && (base == DEFAULT_OPENAI || base == DEFAULT_ANTHROPIC);
     if needs_key && key.is_none() {
-        let var = if name == "openai" {
-            "OPENAI_API_KEY"
-        } else {
-            "ANTHROPIC_API_KEY"
-        };
         return Err(Problem::new(
             Code::LlmAuth,
             format!(
-                "{name} needs a key: set {var} (or papayu.{name}.keyEnv to the variable holding it)"
+                "{name} needs a key: set {key_var} (or papayu.{name}.keyEnv to the variable holding it)"
             ),
         ));
     }
@@ -303,6 +302,7 @@ fn endpoint(
         wire,
         base_url: base.trim_end_matches('/').to_string(),
         api_key: key,
+        key_var: Some(key_var),
         model,
         strict,
         ..common

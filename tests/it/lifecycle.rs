@@ -1130,6 +1130,11 @@ fn undo_and_redo_of_apply_and_plan() {
 
     let undo = repo.papayu(["undo"]).ok();
     assert!(undo.stdout.contains("Undid: apply"), "{}", undo.stdout);
+    assert!(
+        undo.stdout.ends_with(". Redo with git papayu redo.\n"),
+        "undo says how to take it back: {}",
+        undo.stdout
+    );
     assert_eq!(branches(&repo), "");
     assert!(
         repo.papayu(["show", &id, "--json"])
@@ -1143,7 +1148,12 @@ fn undo_and_redo_of_apply_and_plan() {
         "undo of apply restores every branch"
     );
 
-    repo.papayu(["redo"]).ok();
+    let redo = repo.papayu(["redo"]).ok();
+    assert!(
+        redo.stdout.ends_with(". Undo with git papayu undo.\n"),
+        "{}",
+        redo.stdout
+    );
     assert_eq!(repo.rev(&branch), tip);
     assert!(
         repo.papayu(["show", &id, "--json"])
