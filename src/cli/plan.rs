@@ -231,7 +231,7 @@ pub fn run(args: PlanArgs) -> CliResult {
             asking::ask_and_store(&store, &config, ask)?
         }
     };
-    show_planned(&planned);
+    show_planned(&planned, false);
     if planned.len() > 1
         && let Some(group) = &planned[0].record.group
     {
@@ -245,7 +245,9 @@ pub fn run(args: PlanArgs) -> CliResult {
 }
 
 /// Prints stored plans: their description and preview (paged on a terminal), or JSON.
-pub fn show_planned(planned: &[Planned]) {
+/// Shows the plans just stored: each one's description, preview and diffstat, and — unless
+/// `applying` (the request goes on to apply them) — the command that applies it.
+pub fn show_planned(planned: &[Planned], applying: bool) {
     for p in planned {
         for warning in &p.warnings {
             ui::warn(warning);
@@ -270,11 +272,13 @@ pub fn show_planned(planned: &[Planned]) {
             ui::outln("");
             ui::out_painted(&render::diff(&p.changes, ui::palette()));
             ui::out(&render::diffstat(&p.changes));
-            ui::outln("");
-            ui::outln(&format!(
-                "Apply with: git papayu apply {}",
-                p.record.short_id()
-            ));
+            if !applying {
+                ui::outln("");
+                ui::outln(&format!(
+                    "Apply with: git papayu apply {}",
+                    p.record.short_id()
+                ));
+            }
         }
     }
 }

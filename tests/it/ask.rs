@@ -544,6 +544,35 @@ fn a_whole_session_in_words() {
 }
 
 #[test]
+fn a_request_that_applies_does_not_first_say_apply_with() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&create_answer("NOTES.md", "notes\n")),
+        fake_llm::openai_chat(&create_answer("TODO.md", "todo\n")),
+    ]);
+    let mut env = compat_env(&fake);
+    env.push(("PAPAYU_CHECK_COMMAND".into(), "true".into()));
+    let applied = run(&repo, &["create NOTES.md with notes"], &env).ok();
+    assert!(
+        applied.stdout.contains("Applied plan"),
+        "{}",
+        applied.stdout
+    );
+    assert!(
+        !applied.stdout.contains("Apply with:"),
+        "the plan is applied next: {}",
+        applied.stdout
+    );
+    // A plan that waits for the user still says how to apply it.
+    let planned = run(&repo, &["plan: add a todo list"], &env).ok();
+    assert!(
+        planned.stdout.contains("Apply with: git papayu apply "),
+        "{}",
+        planned.stdout
+    );
+}
+
+#[test]
 fn an_unknown_single_word_is_a_usage_error() {
     let repo = repo();
     let out = repo.papayu(["bogus-command"]).code(2);
