@@ -251,7 +251,7 @@ fn apply_one(
                 record.short_id(),
                 git_papayu::store::short(commit)
             ));
-            ui::out(&render::diffstat(&changes));
+            ui::out(&render::diffstat(&changes, ui::columns().unwrap_or(80)));
             ui::outln(&format!(
                 "Review: git papayu diff {0}   Merge: git papayu merge {0}   Discard: git papayu discard {0}",
                 record.short_id()

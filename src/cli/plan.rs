@@ -271,7 +271,7 @@ pub fn show_planned(planned: &[Planned], applying: bool) {
         if !p.changes.is_empty() {
             ui::outln("");
             ui::out_painted(&render::diff(&p.changes, ui::palette()));
-            ui::out(&render::diffstat(&p.changes));
+            ui::out(&render::diffstat(&p.changes, ui::columns().unwrap_or(80)));
             if !applying {
                 ui::outln("");
                 ui::outln(&format!(

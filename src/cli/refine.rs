@@ -129,7 +129,10 @@ pub fn run(args: RefineArgs) -> CliResult {
                 target.branch,
                 git_papayu::store::short(commit)
             ));
-            ui::out(&render::diffstat(&planned.changes));
+            ui::out(&render::diffstat(
+                &planned.changes,
+                ui::columns().unwrap_or(80),
+            ));
             if let Some(report) = &check {
                 ui::status(&format!(
                     "Check passed: {} ({:.1}s)",

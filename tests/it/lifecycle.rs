@@ -1445,3 +1445,40 @@ fn apply_and_ok_after_a_merge_say_the_plan_is_merged_and_change_nothing() {
         out.stderr
     );
 }
+
+#[test]
+fn the_diffstat_is_the_one_git_prints() {
+    let repo = repo();
+    repo.write(
+        "big.txt",
+        &(1..=100).map(|i| format!("{i}\n")).collect::<String>(),
+    );
+    repo.commit_all("big");
+    let big: String = (50..400).map(|i| format!("{i}\n")).collect();
+    let answer = serde_json::json!({
+        "summary": "Several kinds of change",
+        "actions": [
+            {"kind": "UPDATE_FILE", "path": "README.md", "content": "# demo\n\nMore.\n"},
+            {"kind": "UPDATE_FILE", "path": "big.txt", "content": big},
+            {"kind": "CREATE_FILE", "path": "empty.txt", "content": ""},
+            {"kind": "DELETE_FILE", "path": "src/parser.py"},
+        ]
+    })
+    .to_string();
+    plan(&repo, "Several kinds of change", &answer, &[]);
+    let out = repo.papayu(["apply", "--no-check"]).ok();
+    let branch = branches(&repo)
+        .trim()
+        .trim_start_matches("refs/heads/")
+        .to_string();
+    let git = repo.git(["diff", "--stat=80", "main", &branch]).ok().stdout;
+    assert!(
+        out.stdout.contains(&git),
+        "papayu's diffstat:\n{}\ngit's:\n{git}",
+        out.stdout
+    );
+    assert!(
+        git.ends_with(" 4 files changed, 301 insertions(+), 51 deletions(-)\n"),
+        "{git}"
+    );
+}

@@ -275,7 +275,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
             "commit": commit.to_string(),
             "diffstat": {
                 "files": changes.iter().map(|c| json!({"path": c.path, "kind": c.kind})).collect::<Vec<_>>(),
-                "text": render::diffstat(&changes),
+                "text": render::diffstat(&changes, 80),
             },
             "check": check.map(|c| json!({
                 "command": c.command, "passed": c.passed, "exit_code": c.exit_code,
