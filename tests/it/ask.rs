@@ -544,6 +544,68 @@ fn a_whole_session_in_words() {
 }
 
 #[test]
+fn with_no_provider_configured_the_key_in_the_environment_chooses_it() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "n\n",
+    ))]);
+    let env = vec![
+        (
+            "OPENAI_API_KEY".to_string(),
+            "sk-test-from-env-0000".to_string(),
+        ),
+        ("OPENAI_BASE_URL".to_string(), format!("{}/v1", fake.url())),
+        ("PAPAYU_LLM_RETRY_BASE_MS".to_string(), "1".to_string()),
+    ];
+    let out = run(&repo, &["plan", "Add notes"], &env).ok();
+    let notice = "no provider is configured and OPENAI_API_KEY is set: asking openai:gpt-5-mini \
+                  (choose with git config --global papayu.provider NAME:MODEL)";
+    assert_eq!(
+        out.stderr.matches(notice).count(),
+        1,
+        "said once: {}",
+        out.stderr
+    );
+    let request = &fake.requests()[0];
+    assert_eq!(request.json["model"], "gpt-5-mini");
+    assert_eq!(
+        request.header("authorization").as_deref(),
+        Some("Bearer sk-test-from-env-0000")
+    );
+    // git papayu config says where the provider comes from.
+    let config = run(&repo, &["config"], &env).ok();
+    assert!(
+        config.stdout.starts_with(&format!(
+            "provider in use: openai:gpt-5-mini at {}/v1  (OPENAI_API_KEY is set and no provider \
+             is configured)",
+            fake.url()
+        )),
+        "{}",
+        config.stdout
+    );
+    // A configured provider is asked without a word about keys.
+    repo.git(["config", "papayu.provider", "openai:gpt-configured"])
+        .ok();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "TODO.md", "t\n",
+    ))]);
+    let env = vec![
+        (
+            "OPENAI_API_KEY".to_string(),
+            "sk-test-from-env-0000".to_string(),
+        ),
+        ("OPENAI_BASE_URL".to_string(), format!("{}/v1", fake.url())),
+    ];
+    let out = run(&repo, &["plan", "Add todo"], &env).ok();
+    assert!(
+        !out.stderr.contains("no provider is configured"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fake.requests()[0].json["model"], "gpt-configured");
+}
+
+#[test]
 fn a_request_that_applies_does_not_first_say_apply_with() {
     let repo = repo();
     let fake = FakeLlm::start(vec![
