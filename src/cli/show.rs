@@ -4,6 +4,7 @@ use clap::Args;
 use git_papayu::engine::find::{find, refined_by};
 use git_papayu::store::Store;
 use git_papayu::store::records::{Event, EventKind, PlanRecord, PlanStats, Status};
+use git_papayu::verdict::{CheckStatus, Verdict};
 
 use super::{CliError, CliResult, render, text, ui};
 
@@ -54,26 +55,7 @@ pub fn run(args: ShowArgs) -> CliResult {
     }));
     ui::paged();
     let mut out = describe(&record, Some(status), events);
-    // A verdict judged test by test (an exit status alone is in the history already).
-    if check.fixes.is_some() {
-        out.push_str(&format!("Check: {}\n", check.line()));
-        let broken: Vec<String> = check
-            .broken_passing()
-            .into_iter()
-            .map(String::from)
-            .collect();
-        for (what, names) in [
-            ("fixed", &check.fixed),
-            ("broken", &broken),
-            ("added, failing", &check.added_failing),
-            ("still failing", &check.failing),
-        ] {
-            if !names.is_empty() {
-                let names: Vec<String> = names.iter().map(|n| text::line(n).into_owned()).collect();
-                out.push_str(&format!("  {what}: {}\n", names.join(", ")));
-            }
-        }
-    }
+    out.push_str(&check_lines(&check, events));
     if let Some(group) = &group {
         let cost = group["cost_usd"].as_f64().map_or(String::new(), |c| {
             format!(", {} in all", git_papayu::cost::usd(c))
@@ -238,6 +220,47 @@ fn list(out: &mut String, title: &str, items: &[String], multi_line: bool) {
         };
         out.push_str(&format!("  - {item}\n"));
     }
+}
+
+/// The `Check:` line of a plan's newest check, and the tests it names: the verdict judged test
+/// by test, or — by its exit status alone — `passed`, or `failed` with the exit status; nothing
+/// when no check ran.
+fn check_lines(check: &Verdict, events: &[Event]) -> String {
+    if check.status == CheckStatus::Unchecked {
+        return String::new();
+    }
+    if check.fixes.is_none() {
+        let exit = events.iter().rev().find_map(|e| {
+            (e.event == EventKind::Failed)
+                .then_some(e.exit_code)
+                .flatten()
+        });
+        let how = match (check.status, exit) {
+            (CheckStatus::Passed, _) => " (by its exit status: no per-test results)".to_string(),
+            (CheckStatus::DidNotRun, _) => String::new(),
+            (_, Some(code)) => format!(" (exit {code}; no per-test results)"),
+            (_, None) => String::new(),
+        };
+        return format!("Check: {}{how}\n", check.line());
+    }
+    let mut out = format!("Check: {}\n", check.line());
+    let broken: Vec<String> = check
+        .broken_passing()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    for (what, names) in [
+        ("fixed", &check.fixed),
+        ("broken", &broken),
+        ("added, failing", &check.added_failing),
+        ("still failing", &check.failing),
+    ] {
+        if !names.is_empty() {
+            let names: Vec<String> = names.iter().map(|n| text::line(n).into_owned()).collect();
+            out.push_str(&format!("  {what}: {}\n", names.join(", ")));
+        }
+    }
+    out
 }
 
 /// The human description of a plan shared by `plan` and `show`. Every string in a record or an

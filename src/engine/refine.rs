@@ -15,6 +15,7 @@ use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, PlanRecord};
 use crate::store::refs::RefChange;
 use crate::store::{Oid, Store, worktree};
+use crate::verdict::{CheckStatus, Verdict};
 
 /// The proposal a refinement builds on.
 #[derive(Debug, Clone)]
@@ -139,6 +140,7 @@ pub fn advance(
             failed.commit = Some(commit);
             failed.exit_code = result.exit_code;
             failed.output_tail = Some(crate::context::mask_secrets(&result.output_tail));
+            failed.check = Some(Box::new(by_exit_status(&result)));
             let mut pending = Pending::new(
                 OpKind::Refine,
                 format!("refine {} (check failed)", target.record.short_id()),
@@ -172,6 +174,13 @@ pub fn advance(
         Some(commit),
     ));
     pending.note_lines.push((target.tip, line));
+    // The refinement is the proposal on the branch now: its own `applied` event carries its
+    // check, so list, show and compare say how it fared.
+    let mut applied = Event::new(&record.id, EventKind::Applied);
+    applied.branch = Some(target.branch.clone());
+    applied.commit = Some(commit);
+    applied.check = report.as_ref().map(|r| Box::new(by_exit_status(r)));
+    pending.note_lines.push((target.tip, applied.to_line()));
     let parent_base = target.record.base;
     pending.note_lines.push((parent_base, event.to_line()));
     pending.keep.push(preview);
@@ -181,4 +190,16 @@ pub fn advance(
         commit,
         check: report,
     })
+}
+
+/// A refinement's check as a verdict: by its exit status (a refinement is not judged against
+/// its base test by test).
+fn by_exit_status(report: &CheckReport) -> Verdict {
+    Verdict {
+        status: match report.passed && !report.timed_out {
+            true => CheckStatus::Passed,
+            false => CheckStatus::Failed,
+        },
+        ..Verdict::unchecked()
+    }
 }

@@ -642,6 +642,71 @@ fn an_unknown_single_word_is_a_usage_error() {
 }
 
 #[test]
+fn checks_passed_by_exit_status_and_refinements_show_in_list_and_show() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "n\n",
+    ))]);
+    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    let first = repo.papayu(["--json", "list"]).ok().stdout;
+    let first: Value = serde_json::from_str(&first).unwrap();
+    let first = first["plans"][0]["id"].as_str().unwrap().to_string();
+    // Failed first, kept anyway, then refined into a proposal whose check passes.
+    repo.papayu(["apply", "--check", "false"])
+        .err("ERR_CHECK_FAILED");
+    let cell = |list: &str, id: &str| {
+        list.lines()
+            .find(|l| l.starts_with(&id[..10]))
+            .unwrap_or_else(|| panic!("{id} in {list}"))
+            .to_string()
+    };
+    assert!(cell(&repo.papayu(["list"]).ok().stdout, &first).contains(" exit 1 "));
+    repo.papayu(["apply", &first, "--no-check"]).ok();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "TODO.md", "t\n",
+    ))]);
+    let refined = run(
+        &repo,
+        &[
+            "--json",
+            "refine",
+            &first,
+            "add a todo list",
+            "--check",
+            "true",
+        ],
+        &compat_env(&fake),
+    )
+    .ok();
+    let refined: Value = serde_json::from_str(&refined.stdout).unwrap();
+    let refinement = refined["plan"]["id"].as_str().unwrap().to_string();
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(cell(&list, &refinement).contains(" passed "), "{list}");
+    assert!(
+        cell(&list, &first).contains(" passed "),
+        "the refined plan shows its refinement's check, not its first failure: {list}"
+    );
+    let shown = repo.papayu(["show", &refinement]).ok().stdout;
+    assert!(
+        shown.contains("Check: passed (by its exit status: no per-test results)\n"),
+        "{shown}"
+    );
+    let compared = repo.papayu(["--json", "show", &refinement]).ok().stdout;
+    let compared: Value = serde_json::from_str(&compared).unwrap();
+    assert_eq!(compared["check"]["status"], "passed", "{compared}");
+    // A plan applied after a check that passed by its exit status.
+    let other = repo.plan_id("Add a license", &create_answer("LICENSE", "MIT\n"));
+    repo.papayu(["apply", &other, "--check", "true"]).ok();
+    assert!(cell(&repo.papayu(["list"]).ok().stdout, &other).contains(" passed "));
+    assert!(
+        repo.papayu(["show", &other])
+            .ok()
+            .stdout
+            .contains("Check: passed")
+    );
+}
+
+#[test]
 fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
     let repo = repo();
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
