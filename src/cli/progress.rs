@@ -83,7 +83,7 @@ impl Spinners {
                     let shown = if tokens > 0 {
                         super::render::count(tokens as usize, "token")
                     } else {
-                        super::render::count(chars as usize, "char")
+                        super::render::count(chars, "char")
                     };
                     bar.set_message(format!("receiving, {shown}"));
                 }

@@ -378,7 +378,7 @@ fn render_report(r: &report::Report) -> String {
     for (name, p) in &r.providers {
         out.push_str(&format!(
             "{name}: {}, tokens in {} (cached {}, {} hit rate) out {}\n",
-            super::render::count(p.requests as usize, "request"),
+            super::render::count(p.requests, "request"),
             p.input_tokens,
             p.cached_tokens,
             percent(p.cache_hit_rate),
