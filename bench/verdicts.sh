@@ -40,7 +40,7 @@ python_project() {
 	cat >"$WORK/python.expected" <<-EOF
 		breaks failed 0/1
 		fix passed 1/0
-		harmless failed 0/0
+		harmless partial 0/0
 		hostile passed 1/0
 		syntax did_not_run -/-
 	EOF
@@ -66,7 +66,7 @@ rust_project() {
 	cat >"$WORK/rust.expected" <<-EOF
 		breaks failed 0/1
 		fix passed 1/0
-		harmless failed 0/0
+		harmless partial 0/0
 		hostile passed 1/0
 		syntax did_not_run -/-
 	EOF

@@ -42,7 +42,8 @@ pub struct BaseRun {
 pub enum CheckStatus {
     /// The check passed.
     Passed,
-    /// The check failed, but the proposal fixes at least one test and breaks none: it is kept.
+    /// The check failed, but the proposal breaks no test: it fixes at least one, or the check
+    /// failed only by tests that already fail at the base. It is kept.
     Partial,
     /// No check ran.
     Unchecked,
@@ -82,6 +83,10 @@ pub struct Verdict {
     pub broken: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failing: Vec<String>,
+    /// The broken tests the base does not have: tests the proposal adds that fail. They count
+    /// as breaks; this list only tells them apart from tests that pass at the base.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added_failing: Vec<String>,
     /// For a check that did not run its tests: the line that says why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -106,6 +111,7 @@ impl Verdict {
             fixed: Vec::new(),
             broken: Vec::new(),
             failing: Vec::new(),
+            added_failing: Vec::new(),
             reason: None,
             weakens: Vec::new(),
             flaky: Vec::new(),
@@ -131,6 +137,15 @@ impl Verdict {
 
     pub fn breaks_any(&self) -> bool {
         self.breaks.is_some_and(|n| n > 0)
+    }
+
+    /// The broken tests that pass at the base (the broken ones the proposal did not add).
+    pub fn broken_passing(&self) -> Vec<&str> {
+        self.broken
+            .iter()
+            .filter(|n| !self.added_failing.contains(n))
+            .map(String::as_str)
+            .collect()
     }
 
     /// `fixes 1, breaks 0, still failing 2`, or the status alone without per-test results.
@@ -215,6 +230,7 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
         };
     }
     let (mut fixed, mut broken, mut failing) = (Vec::new(), Vec::new(), Vec::new());
+    let mut added_failing = Vec::new();
     for (name, &ok) in now {
         let before = base.tests.get(name).copied();
         match (before, ok) {
@@ -223,17 +239,22 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
             (Some(true) | None, false) => broken.push(name.clone()),
             (_, true) => {}
         }
+        if before.is_none() && !ok {
+            added_failing.push(name.clone());
+        }
     }
     let count = |v: &Vec<String>| u32::try_from(v.len()).unwrap_or(u32::MAX);
     let status = if passed {
         CheckStatus::Passed
-    } else if broken.is_empty() && !fixed.is_empty() {
+    } else if broken.is_empty() && !(fixed.is_empty() && failing.is_empty()) {
+        // Every failure was there at the base: a change that breaks nothing is not rolled
+        // back because an unrelated test is red.
         CheckStatus::Partial
     } else {
         CheckStatus::Failed
     };
     let (fixes, breaks, still) = (count(&fixed), count(&broken), count(&failing));
-    for list in [&mut fixed, &mut broken, &mut failing] {
+    for list in [&mut fixed, &mut broken, &mut failing, &mut added_failing] {
         list.truncate(NAMES_KEPT);
     }
     Verdict {
@@ -244,6 +265,7 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
         fixed,
         broken,
         failing,
+        added_failing,
         reason: None,
         weakens: Vec::new(),
         flaky: Vec::new(),
@@ -294,11 +316,16 @@ mod tests {
         assert_eq!(breaks.status, CheckStatus::Failed);
         assert_eq!(breaks.broken, vec!["b".to_string()]);
         assert!(breaks.breaks_any() && !breaks.kept());
+        // A change that breaks nothing is kept while tests that failed at the base still fail.
         let nothing = judge(&b, false, &seen(&[("a", false), ("b", true), ("c", false)]));
         assert_eq!(
             (nothing.status, nothing.still_failing),
-            (CheckStatus::Failed, Some(2))
+            (CheckStatus::Partial, Some(2))
         );
+        assert!(nothing.kept());
+        // A failure no test explains is not kept.
+        let unexplained = judge(&b, false, &seen(&[("b", true)]));
+        assert_eq!(unexplained.status, CheckStatus::Failed);
     }
 
     #[test]
@@ -308,6 +335,18 @@ mod tests {
         assert_eq!(
             (v.fixes, v.breaks, v.still_failing),
             (Some(0), Some(1), Some(0))
+        );
+        assert_eq!(v.added_failing, vec!["new".to_string()]);
+        assert!(v.broken_passing().is_empty());
+        let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["added_failing"], serde_json::json!(["new"]));
+        let old = judge(&b, false, &seen(&[("b", false)]));
+        assert_eq!(old.broken_passing(), vec!["b"]);
+        assert!(
+            serde_json::to_value(&old)
+                .unwrap()
+                .get("added_failing")
+                .is_none()
         );
     }
 

@@ -59,6 +59,9 @@ pub struct Settings {
     pub samples: u32,
     /// Prices, the cost cap and what this command spent (shared by its conversations).
     pub spending: crate::cost::Spending,
+    /// How the provider was chosen, when the user did not choose it (a key in the
+    /// environment, see [`crate::llm::config::by_key`]): a front end says it once.
+    pub notice: Option<String>,
 }
 
 /// What the user asked.

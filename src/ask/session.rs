@@ -89,6 +89,10 @@ pub fn settings(config: &Config, ask: &Ask) -> Result<Settings, Problem> {
         },
     };
     let endpoints = crate::llm::config::resolve(&sources)?;
+    let notice = crate::llm::config::by_key(&sources).and_then(|chosen| {
+        let model = &endpoints.first()?.model;
+        Some(chosen.notice(model))
+    });
     let mode_text = ask
         .llm_mode
         .clone()
@@ -137,6 +141,7 @@ pub fn settings(config: &Config, ask: &Ask) -> Result<Settings, Problem> {
             crate::cost::prices(&git)?,
             crate::cost::max_cost(ask.max_cost, &git)?,
         ),
+        notice,
     })
 }
 

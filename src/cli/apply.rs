@@ -4,11 +4,13 @@ use clap::Args;
 use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
-use git_papayu::engine::check::{CheckChoice, CheckSettings};
+use git_papayu::engine::check::{CheckChoice, CheckReport, CheckSettings};
+use git_papayu::engine::find;
+use git_papayu::store::records::Status;
 use git_papayu::store::{Store, worktree};
 use git_papayu::trace::outcome;
 use git_papayu::trace::record::Tracer;
-use git_papayu::verdict::CheckStatus;
+use git_papayu::verdict::{CheckStatus, Verdict};
 use git_papayu::{Code, Problem};
 
 use super::{CliError, CliResult, render, ui};
@@ -21,8 +23,9 @@ use super::{CliError, CliResult, render, ui};
 /// it runs in a reusable worktree under <gitdir>/papayu/worktrees/ first. When it reports its
 /// tests one by one (pytest -rA, cargo test, go test -v, unittest -v, node's test runner, or a
 /// JUnit XML report named by papayu.checkJunit), it runs on the base too (once per base tree
-/// and command, then cached) and the plan is judged as fixes N, breaks M, still failing K. A plan whose check fails is rolled back (no
-/// branch, marked failed) unless it fixes at least one test and breaks none: then it is kept
+/// and command, then cached) and the plan is judged as fixes N, breaks M, still failing K. A
+/// plan whose check fails is rolled back (no branch, marked failed) unless it breaks no test
+/// and either fixes one or fails only by tests that already fail at the base: then it is kept
 /// as partial. apply never calls a model.
 ///
 /// The check runs code a model wrote, so it runs sandboxed where the kernel has Landlock: it may
@@ -73,7 +76,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
         (None, false) => CheckChoice::Configured,
     };
     let rounds = super::rounds::configured(args.rounds, &super::settings())?;
-    let (mut result, mut outcome) = apply_one(args, false);
+    let (mut result, mut outcome) = apply_one(args, false, &mut false);
     let first = super::rounds::FirstRound::from_result(&result);
     if let (true, Some(first)) = (rounds > 1, first) {
         ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
@@ -104,7 +107,12 @@ pub fn run(args: ApplyArgs) -> CliResult {
 
 /// Applies one plan and reports it: the `--json` fields of the result, and how it ended.
 /// `side_by_side` (one of several applies running at once) draws no spinner and no live output.
-fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResult) {
+/// `like_base` is set when its check failed the same way on the base.
+fn apply_one(
+    args: ApplyArgs,
+    side_by_side: bool,
+    like_base: &mut bool,
+) -> (serde_json::Value, CliResult) {
     let ApplyArgs {
         plan,
         check,
@@ -256,12 +264,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
             }
             match (&check, &verdict) {
                 (Some(report), Some(v)) if v.status == CheckStatus::Partial => {
-                    ui::warn(&format!(
-                        "check `{}` failed, but the plan fixes tests and breaks none: kept as {} ({:.1}s)",
-                        report.command,
-                        v.line(),
-                        report.seconds
-                    ));
+                    ui::warn(&kept_as_partial(report, v));
                 }
                 (Some(report), Some(v)) if v.fixes.is_some() => ui::status(&format!(
                     "Check {} ({:.1}s): {}",
@@ -291,7 +294,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
                 record.short_id(),
                 git_papayu::store::short(commit)
             ));
-            ui::out(&render::diffstat(&changes));
+            ui::out(&render::diffstat(&changes, ui::columns().unwrap_or(80)));
             ui::outln(&format!(
                 "Review: git papayu diff {0}   Merge: git papayu merge {0}   Discard: git papayu discard {0}",
                 record.short_id()
@@ -310,7 +313,9 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
             record,
             report,
             verdict,
+            like_base: alike,
         } => {
+            *like_base = alike;
             result["plan"] = record.id.clone().into();
             result["check"] = serde_json::to_value(&report).expect("reports serialize");
             result["verdict"] = serde_json::to_value(&verdict).expect("verdicts serialize");
@@ -320,7 +325,7 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
                     report.command, report.output_tail
                 ));
             }
-            let failed = apply::check_failure(&report, &verdict, record.short_id());
+            let failed = apply::check_failure(&report, &verdict, record.short_id(), alike);
             (result, Err(CliError::from(failed)))
         }
     }
@@ -329,17 +334,13 @@ fn apply_one(args: ApplyArgs, side_by_side: bool) -> (serde_json::Value, CliResu
 /// `apply --all`: every proposed plan on HEAD, checked side by side in as many check worktrees
 /// as there are ([`worktree::MAX_SLOTS`]); the first to need the check's run on their base makes
 /// it while the others wait for it. A failure does not stop the others. Once all have ended,
-/// each plan's problems are reported; `--json` lists every result, in the order of the plans,
-/// with its errors.
+/// each plan's problems are reported, then the plans that did not apply with the command that
+/// checks them again; `--json` lists every result, in the order of the plans, with its errors.
 fn run_all(args: ApplyArgs) -> CliResult {
     let store = Store::open()?;
-    let ids = git_papayu::engine::find::proposed_on_head(&store)?;
+    let ids = find::on_head(&store, Status::Proposed)?;
     if ids.is_empty() {
-        return Err(Problem::new(
-            Code::PlanNotFound,
-            "no proposed plan on HEAD; make one with git papayu plan \"goal\"",
-        )
-        .into());
+        return Err(nothing_proposed(&store)?.into());
     }
     drop(store);
     let queue = std::sync::Mutex::new(ids.iter().cloned().enumerate().rev().collect::<Vec<_>>());
@@ -351,6 +352,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
                 loop {
                     let next = queue.lock().ok().and_then(|mut q| q.pop());
                     let Some((i, id)) = next else { break };
+                    let mut like_base = false;
                     let (result, outcome) = apply_one(
                         ApplyArgs {
                             plan: Some(id.clone()),
@@ -359,9 +361,10 @@ fn run_all(args: ApplyArgs) -> CliResult {
                             ..args.clone()
                         },
                         slots > 1,
+                        &mut like_base,
                     );
                     if let Ok(mut done) = done.lock() {
-                        done.push((i, id, result, outcome));
+                        done.push((i, id, result, outcome, like_base));
                     }
                 }
             });
@@ -371,7 +374,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
     done.sort_by_key(|d| d.0);
     let mut failed = Vec::new();
     let mut results = Vec::new();
-    for (_, id, mut result, outcome) in done {
+    for (_, id, mut result, outcome, like_base) in done {
         let problems = match outcome {
             Ok(()) => Vec::new(),
             Err(CliError::Problems(problems)) => problems,
@@ -379,29 +382,116 @@ fn run_all(args: ApplyArgs) -> CliResult {
         };
         if !problems.is_empty() {
             ui::problems(&problems);
-            failed.push(id);
+            failed.push(NotApplied::new(&id, &result, &problems, like_base));
         }
         result["errors"] = ui::problems_json(&problems);
         results.push(result);
     }
     ui::data(&serde_json::json!({ "results": results }));
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(Problem::new(
-            Code::CheckFailed,
-            format!(
-                "{} of the plans did not apply ({}); the others are on their branches",
-                failed.len(),
-                failed
-                    .iter()
-                    .map(git_papayu::store::short)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-        .into())
+    match failed.is_empty() {
+        true => Ok(()),
+        false => Err(group_failure(&failed, results.len()).into()),
     }
+}
+
+/// A plan of `apply --all` that did not apply: its short id, how it ended (the check's verdict,
+/// else the error's code), and the check command when one ran.
+struct NotApplied {
+    id: String,
+    how: String,
+    command: Option<String>,
+    like_base: bool,
+}
+
+impl NotApplied {
+    fn new(id: &str, result: &serde_json::Value, problems: &[Problem], like_base: bool) -> Self {
+        let how = match result["verdict"]["status"].as_str() {
+            Some("did_not_run") => "did not run".to_string(),
+            Some(status) => status.to_string(),
+            None => problems
+                .first()
+                .map_or_else(String::new, |p| p.code.as_str().to_string()),
+        };
+        NotApplied {
+            id: git_papayu::store::short(id),
+            how,
+            command: result["check"]["command"].as_str().map(str::to_string),
+            like_base,
+        }
+    }
+}
+
+/// The closing error of an `apply --all` where `failed` of `total` plans did not apply: which,
+/// and the command that checks them again — asking first whether the check command is right
+/// when every one failed the same way as the base.
+fn group_failure(failed: &[NotApplied], total: usize) -> Problem {
+    let named = failed
+        .iter()
+        .map(|f| format!("{} ({})", f.id, f.how))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let reason = match (failed.len() == total, total) {
+        (true, 1) => format!("the plan did not apply: {named}; no branch was created"),
+        (true, _) => format!("none of the {total} plans applied: {named}; no branch was created"),
+        (false, _) => format!(
+            "{} of the {total} plans did not apply: {named}; the others are on their branches",
+            failed.len()
+        ),
+    };
+    let again = failed
+        .iter()
+        .map(|f| format!("git papayu apply {} --check \"CMD\"", f.id))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let command = failed.iter().find_map(|f| f.command.as_deref());
+    let hint = match command {
+        Some(command) if failed.iter().all(|f| f.like_base) => format!(
+            "the check failed the same way on the base without any plan: is `{command}` the right check command? Run it by hand; once it runs, check the plans again with {again}"
+        ),
+        _ => format!("each error above says what to run next; check a plan again with {again}"),
+    };
+    Problem::new(Code::CheckFailed, reason).with_hint(hint)
+}
+
+/// The refusal of `apply --all` when no plan on HEAD is proposed: the failed ones are named
+/// with the command that checks them again (a failed plan applies again by id).
+fn nothing_proposed(store: &Store) -> Result<Problem, CliError> {
+    let failed = find::on_head(store, Status::Failed)?;
+    let none = Problem::new(Code::PlanNotFound, "no proposed plan on HEAD");
+    if failed.is_empty() {
+        return Ok(none.with_hint("make one with git papayu plan \"goal\""));
+    }
+    let ids: Vec<String> = failed.iter().map(git_papayu::store::short).collect();
+    Ok(Problem::new(
+        Code::PlanNotFound,
+        format!(
+            "no proposed plan on HEAD; {} failed there: {}",
+            render::count(ids.len(), "plan"),
+            ids.join(", ")
+        ),
+    )
+    .with_hint(format!(
+        "check it again by id with git papayu apply {} --check \"CMD\" (or --no-check to keep it anyway), or make a new plan with git papayu plan \"goal\"",
+        ids[0]
+    )))
+}
+
+/// Why a proposal whose check failed is kept: it fixes tests and breaks none, or only tests that
+/// already failed at the base still fail (named, so an unrelated red test is recognised).
+fn kept_as_partial(report: &CheckReport, v: &Verdict) -> String {
+    let why = match v.fixes {
+        Some(n) if n > 0 => "the plan fixes tests and breaks none".to_string(),
+        _ => format!(
+            "only by tests that already fail at the base ({}), and the plan breaks none",
+            v.failing.join(", ")
+        ),
+    };
+    format!(
+        "check `{}` failed, but {why}: kept as {} ({:.1}s)",
+        report.command,
+        v.line(),
+        report.seconds
+    )
 }
 
 /// Said when a plan is applied with no check at all, so a silent apply is never read as tested.

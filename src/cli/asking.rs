@@ -43,6 +43,9 @@ pub fn ask_models(
     kind: &str,
 ) -> Result<Vec<Asked<Trace>>, CliError> {
     let session = Session::open(store, ask, config)?;
+    if let Some(notice) = &session.settings.notice {
+        ui::status(notice);
+    }
     let spinners = Spinners::new(&session.providers());
     let sink = |p| spinners.report(p);
     let runtime = tokio::runtime::Builder::new_current_thread()

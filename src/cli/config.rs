@@ -45,15 +45,20 @@ impl InUse {
 }
 
 /// Resolves the providers exactly as `plan` would (without its flags), and names the setting
-/// behind them from the rows: `papayu.provider`, else `papayu.apiUrl`, else the default.
+/// behind them from the rows: `papayu.provider`, else `papayu.apiUrl`, else a key in the
+/// environment, else the default.
 fn in_use(settings: &Settings, rows: &[Resolved]) -> InUse {
     let sources = git_papayu::llm::config::Sources::from_settings(settings);
+    let by_key = git_papayu::llm::config::by_key(&sources);
     let origin = ["papayu.provider", "papayu.apiUrl"]
         .iter()
         .filter_map(|name| rows.iter().find(|r| r.name == *name))
         .find(|r| r.origin != "default")
         .map_or_else(
-            || "default: nothing configured, so the local Ollama".to_string(),
+            || match &by_key {
+                Some(chosen) => format!("{} is set and no provider is configured", chosen.var),
+                None => "default: nothing configured, so the local Ollama".to_string(),
+            },
             |r| format!("{} from {}", r.name, r.origin),
         );
     match git_papayu::llm::config::resolve(&sources) {

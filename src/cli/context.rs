@@ -123,6 +123,7 @@ pub fn gather(
         budget: Budget::from_env(&env),
         samples: 1,
         spending: git_papayu::cost::Spending::default(),
+        notice: None,
     };
     let question = Question {
         goal,

@@ -127,7 +127,7 @@ fn cost(record: &PlanRecord, c: &Conversation) -> String {
             format!(", {}", git_papayu::cost::usd(usd))
         });
     format!(
-        "Tokens: {input} in ({cached} cached), {output} out, over {} request(s) in {latency} ms{spent}\n",
-        requests.len()
+        "Tokens: {input} in ({cached} cached), {output} out, over {} in {latency} ms{spent}\n",
+        super::render::count(requests.len(), "request")
     )
 }

@@ -105,8 +105,8 @@ pub fn run(args: GcArgs) -> CliResult {
         bytes(report.trace_bytes)
     ));
     ui::outln(&format!(
-        "cache: {verb} {} entries ({})",
-        report.cache_entries_removed,
+        "cache: {verb} {} ({})",
+        super::render::count_as(report.cache_entries_removed as usize, "entry", "entries"),
         bytes(report.cache_bytes)
     ));
     ui::outln(&format!("total: {}", bytes(report.bytes_freed)));

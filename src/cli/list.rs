@@ -3,7 +3,7 @@
 use clap::Args;
 use std::collections::BTreeSet;
 
-use git_papayu::store::records::{Ledger, PlanRecord, Status, now_millis};
+use git_papayu::store::records::{EventKind, Ledger, PlanRecord, Status, now_millis};
 use git_papayu::store::{Oid, Store};
 use git_papayu::verdict::{CheckStatus, Verdict};
 
@@ -76,10 +76,11 @@ pub fn run(args: ListArgs) -> CliResult {
         ui::outln(&line);
     }
     if !complete {
-        ui::status(&format!(
-            "the newest {} plans; git papayu list --all lists every plan",
-            records.len()
-        ));
+        let newest = match records.len() {
+            1 => "the newest plan".to_string(),
+            n => format!("the newest {n} plans"),
+        };
+        ui::status(&format!("{newest}; git papayu list --all lists every plan"));
     }
     Ok(())
 }
@@ -99,9 +100,12 @@ fn vouched_exit(ledger: &Ledger, id: &str) -> Option<i32> {
         .and_then(|e| e.exit_code)
 }
 
-/// The CHECK cell: the verdict (`partial 1/0/2`: fixes/breaks/still failing), else the exit
-/// status of the newest event, with its colour.
+/// The CHECK cell: the verdict (`partial 1/0/2`: fixes/breaks/still failing), else `passed`
+/// or the failed check's exit status, with its colour. A refined plan shows its newest
+/// refinement's: the check of what its branch holds now, not its own first failure.
 fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
+    let id = newest_refinement(ledger, id);
+    let id = id.as_str();
     // Judged test by test: the verdict; by its exit status alone, the exit status as ever.
     let verdict = verdict_of(ledger, id);
     if verdict
@@ -110,7 +114,7 @@ fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
     {
         return ("did not run".to_string(), Some("red"));
     }
-    if let Some(v) = verdict.filter(|v| v.fixes.is_some()) {
+    if let Some(v) = verdict.clone().filter(|v| v.fixes.is_some()) {
         let colour = match v.status {
             CheckStatus::Passed => "green",
             CheckStatus::Partial => "yellow",
@@ -119,11 +123,33 @@ fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
         };
         return (v.cell(), Some(colour));
     }
-    match vouched_exit(ledger, id) {
-        None => ("-".to_string(), None),
-        Some(0) => ("passed".to_string(), Some("green")),
-        Some(code) => (format!("exit {code}"), Some("red")),
+    let exit = ledger.events_of(id).iter().rev().find_map(|e| {
+        (e.event == EventKind::Failed && e.vouched.is_some())
+            .then_some(e.exit_code)
+            .flatten()
+    });
+    match (verdict.map(|v| v.status), exit) {
+        (Some(CheckStatus::Passed), _) => ("passed".to_string(), Some("green")),
+        (Some(_), Some(code)) => (format!("exit {code}"), Some("red")),
+        (Some(status), None) => (status.as_str().to_string(), Some("red")),
+        (None, _) => ("-".to_string(), None),
     }
+}
+
+/// The plan a refined plan's proposal is now: its newest refinement (itself when not refined).
+fn newest_refinement(ledger: &Ledger, id: &str) -> String {
+    let mut current = id.to_string();
+    // A chain is a few refinements; the bound only guards against a cycle in forged notes.
+    for _ in 0..64 {
+        if ledger.status(&current) != Status::Refined {
+            break;
+        }
+        match git_papayu::engine::find::refined_by(ledger, &current) {
+            Some(next) => current = next,
+            None => break,
+        }
+    }
+    current
 }
 
 /// `group g…: 3 proposals, $0.0123 in all`, for each group of more than one listed plan with a

@@ -198,7 +198,7 @@ pub fn run(args: PlanArgs) -> CliResult {
             asking::ask_and_store(&store, &config, ask)?
         }
     };
-    show_planned(&planned);
+    show_planned(&planned, false);
     if planned.len() > 1
         && let Some(group) = &planned[0].record.group
     {
@@ -294,7 +294,9 @@ fn named(
 }
 
 /// Prints stored plans: their description and preview (paged on a terminal), or JSON.
-pub fn show_planned(planned: &[Planned]) {
+/// Shows the plans just stored: each one's description, preview and diffstat, and — unless
+/// `applying` (the request goes on to apply them) — the command that applies it.
+pub fn show_planned(planned: &[Planned], applying: bool) {
     for p in planned {
         for warning in &p.warnings {
             ui::warn(warning);
@@ -318,12 +320,14 @@ pub fn show_planned(planned: &[Planned]) {
         if !p.changes.is_empty() {
             ui::outln("");
             ui::out_painted(&render::diff(&p.changes, ui::palette()));
-            ui::out(&render::diffstat(&p.changes));
-            ui::outln("");
-            ui::outln(&format!(
-                "Apply with: git papayu apply {}",
-                p.record.short_id()
-            ));
+            ui::out(&render::diffstat(&p.changes, ui::columns().unwrap_or(80)));
+            if !applying {
+                ui::outln("");
+                ui::outln(&format!(
+                    "Apply with: git papayu apply {}",
+                    p.record.short_id()
+                ));
+            }
         }
     }
 }

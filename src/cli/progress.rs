@@ -81,9 +81,9 @@ impl Spinners {
             } => {
                 if let Some(bar) = self.bars.lock().expect("not poisoned").get(&provider) {
                     let shown = if tokens > 0 {
-                        format!("{tokens} tokens")
+                        super::render::count(tokens as usize, "token")
                     } else {
-                        format!("{chars} chars")
+                        super::render::count(chars, "char")
                     };
                     bar.set_message(format!("receiving, {shown}"));
                 }

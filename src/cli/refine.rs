@@ -84,7 +84,10 @@ pub fn run(args: RefineArgs) -> CliResult {
                 target.branch,
                 git_papayu::store::short(commit)
             ));
-            ui::out(&render::diffstat(&planned.changes));
+            ui::out(&render::diffstat(
+                &planned.changes,
+                ui::columns().unwrap_or(80),
+            ));
             if let (Some(report), Some(verdict)) = (&report, &verdict) {
                 ui::status(&format!(
                     "Check {}: {} ({:.1}s)",

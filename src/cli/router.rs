@@ -338,11 +338,11 @@ pub fn run(request: Request) -> CliResult {
         Route::Unknown(word) => Err(unknown_command(&word, false)),
         Route::ApplyLatest => apply_plans(None),
         Route::Plan { goal, fix } => {
-            plan_only(goal, fix, how)?;
+            plan_only(goal, fix, how, false)?;
             Ok(())
         }
         Route::PlanAndApply { goal } => {
-            let ids = plan_only(goal, false, how)?;
+            let ids = plan_only(goal, false, how, true)?;
             for id in ids {
                 apply_plans(Some(id))?;
             }
@@ -360,7 +360,8 @@ struct How {
     accept_memory: bool,
 }
 
-fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError> {
+/// Asks for plans and stores them; `applying` when they are applied next (no "Apply with:").
+fn plan_only(goal: String, fix: bool, how: How, applying: bool) -> Result<Vec<String>, CliError> {
     if goal.trim().is_empty() {
         return Err(CliError::Usage(Problem::new(
             Code::UnknownCommand,
@@ -379,7 +380,7 @@ fn plan_only(goal: String, fix: bool, how: How) -> Result<Vec<String>, CliError>
     };
     let config = super::settings();
     let planned = asking::ask_and_store(&store, &config, ask)?;
-    plan::show_planned(&planned);
+    plan::show_planned(&planned, applying);
     asking::offer_memory(&store, &config, &planned, how.accept_memory)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())
 }

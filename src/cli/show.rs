@@ -4,6 +4,7 @@ use clap::Args;
 use git_papayu::engine::find::{find, refined_by};
 use git_papayu::store::Store;
 use git_papayu::store::records::{Event, EventKind, PlanRecord, PlanStats, Status};
+use git_papayu::verdict::{CheckStatus, Verdict};
 
 use super::{CliError, CliResult, render, text, ui};
 
@@ -56,28 +57,15 @@ pub fn run(args: ShowArgs) -> CliResult {
     }));
     ui::paged();
     let mut out = describe(&record, Some(status), events);
-    // A verdict judged test by test (an exit status alone is in the history already).
-    if check.fixes.is_some() {
-        out.push_str(&format!("Check: {}\n", check.line()));
-        for (what, names) in [
-            ("fixed", &check.fixed),
-            ("broken", &check.broken),
-            ("still failing", &check.failing),
-        ] {
-            if !names.is_empty() {
-                let names: Vec<String> = names.iter().map(|n| text::line(n).into_owned()).collect();
-                out.push_str(&format!("  {what}: {}\n", names.join(", ")));
-            }
-        }
-    }
+    out.push_str(&check_lines(&check, events));
     if let Some(group) = &group {
         let cost = group["cost_usd"].as_f64().map_or(String::new(), |c| {
             format!(", {} in all", git_papayu::cost::usd(c))
         });
         out.push_str(&format!(
-            "Group: {} ({} proposals{cost}; git papayu compare {0})\n",
+            "Group: {} ({}{cost}; git papayu compare {0})\n",
             group["id"].as_str().unwrap_or_default(),
-            group["plans"].as_array().map_or(0, Vec::len),
+            render::count(group["plans"].as_array().map_or(0, Vec::len), "proposal"),
         ));
     }
     if !chain.is_empty() {
@@ -267,6 +255,47 @@ fn list(out: &mut String, title: &str, items: &[String], multi_line: bool) {
     }
 }
 
+/// The `Check:` line of a plan's newest check, and the tests it names: the verdict judged test
+/// by test, or — by its exit status alone — `passed`, or `failed` with the exit status; nothing
+/// when no check ran.
+fn check_lines(check: &Verdict, events: &[Event]) -> String {
+    if check.status == CheckStatus::Unchecked {
+        return String::new();
+    }
+    if check.fixes.is_none() {
+        let exit = events.iter().rev().find_map(|e| {
+            (e.event == EventKind::Failed)
+                .then_some(e.exit_code)
+                .flatten()
+        });
+        let how = match (check.status, exit) {
+            (CheckStatus::Passed, _) => " (by its exit status: no per-test results)".to_string(),
+            (CheckStatus::DidNotRun, _) => String::new(),
+            (_, Some(code)) => format!(" (exit {code}; no per-test results)"),
+            (_, None) => String::new(),
+        };
+        return format!("Check: {}{how}\n", check.line());
+    }
+    let mut out = format!("Check: {}\n", check.line());
+    let broken: Vec<String> = check
+        .broken_passing()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    for (what, names) in [
+        ("fixed", &check.fixed),
+        ("broken", &broken),
+        ("added, failing", &check.added_failing),
+        ("still failing", &check.failing),
+    ] {
+        if !names.is_empty() {
+            let names: Vec<String> = names.iter().map(|n| text::line(n).into_owned()).collect();
+            out.push_str(&format!("  {what}: {}\n", names.join(", ")));
+        }
+    }
+    out
+}
+
 /// The human description of a plan shared by `plan` and `show`. Every string in a record or an
 /// event came from a model or a note: one-line fields show a newline as `^J`, and no control
 /// character reaches the terminal.
@@ -385,19 +414,24 @@ pub fn cost_line(stats: &PlanStats) -> String {
         format!("{} cached", stats.cached_tokens)
     };
     let mut line = format!(
-        "{} input tokens, {cached}, {} written to cache, {} output tokens; {} request{}, {:.1}s",
+        "{} input tokens, {cached}, {} written to cache, {} output tokens; {}, {:.1}s",
         stats.input_tokens,
         stats.cache_write_tokens,
         stats.output_tokens,
-        stats.requests,
-        if stats.requests == 1 { "" } else { "s" },
+        render::count(stats.requests as usize, "request"),
         stats.latency_ms as f64 / 1000.0
     );
     if stats.repairs > 0 {
-        line.push_str(&format!(", {} repair", stats.repairs));
+        line.push_str(&format!(
+            ", {}",
+            render::count(stats.repairs as usize, "repair")
+        ));
     }
     if stats.context_rounds > 0 {
-        line.push_str(&format!(", {} context round(s)", stats.context_rounds));
+        line.push_str(&format!(
+            ", {}",
+            render::count(stats.context_rounds as usize, "context round")
+        ));
     }
     if let Some(reason) = &stats.fallback {
         line.push_str(&format!(", fell back to v1 ({reason})"));

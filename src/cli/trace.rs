@@ -9,7 +9,7 @@ use git_papayu::store::Store;
 use git_papayu::trace::{self, Trace, golden, report};
 use git_papayu::{Code, Problem};
 
-use super::{CliError, CliResult, ui};
+use super::{CliError, CliResult, render, ui};
 
 /// Inspect traces (`.git/papayu/traces`): show one, replay it through today's code, report
 /// protocol metrics, or make a golden case of it.
@@ -168,7 +168,11 @@ pub fn run(args: TraceArgs) -> CliResult {
             let (count, bytes) = trace::prune(&store, before, dry_run);
             ui::data(&serde_json::json!({ "dry_run": dry_run, "traces": count, "bytes": bytes }));
             let verb = if dry_run { "would delete" } else { "deleted" };
-            ui::outln(&format!("{verb} {count} trace(s), {bytes} bytes"));
+            ui::outln(&format!(
+                "{verb} {}, {}",
+                render::count(count, "trace"),
+                render::count(bytes as usize, "byte")
+            ));
             Ok(())
         }
         TraceCommand::ToGolden {
@@ -255,9 +259,12 @@ fn list(store: &Store, limit: Option<usize>) -> CliResult {
         ui::outln(line.trim_end());
     }
     if !complete {
+        let newest = match traces.len() {
+            1 => "the newest trace".to_string(),
+            n => format!("the newest {n} traces"),
+        };
         ui::status(&format!(
-            "the newest {} traces; git papayu trace list --all lists every trace",
-            traces.len()
+            "{newest}; git papayu trace list --all lists every trace"
         ));
     }
     Ok(())
@@ -370,8 +377,8 @@ fn render_report(r: &report::Report) -> String {
     }
     for (name, p) in &r.providers {
         out.push_str(&format!(
-            "{name}: {} requests, tokens in {} (cached {}, {} hit rate) out {}\n",
-            p.requests,
+            "{name}: {}, tokens in {} (cached {}, {} hit rate) out {}\n",
+            super::render::count(p.requests, "request"),
             p.input_tokens,
             p.cached_tokens,
             percent(p.cache_hit_rate),

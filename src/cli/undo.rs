@@ -53,7 +53,10 @@ pub fn run_undo(args: UndoArgs) -> CliResult {
     let store = Store::open()?;
     let reverted = history::undo(&store)?;
     report(
-        &format!("Undid: {}", reverted.target.op.description),
+        &format!(
+            "Undid: {}. Redo with git papayu redo.",
+            reverted.target.op.description
+        ),
         &reverted,
     );
     Ok(())
@@ -65,7 +68,7 @@ pub fn run_redo(args: RedoArgs) -> CliResult {
     let reverted = history::redo(&store)?;
     report(
         &format!(
-            "Redid: {}",
+            "Redid: {}. Undo with git papayu undo.",
             reverted.target.op.description.trim_start_matches("undo ")
         ),
         &reverted,

@@ -53,6 +53,9 @@ pub enum Outcome {
         record: PlanRecord,
         report: CheckReport,
         verdict: Verdict,
+        /// The check failed the same way on the base (see [`fails_like_base`]): the check
+        /// command, not the plan, is the likely culprit.
+        like_base: bool,
     },
 }
 
@@ -129,7 +132,7 @@ pub fn apply_with(
     let mut report = None;
     let mut judged = None;
     if let Some(check) = check {
-        let (result, verdict) = check_proposal(
+        let (result, verdict, base) = check_proposal(
             store,
             (target, commit),
             (&check, &built.changes),
@@ -139,10 +142,12 @@ pub fn apply_with(
         )?;
         if !verdict.kept() {
             record_failure(store, &record, target, commit, &result, &verdict)?;
+            let like_base = fails_like_base(&base, &result, &verdict);
             return Ok(Outcome::CheckFailed {
                 record,
                 report: result,
                 verdict,
+                like_base,
             });
         }
         report = Some(result);
@@ -177,7 +182,8 @@ pub fn apply_with(
 
 /// Runs the check on the proposal's `commit` in a proposal slot, then — when the verdict needs
 /// it — on the `target` it applies onto, and judges the one against the other. Tests whose
-/// result flips when both are run again are flaky: named, never counted (see [`flaky`]).
+/// result flips when both are run again are flaky: named, never counted (see [`flaky`]). The
+/// base run is returned too (empty when none was needed).
 pub(crate) fn check_proposal(
     store: &Store,
     (target, commit): (Oid, Oid),
@@ -185,7 +191,7 @@ pub(crate) fn check_proposal(
     request: (&CheckSettings, &Sources),
     plan: &str,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<(CheckReport, Verdict), StoreError> {
+) -> Result<(CheckReport, Verdict, BaseRun), StoreError> {
     let (result, mut seen) = run_proposal(store, commit, check, request, plan, progress)?;
     // A check that passed without reporting its tests one by one is judged by its exit status
     // alone: a base run would change nothing, and is not made.
@@ -228,7 +234,7 @@ pub(crate) fn check_proposal(
         .map(super::weaken::Weakened::line)
         .take(verdict::NAMES_KEPT)
         .collect();
-    Ok((result, verdict))
+    Ok((result, verdict, base))
 }
 
 /// The check run on the proposal's `commit` in a proposal slot: its report and what it showed.
@@ -288,6 +294,23 @@ fn flaky(
         .collect()
 }
 
+/// Whether a failed check failed on the base the same way: it ran its tests on neither (or
+/// reported none on either with the same exit status), or it failed there with the same exit
+/// status while the proposal fixed and broke nothing. A proposal is not to blame then; the
+/// check command may be wrong (a missing tool, a collection error in every run).
+pub fn fails_like_base(base: &BaseRun, report: &CheckReport, verdict: &Verdict) -> bool {
+    if base.passed || report.timed_out || base.exit_code != report.exit_code {
+        return false;
+    }
+    match verdict.status {
+        verdict::CheckStatus::DidNotRun => base.not_run.is_some() || base.tests.is_empty(),
+        verdict::CheckStatus::Failed => {
+            base.not_run.is_none() && !verdict.breaks_any() && verdict.fixes.unwrap_or(0) == 0
+        }
+        _ => false,
+    }
+}
+
 /// The check's run on the base, from the cache or run now in a base slot.
 fn run_base(
     store: &Store,
@@ -307,11 +330,15 @@ fn run_base(
     Ok(run)
 }
 
-/// A plan is applied at most once at a time: re-applying an applied or merged plan would only
-/// produce a second identical branch.
+/// A plan is applied at most once at a time: re-applying an applied plan would only produce a
+/// second identical branch, and re-applying a merged one a branch that duplicates what it was
+/// merged into (and its status would go back from `merged` to `applied`).
 fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result<(), Problem> {
     let status = ledger.status(&record.id);
-    if matches!(status, Status::Applied | Status::Merged) {
+    if status == Status::Merged {
+        return Err(merged_already(ledger, record));
+    }
+    if status == Status::Applied {
         let branch = ledger.branch(&record.id).unwrap_or("its branch");
         let exists = store
             .ref_value(&format!("refs/heads/{branch}"))
@@ -330,6 +357,32 @@ fn refuse_reapply(store: &Store, ledger: &Ledger, record: &PlanRecord) -> Result
         }
     }
     Ok(())
+}
+
+/// `nothing to apply: plan X is merged (into main as abc1234)`, and what to do instead.
+fn merged_already(ledger: &Ledger, record: &PlanRecord) -> Problem {
+    let merge = ledger
+        .events_of(&record.id)
+        .iter()
+        .rev()
+        .find(|e| e.event == EventKind::Merged);
+    let into = merge
+        .and_then(|e| e.detail.as_deref())
+        .and_then(|d| d.strip_prefix("into "))
+        .map(|r| r.trim_start_matches("refs/heads/"));
+    let place = match (into, merge.and_then(|e| e.commit)) {
+        (Some(into), Some(commit)) => format!(" (into {into} as {})", crate::store::short(commit)),
+        (Some(into), None) => format!(" (into {into})"),
+        _ => String::new(),
+    };
+    let id = record.short_id();
+    Problem::new(
+        Code::PlanState,
+        format!("nothing to apply: plan {id} is merged{place}"),
+    )
+    .with_hint(format!(
+        "make a new plan with git papayu plan \"goal\", or see this one with git papayu show {id}"
+    ))
 }
 
 fn record_failure(
@@ -373,6 +426,7 @@ pub(crate) fn shared(verdict: &Verdict) -> Verdict {
         fixed: masked(&verdict.fixed),
         broken: masked(&verdict.broken),
         failing: masked(&verdict.failing),
+        added_failing: masked(&verdict.added_failing),
         reason: verdict.reason.as_deref().map(mask_secrets),
         weakens: masked(&verdict.weakens),
         flaky: masked(&verdict.flaky),
@@ -457,17 +511,31 @@ pub fn branch_name(record: &PlanRecord) -> String {
     format!("papayu/{slug}-{}", record.short_id())
 }
 
-/// The problem a failed check is reported with: what it broke, when it broke tests that pass
-/// at the base.
-pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Problem {
+/// The problem a failed check is reported with: what happened (what it broke, when it broke
+/// tests that pass at the base; the tests it added that fail; that the base fails alike, when
+/// `like_base`), and as its hint the next command to run.
+pub fn check_failure(
+    report: &CheckReport,
+    verdict: &Verdict,
+    plan: &str,
+    like_base: bool,
+) -> Problem {
+    let command = &report.command;
+    let rolled_back = format!("no branch was created and plan {plan} is marked failed");
+    let anyway = format!("git papayu apply {plan} --no-check");
     if report.timed_out {
+        // Twice the time it had, in whole seconds, as the next try.
+        let longer = (report.seconds * 2.0).ceil().max(1.0);
         return Problem::new(
             Code::CheckTimeout,
             format!(
-                "check `{}` ran past its time limit ({:.0}s) and was killed with everything it started; no branch was created and plan {plan} is marked failed; raise --check-timeout or git config papayu.checkTimeout",
-                report.command, report.seconds
+                "check `{command}` ran past its time limit ({:.0}s: --check-timeout, or git config papayu.checkTimeout) and was killed with everything it started; {rolled_back}",
+                report.seconds
             ),
-        );
+        )
+        .with_hint(format!(
+            "give it longer with git papayu apply {plan} --check-timeout {longer:.0}"
+        ));
     }
     let exit = report
         .exit_code
@@ -476,40 +544,85 @@ pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Pro
         return Problem::new(
             Code::CheckFailed,
             format!(
-                "check `{}` failed ({exit}), denied by the sandbox: {line}; no branch was created and plan {plan} is marked failed; see papayu.checkWritable (docs/security.md) to let the check write there",
-                report.command
+                "check `{command}` failed ({exit}), denied by the sandbox: {line}; {rolled_back}; see papayu.checkWritable (docs/security.md)"
             ),
-        );
+        )
+        .with_hint(format!(
+            "let the check write there with git config --add papayu.checkWritable DIR, then git papayu apply {plan}"
+        ));
     }
-    if let Some(hint) = toolchain_hint(&report.output_tail) {
+    if let Some((what, fix)) = toolchain_hint(&report.output_tail) {
+        return Problem::new(
+            Code::CheckFailed,
+            format!("check `{command}` failed ({exit}): {what}; {rolled_back}"),
+        )
+        .with_hint(format!("{fix}, then git papayu apply {plan}"));
+    }
+    if like_base {
+        let how = match &verdict.reason {
+            Some(why) => format!("did not run its tests ({exit}): {why}"),
+            None => format!("failed ({exit})"),
+        };
         return Problem::new(
             Code::CheckFailed,
             format!(
-                "check `{}` failed ({exit}): {hint}; no branch was created and plan {plan} is marked failed",
-                report.command
+                "check `{command}` {how}, and fails the same way on the base without the plan; {rolled_back}"
             ),
-        );
+        )
+        .with_hint(format!(
+            "is `{command}` the right check command? Run it by hand; once it runs, check the plan again with git papayu apply {plan} --check \"CMD\""
+        ));
     }
     if verdict.status == verdict::CheckStatus::DidNotRun {
+        let why = verdict.reason.as_deref().unwrap_or("no test results");
         return Problem::new(
             Code::CheckFailed,
-            format!(
-                "check `{}` did not run its tests ({exit}): {}; no branch was created and plan {plan} is marked failed; fix what stops the tests from running, or look at the check command",
-                report.command,
-                verdict.reason.as_deref().unwrap_or("no test results")
-            ),
-        );
+            format!("check `{command}` did not run its tests ({exit}): {why}; {rolled_back}"),
+        )
+        .with_hint(format!(
+            "if the check command is wrong, check again with git papayu apply {plan} --check \"CMD\"; else ask for a fix from where it failed with git papayu refine {plan} \"make the tests run again\""
+        ));
     }
+    let broken = verdict.broken_passing();
     if verdict.breaks_any() {
+        let mut what = Vec::new();
+        if !broken.is_empty() {
+            what.push(format!(
+                "the plan breaks tests that pass at the base: {}",
+                broken.join(", ")
+            ));
+        }
+        if !verdict.added_failing.is_empty() {
+            let tests = match verdict.added_failing.len() {
+                1 => "a failing test",
+                _ => "failing tests",
+            };
+            what.push(format!(
+                "it adds {tests}: {}",
+                verdict.added_failing.join(", ")
+            ));
+        }
+        let feedback = match broken.first() {
+            Some(name) => format!("keep {name} passing"),
+            None => format!(
+                "make {} pass",
+                verdict
+                    .added_failing
+                    .first()
+                    .map_or("the new tests", String::as_str)
+            ),
+        };
         return Problem::new(
             Code::CheckFailed,
             format!(
-                "check `{}` failed ({exit}) and the plan breaks tests that pass at the base: {}; {}; no branch was created and plan {plan} is marked failed",
-                report.command,
-                verdict.broken.join(", "),
+                "check `{command}` failed ({exit}) and {}; {}; {rolled_back}",
+                what.join(", and "),
                 verdict.counts()
             ),
-        );
+        )
+        .with_hint(format!(
+            "ask for a fix from where it failed with git papayu refine {plan} \"{feedback}\" (or apply with --rounds N), or keep it anyway with {anyway}"
+        ));
     }
     let counts = match verdict.fixes {
         Some(_) => format!(" ({})", verdict.counts()),
@@ -517,21 +630,23 @@ pub fn check_failure(report: &CheckReport, verdict: &Verdict, plan: &str) -> Pro
     };
     Problem::new(
         Code::CheckFailed,
-        format!(
-            "check `{}` failed ({exit}){counts}; no branch was created and plan {plan} is marked failed",
-            report.command
-        ),
+        format!("check `{command}` failed ({exit}){counts}; {rolled_back}"),
     )
+    .with_hint(format!(
+        "ask for a fix from where it failed with git papayu refine {plan} \"make the check pass\" (or apply with --rounds N), or keep it anyway with {anyway}"
+    ))
 }
 
-/// What to change when the check's output says the sandbox hid a toolchain from it.
-fn toolchain_hint(output: &str) -> Option<&'static str> {
+/// What happened and what to change, when the check's output says the sandbox hid a toolchain
+/// from it.
+fn toolchain_hint(output: &str) -> Option<(&'static str, &'static str)> {
     if output.contains("rustup could not choose a version")
         || output.contains("no default toolchain configured")
     {
-        return Some(
-            "the check could not find your Rust toolchain; set RUSTUP_HOME and CARGO_HOME where it lives, or name the variables it needs with git config --add papayu.checkEnv NAME",
-        );
+        return Some((
+            "the check could not find your Rust toolchain",
+            "set RUSTUP_HOME and CARGO_HOME where it lives, or name the variables it needs with git config --add papayu.checkEnv NAME",
+        ));
     }
     None
 }

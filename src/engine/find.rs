@@ -185,8 +185,8 @@ fn carried_out(store: &Store, head: Oid) -> Result<Vec<String>, Problem> {
     Ok(ids)
 }
 
-/// Ids of the plans based on `HEAD` that are still proposed, oldest first.
-pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
+/// Ids of the plans based on `HEAD` whose status is `status`, oldest first.
+pub fn on_head(store: &Store, status: Status) -> Result<Vec<String>, Problem> {
     let Ok(head) = store.resolve_commit("HEAD") else {
         return Ok(Vec::new());
     };
@@ -197,7 +197,7 @@ pub fn proposed_on_head(store: &Store) -> Result<Vec<String>, Problem> {
     let mut out = Vec::new();
     for record in on_head.records.iter().filter(|r| on_head.is_on(r, head)) {
         let ledger = store.ledger_about(&index, &record.id)?;
-        if ledger.status(&record.id) == Status::Proposed {
+        if ledger.status(&record.id) == status {
             out.push(record.id.clone());
         }
     }

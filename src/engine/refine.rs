@@ -254,7 +254,7 @@ pub fn advance(
     let mut report = None;
     let base = target.record.base;
     if let Some(resolved) = check::resolve(store, &how.choice, &how.settings, base)? {
-        let (result, verdict) = super::apply::check_proposal(
+        let (result, verdict, _) = super::apply::check_proposal(
             store,
             (base, commit),
             (&resolved, &planned.changes),
@@ -302,17 +302,18 @@ pub fn advance(
         Some(commit),
     ));
     pending.note_lines.push((target.tip, line));
+    // The refinement is the proposal on the branch now: its own `applied` event carries its
+    // check, so list, show and compare say how it fared.
+    let mut applied = Event::new(&record.id, EventKind::Applied);
+    applied.branch = Some(target.branch.clone());
+    applied.commit = Some(commit);
+    applied.check = report
+        .as_ref()
+        .map(|(_, verdict)| Box::new(super::apply::shared(verdict)));
+    pending.note_lines.push((target.tip, applied.to_line()));
     let parent_base = target.record.base;
     pending.note_lines.push((parent_base, event.to_line()));
     pending.keep.push(preview);
-    if let Some((_, verdict)) = &report {
-        // The refined plan owns the branch now; its check is its own.
-        let mut applied = Event::new(&record.id, EventKind::Applied);
-        applied.branch = Some(target.branch.clone());
-        applied.commit = Some(commit);
-        applied.check = Some(Box::new(super::apply::shared(verdict)));
-        pending.note_lines.push((target.tip, applied.to_line()));
-    }
     oplog::commit(store, &pending)?;
     Ok(Refined::Committed {
         planned,

@@ -44,6 +44,68 @@ pub const DEFAULT_OPENAI: &str = "https://api.openai.com/v1";
 pub const DEFAULT_ANTHROPIC: &str = "https://api.anthropic.com";
 /// The environment variables that hold provider keys by default.
 pub const KEY_VARS: &[&str] = &["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "PAPAYU_LLM_API_KEY"];
+/// The providers a key in the environment chooses when none is configured, in the order they
+/// are tried: (provider, its key's default variable, the model asked unless one is configured).
+pub const BY_KEY: &[(&str, &str, &str)] = &[
+    ("openai", "OPENAI_API_KEY", "gpt-5-mini"),
+    ("anthropic", "ANTHROPIC_API_KEY", "claude-sonnet-4-5"),
+];
+
+/// The provider chosen by a key in the environment: with no provider configured
+/// (`--provider`, `PAPAYU_LLM_PROVIDERS`, `papayu.provider`) and no server URL
+/// (`PAPAYU_LLM_API_URL`, `papayu.apiUrl`), the first of [`BY_KEY`] whose key variable is set —
+/// as aider does — rather than a local Ollama that is likely not there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ByKey {
+    pub provider: &'static str,
+    /// The variable that holds its key.
+    pub var: String,
+    /// The other providers whose keys are set too (not asked).
+    pub others: Vec<&'static str>,
+}
+
+impl ByKey {
+    /// The one line that says so, for stderr: which provider, why, and how to choose another.
+    pub fn notice(&self, model: &str) -> String {
+        let mut line = format!(
+            "no provider is configured and {} is set: asking {}:{model} (choose with git config --global papayu.provider NAME:MODEL)",
+            self.var, self.provider
+        );
+        if !self.others.is_empty() {
+            let all: Vec<&str> = std::iter::once(self.provider)
+                .chain(self.others.iter().copied())
+                .collect();
+            line.push_str(&format!(
+                "; keys for {} are set too, --provider {} asks all",
+                self.others.join(", "),
+                all.join(",")
+            ));
+        }
+        line
+    }
+}
+
+/// See [`ByKey`]; `None` when a provider or server is configured, or no key is set.
+pub fn by_key(src: &Sources) -> Option<ByKey> {
+    let configured = src.flags.provider.is_some()
+        || src
+            .setting("papayu.provider", "PAPAYU_LLM_PROVIDERS")
+            .is_some()
+        || src.setting("papayu.apiurl", "PAPAYU_LLM_API_URL").is_some();
+    if configured {
+        return None;
+    }
+    let mut set = BY_KEY.iter().filter_map(|(name, default_var, _)| {
+        let (var, key) = key_from(src, name, default_var);
+        key.map(|_| (*name, var))
+    });
+    let (provider, var) = set.next()?;
+    Some(ByKey {
+        provider,
+        var,
+        others: set.map(|(name, _)| name).collect(),
+    })
+}
 
 impl Sources {
     fn env(&self, name: &str) -> Option<&str> {
@@ -116,6 +178,7 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
         wire: Wire::OpenAiChat,
         base_url: String::new(),
         api_key: None,
+        key_var: None,
         model: String::new(),
         read_timeout: timeout,
         strict,
@@ -132,11 +195,26 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
                 name: "openai-compatible".to_string(),
                 base_url: url.trim_end_matches('/').to_string(),
                 api_key: src.env("PAPAYU_LLM_API_KEY").map(str::to_string),
+                key_var: Some("PAPAYU_LLM_API_KEY".to_string()),
                 model: model
                     .clone()
                     .ok_or_else(|| missing_model("openai-compatible"))?,
                 ..common
             }]);
+        }
+        if let Some(chosen) = by_key(src) {
+            let name = chosen.provider;
+            let model = src
+                .git(&format!("papayu.{name}.model"))
+                .map(str::to_string)
+                .or_else(|| model.clone())
+                .or_else(|| {
+                    BY_KEY
+                        .iter()
+                        .find(|(n, _, _)| *n == name)
+                        .map(|(_, _, m)| m.to_string())
+                });
+            return Ok(vec![endpoint(src, name, model, common)?]);
         }
         return Ok(vec![Endpoint {
             name: "ollama".to_string(),
@@ -191,11 +269,13 @@ fn missing_model(name: &str) -> Problem {
     .to_problem()
 }
 
-fn key_from(src: &Sources, name: &str, default_var: &str) -> Option<String> {
+/// The variable `name`'s key is read from (`papayu.<name>.keyEnv`, else `default_var`), and
+/// its value when set.
+fn key_from(src: &Sources, name: &str, default_var: &str) -> (String, Option<String>) {
     let var = src
         .git(&format!("papayu.{name}.keyenv"))
         .unwrap_or(default_var);
-    src.env(var).map(str::to_string)
+    (var.to_string(), src.env(var).map(str::to_string))
 }
 
 fn wire_named(text: &str) -> Option<Wire> {
@@ -226,7 +306,7 @@ fn endpoint(
         None => None,
     };
     let url = src.git(&format!("papayu.{name}.url"));
-    let (wire, base, key) = match name {
+    let (wire, base, (key_var, key)) = match name {
         "openai" => {
             let wire = match src.git("papayu.openai.api") {
                 Some(api) if api.eq_ignore_ascii_case("responses") => Wire::OpenAiResponses,
@@ -281,15 +361,10 @@ fn endpoint(
         && url.is_none()
         && (base == DEFAULT_OPENAI || base == DEFAULT_ANTHROPIC);
     if needs_key && key.is_none() {
-        let var = if name == "openai" {
-            "OPENAI_API_KEY"
-        } else {
-            "ANTHROPIC_API_KEY"
-        };
         return Err(Problem::new(
             Code::LlmAuth,
             format!(
-                "{name} needs a key: set {var} (or papayu.{name}.keyEnv to the variable holding it)"
+                "{name} needs a key: set {key_var} (or papayu.{name}.keyEnv to the variable holding it)"
             ),
         ));
     }
@@ -303,6 +378,7 @@ fn endpoint(
         wire,
         base_url: base.trim_end_matches('/').to_string(),
         api_key: key,
+        key_var: Some(key_var),
         model,
         strict,
         ..common
@@ -362,6 +438,55 @@ mod tests {
         assert!(eps[0].implicit);
         let eps = resolve(&src(&[], &[("OLLAMA_HOST", "10.0.0.5:11434")])).unwrap();
         assert_eq!(eps[0].base_url, "http://10.0.0.5:11434");
+    }
+
+    #[test]
+    fn with_nothing_configured_a_key_in_the_environment_chooses_the_provider() {
+        let s = src(&[], &[("OPENAI_API_KEY", "sk-1")]);
+        let eps = resolve(&s).unwrap();
+        assert_eq!(
+            (eps[0].name.as_str(), eps[0].model.as_str()),
+            ("openai", "gpt-5-mini")
+        );
+        let chosen = by_key(&s).unwrap();
+        assert_eq!(
+            (chosen.provider, chosen.var.as_str()),
+            ("openai", "OPENAI_API_KEY")
+        );
+        let s = src(
+            &[("papayu.model", "claude-x")],
+            &[("ANTHROPIC_API_KEY", "k")],
+        );
+        let eps = resolve(&s).unwrap();
+        assert_eq!(
+            (eps[0].name.as_str(), eps[0].model.as_str()),
+            ("anthropic", "claude-x")
+        );
+        let both = src(&[], &[("OPENAI_API_KEY", "a"), ("ANTHROPIC_API_KEY", "b")]);
+        let chosen = by_key(&both).unwrap();
+        assert_eq!(
+            (chosen.provider, chosen.others.clone()),
+            ("openai", vec!["anthropic"])
+        );
+        assert!(
+            chosen
+                .notice("m")
+                .contains("--provider openai,anthropic asks all")
+        );
+        // A configured provider or server wins; no key leaves the local Ollama.
+        for configured in [
+            src(&[("papayu.provider", "ollama")], &[("OPENAI_API_KEY", "a")]),
+            src(
+                &[],
+                &[
+                    ("PAPAYU_LLM_API_URL", "http://h/v1"),
+                    ("OPENAI_API_KEY", "a"),
+                ],
+            ),
+        ] {
+            assert_eq!(by_key(&configured), None);
+        }
+        assert_eq!(resolve(&src(&[], &[])).unwrap()[0].name, "ollama");
     }
 
     #[test]

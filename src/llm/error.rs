@@ -14,10 +14,14 @@ pub enum LlmError {
         url: String,
         reason: String,
     },
-    #[error("{provider} refused the key ({status}): {message}")]
+    #[error("{provider} refused {} ({status}): {message}", if *.key_sent { "the key" } else { "the request without a key" })]
     Auth {
         provider: String,
         status: u16,
+        /// The variable the key is read from, when the provider has one.
+        key_var: Option<String>,
+        /// Whether a key was sent at all.
+        key_sent: bool,
         message: String,
     },
     #[error("{provider} says the quota is used up: {message}")]
@@ -84,6 +88,21 @@ pub enum LlmError {
 impl LlmError {
     /// The stable code and a one-line reason that says what to do next.
     pub fn to_problem(&self) -> Problem {
+        if let LlmError::Auth {
+            provider,
+            key_var,
+            key_sent,
+            ..
+        } = self
+        {
+            return Problem::new(
+                Code::LlmAuth,
+                format!(
+                    "{self}; {}",
+                    auth_hint(provider, key_var.as_deref(), *key_sent)
+                ),
+            );
+        }
         let (code, hint) = match self {
             LlmError::Refused(problem) => return problem.clone(),
             LlmError::NotConfigured { .. } => (
@@ -94,10 +113,7 @@ impl LlmError {
                 Code::LlmUnreachable,
                 "check the URL (git papayu config) and that the server is running",
             ),
-            LlmError::Auth { .. } => (
-                Code::LlmAuth,
-                "check the provider's API key variable and its permissions",
-            ),
+            LlmError::Auth { .. } => (Code::LlmAuth, ""),
             LlmError::Quota { .. } => (
                 Code::LlmQuota,
                 "add credit or raise the spend limit at the provider, or use another provider",
@@ -148,5 +164,18 @@ impl LlmError {
             return Problem::new(code, self.to_string()).with_detail(format!("hint: {hint}"));
         }
         Problem::new(code, format!("{self}; {hint}"))
+    }
+}
+
+/// What to do when `provider` refused its key: the variable to set (its name, never its
+/// value), and where another one is named.
+fn auth_hint(provider: &str, key_var: Option<&str>, key_sent: bool) -> String {
+    let other = format!("git config papayu.{provider}.keyEnv names another variable");
+    match (key_var, key_sent) {
+        (Some(var), true) => format!(
+            "the key came from {var}: set {var} to a valid key with access to the model ({other})"
+        ),
+        (Some(var), false) => format!("set {var} to {provider}'s key ({other})"),
+        (None, _) => format!("set the variable holding {provider}'s key ({other})"),
     }
 }

@@ -45,6 +45,9 @@ pub struct Endpoint {
     /// Without a trailing slash; OpenAI-style URLs include `/v1`.
     pub base_url: String,
     pub api_key: Option<String>,
+    /// The environment variable the key is read from, set or not (`OPENAI_API_KEY`): what a
+    /// refused key's error tells the user to set.
+    pub key_var: Option<String>,
     pub model: String,
     /// Longest wait for the next bytes of an answer.
     pub read_timeout: Duration,
@@ -63,6 +66,7 @@ impl std::fmt::Debug for Endpoint {
             .field("wire", &self.wire)
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field("key_var", &self.key_var)
             .field("model", &self.model)
             .field("read_timeout", &self.read_timeout)
             .field("strict", &self.strict)
@@ -616,6 +620,8 @@ fn classify(
         401 | 403 => Try::Fatal(LlmError::Auth {
             provider,
             status,
+            key_var: ep.key_var.clone(),
+            key_sent: ep.api_key.is_some(),
             message: without_key(ep, &message),
         }),
         408 | 409 | 429 | 500..=599 => Try::Again {
@@ -793,6 +799,7 @@ mod tests {
             wire: Wire::OpenAiChat,
             base_url: "http://h/v1".into(),
             api_key: Some("sk-secret-123".into()),
+            key_var: None,
             model: "m".into(),
             read_timeout: Duration::from_secs(1),
             strict: false,

@@ -373,7 +373,10 @@ pub(crate) fn check_no_changes(
     if count > 0 && marked {
         report.add(
             Code::NoChangesMarker,
-            format!("summary starts with 'NO_CHANGES:' but the answer has {count} actions; drop the marker or the actions"),
+            format!(
+                "summary starts with 'NO_CHANGES:' but the answer has {count} action{}; drop the marker or the actions",
+                if count == 1 { "" } else { "s" }
+            ),
         );
     }
 }

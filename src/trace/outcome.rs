@@ -56,6 +56,7 @@ pub fn apply(
             record,
             report,
             verdict,
+            like_base,
         }) => {
             t.plan_id = Some(record.id.clone());
             t.check = Some(record::check_log(report));
@@ -72,7 +73,7 @@ pub fn apply(
                 tests,
             };
             t.transcript.events.push(event.to_string());
-            let failed = apply::check_failure(report, verdict, record.short_id());
+            let failed = apply::check_failure(report, verdict, record.short_id(), *like_base);
             tracer.write_failed(store, &mut t, &[failed]);
             Some(event)
         }

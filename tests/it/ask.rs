@@ -544,10 +544,166 @@ fn a_whole_session_in_words() {
 }
 
 #[test]
+fn with_no_provider_configured_the_key_in_the_environment_chooses_it() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "n\n",
+    ))]);
+    let env = vec![
+        (
+            "OPENAI_API_KEY".to_string(),
+            "sk-test-from-env-0000".to_string(),
+        ),
+        ("OPENAI_BASE_URL".to_string(), format!("{}/v1", fake.url())),
+        ("PAPAYU_LLM_RETRY_BASE_MS".to_string(), "1".to_string()),
+    ];
+    let out = run(&repo, &["plan", "Add notes"], &env).ok();
+    let notice = "no provider is configured and OPENAI_API_KEY is set: asking openai:gpt-5-mini \
+                  (choose with git config --global papayu.provider NAME:MODEL)";
+    assert_eq!(
+        out.stderr.matches(notice).count(),
+        1,
+        "said once: {}",
+        out.stderr
+    );
+    let request = &fake.requests()[0];
+    assert_eq!(request.json["model"], "gpt-5-mini");
+    assert_eq!(
+        request.header("authorization").as_deref(),
+        Some("Bearer sk-test-from-env-0000")
+    );
+    // git papayu config says where the provider comes from.
+    let config = run(&repo, &["config"], &env).ok();
+    assert!(
+        config.stdout.starts_with(&format!(
+            "provider in use: openai:gpt-5-mini at {}/v1  (OPENAI_API_KEY is set and no provider \
+             is configured)",
+            fake.url()
+        )),
+        "{}",
+        config.stdout
+    );
+    // A configured provider is asked without a word about keys.
+    repo.git(["config", "papayu.provider", "openai:gpt-configured"])
+        .ok();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "TODO.md", "t\n",
+    ))]);
+    let env = vec![
+        (
+            "OPENAI_API_KEY".to_string(),
+            "sk-test-from-env-0000".to_string(),
+        ),
+        ("OPENAI_BASE_URL".to_string(), format!("{}/v1", fake.url())),
+    ];
+    let out = run(&repo, &["plan", "Add todo"], &env).ok();
+    assert!(
+        !out.stderr.contains("no provider is configured"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(fake.requests()[0].json["model"], "gpt-configured");
+}
+
+#[test]
+fn a_request_that_applies_does_not_first_say_apply_with() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&create_answer("NOTES.md", "notes\n")),
+        fake_llm::openai_chat(&create_answer("TODO.md", "todo\n")),
+    ]);
+    let mut env = compat_env(&fake);
+    env.push(("PAPAYU_CHECK_COMMAND".into(), "true".into()));
+    let applied = run(&repo, &["create NOTES.md with notes"], &env).ok();
+    assert!(
+        applied.stdout.contains("Applied plan"),
+        "{}",
+        applied.stdout
+    );
+    assert!(
+        !applied.stdout.contains("Apply with:"),
+        "the plan is applied next: {}",
+        applied.stdout
+    );
+    // A plan that waits for the user still says how to apply it.
+    let planned = run(&repo, &["plan: add a todo list"], &env).ok();
+    assert!(
+        planned.stdout.contains("Apply with: git papayu apply "),
+        "{}",
+        planned.stdout
+    );
+}
+
+#[test]
 fn an_unknown_single_word_is_a_usage_error() {
     let repo = repo();
     let out = repo.papayu(["bogus-command"]).code(2);
     assert!(out.stderr.contains("ERR_UNKNOWN_COMMAND"), "{}", out.stderr);
+}
+
+#[test]
+fn checks_passed_by_exit_status_and_refinements_show_in_list_and_show() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "n\n",
+    ))]);
+    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    let first = repo.papayu(["--json", "list"]).ok().stdout;
+    let first: Value = serde_json::from_str(&first).unwrap();
+    let first = first["plans"][0]["id"].as_str().unwrap().to_string();
+    // Failed first, kept anyway, then refined into a proposal whose check passes.
+    repo.papayu(["apply", "--check", "false"])
+        .err("ERR_CHECK_FAILED");
+    let cell = |list: &str, id: &str| {
+        list.lines()
+            .find(|l| l.starts_with(&id[..10]))
+            .unwrap_or_else(|| panic!("{id} in {list}"))
+            .to_string()
+    };
+    assert!(cell(&repo.papayu(["list"]).ok().stdout, &first).contains(" exit 1 "));
+    repo.papayu(["apply", &first, "--no-check"]).ok();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "TODO.md", "t\n",
+    ))]);
+    let refined = run(
+        &repo,
+        &[
+            "--json",
+            "refine",
+            &first,
+            "add a todo list",
+            "--check",
+            "true",
+        ],
+        &compat_env(&fake),
+    )
+    .ok();
+    let refined: Value = serde_json::from_str(&refined.stdout).unwrap();
+    let refinement = refined["plan"]["id"].as_str().unwrap().to_string();
+    let list = repo.papayu(["list"]).ok().stdout;
+    assert!(cell(&list, &refinement).contains(" passed "), "{list}");
+    assert!(
+        cell(&list, &first).contains(" passed "),
+        "the refined plan shows its refinement's check, not its first failure: {list}"
+    );
+    let shown = repo.papayu(["show", &refinement]).ok().stdout;
+    assert!(
+        shown.contains("Check: passed (by its exit status: no per-test results)\n"),
+        "{shown}"
+    );
+    let compared = repo.papayu(["--json", "show", &refinement]).ok().stdout;
+    let compared: Value = serde_json::from_str(&compared).unwrap();
+    assert_eq!(compared["check"]["status"], "passed", "{compared}");
+    // A plan applied after a check that passed by its exit status.
+    let other = repo.plan_id("Add a license", &create_answer("LICENSE", "MIT\n"));
+    repo.papayu(["apply", &other, "--check", "true"]).ok();
+    assert!(cell(&repo.papayu(["list"]).ok().stdout, &other).contains(" passed "));
+    assert!(
+        repo.papayu(["show", &other])
+            .ok()
+            .stdout
+            .contains("Check: passed")
+    );
 }
 
 #[test]

@@ -204,13 +204,25 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
     assert_eq!(counts("alpha"), ("passed".into(), 2, 0, 0));
     assert_eq!(counts("delta"), ("partial".into(), 1, 0, 1));
     assert_eq!(counts("beta"), ("failed".into(), 1, 1, 1));
-    assert_eq!(counts("gamma"), ("failed".into(), 0, 0, 2));
+    // gamma breaks nothing: its check fails only by the tests that fail at the base.
+    assert_eq!(counts("gamma"), ("partial".into(), 0, 0, 2));
     // The proposals were checked side by side, and the base ran once.
     let cached: Vec<bool> = ["alpha", "beta", "gamma", "delta"]
         .iter()
         .map(|name| result(name)["base"]["cached"].as_bool().unwrap())
         .collect();
     assert_eq!(cached.iter().filter(|c| !**c).count(), 1, "{cached:?}");
+    let summary = json(&applied)["errors"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        summary,
+        format!(
+            "1 of the 4 plans did not apply: {} (failed); the others are on their branches",
+            &id("beta")[..10]
+        )
+    );
     let beta_error = result("beta")["errors"][0]["reason"]
         .as_str()
         .unwrap()
@@ -219,14 +231,9 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
         beta_error.contains("tests/test_calc.py::test_add") && beta_error.contains("breaks 1"),
         "{beta_error}"
     );
-    assert!(
-        result("gamma")["errors"][0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("still failing 2")
-    );
-    // A partial proposal is kept on its branch; the breaking one is rolled back.
-    assert_eq!(branches(&repo).len(), 2, "{:?}", branches(&repo));
+    assert_eq!(result("gamma")["errors"], serde_json::json!([]));
+    // Partial proposals are kept on their branches; the breaking one is rolled back.
+    assert_eq!(branches(&repo).len(), 3, "{:?}", branches(&repo));
     let list = json(&repo.papayu(["--json", "list"]).ok());
     let status = |name: &str| {
         list["plans"]
@@ -246,7 +253,7 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
             status("beta"),
             status("gamma")
         ],
-        ["applied", "applied", "failed", "failed"]
+        ["applied", "applied", "failed", "applied"]
     );
     let listed = repo.papayu(["list"]).ok().stdout;
     assert!(
@@ -345,7 +352,7 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
     repo.papayu(["undo"]).ok();
     assert_eq!(repo.rev("main"), main_before);
     assert_eq!(repo.read("calc.py"), CALC);
-    assert_eq!(branches(&repo).len(), 2, "{:?}", branches(&repo));
+    assert_eq!(branches(&repo).len(), 3, "{:?}", branches(&repo));
     let list = json(&repo.papayu(["--json", "list"]).ok());
     let applied: usize = list["plans"]
         .as_array()
@@ -353,8 +360,203 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
         .iter()
         .filter(|p| p["status"] == "applied")
         .count();
-    assert_eq!(applied, 2);
+    assert_eq!(applied, 3);
     repo.fsck();
+}
+
+#[test]
+fn a_change_that_breaks_nothing_is_kept_while_an_unrelated_test_fails() {
+    let repo = python_project();
+    let readme = repo.plan_id("Add a README", &create_answer("README.md", "# calc\n"));
+    let out = repo
+        .papayu(["--json", "apply", "--check", "sh check.sh"])
+        .ok();
+    let doc = json(&out);
+    assert_eq!(doc["verdict"]["status"], "partial", "{doc:#}");
+    assert_eq!(
+        (
+            &doc["verdict"]["fixes"],
+            &doc["verdict"]["breaks"],
+            &doc["verdict"]["still_failing"]
+        ),
+        (&Value::from(0), &Value::from(0), &Value::from(2)),
+        "{doc:#}"
+    );
+    assert!(doc["branch"].as_str().is_some(), "{doc:#}");
+    repo.papayu(["discard", &readme]).ok();
+    let out = repo
+        .papayu(["apply", &readme, "--check", "sh check.sh"])
+        .ok();
+    assert!(
+        out.stderr.contains(
+            "failed, but only by tests that already fail at the base \
+             (tests/test_calc.py::test_div_zero, tests/test_calc.py::test_mod_zero), and the plan \
+             breaks none: kept as partial: fixes 0, breaks 0, still failing 2"
+        ),
+        "{}",
+        dump(&out)
+    );
+    let listed = repo.papayu(["list"]).ok().stdout;
+    assert!(listed.contains("partial 0/0/2"), "{listed}");
+}
+
+/// A check printing `pytest -rA` lines for the tests listed in tests.txt (`name pass|fail`).
+const LISTED_TESTS: &str = r#"while read -r name result; do
+  if [ "$result" = pass ]; then echo "PASSED t.py::$name"; else echo "FAILED t.py::$name - assert 0"; failed=1; fi
+done < tests.txt
+exit ${failed:-0}"#;
+
+#[test]
+fn a_new_failing_test_is_added_not_broken_and_a_failure_ends_with_what_to_run() {
+    let repo =
+        TestRepo::with_files(&[("tests.txt", "test_old pass\n"), ("check.sh", LISTED_TESTS)]);
+    let tests = |content: &str| {
+        serde_json::json!({"actions": [{"kind": "UPDATE_FILE", "path": "tests.txt", "content": content}]})
+            .to_string()
+    };
+    let adds = repo.plan_id("add a test", &tests("test_old pass\ntest_new fail\n"));
+    let out = repo
+        .papayu(["apply", &adds, "--check", "sh check.sh"])
+        .err("ERR_CHECK_FAILED");
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("ERR_CHECK_FAILED"))
+        .unwrap();
+    assert!(
+        line.contains("it adds a failing test: t.py::test_new;"),
+        "{}",
+        dump(&out)
+    );
+    assert!(!line.contains("pass at the base"), "{}", dump(&out));
+    let short = &adds[..10];
+    assert!(
+        line.ends_with(&format!(
+            "ask for a fix from where it failed with git papayu refine {short} \
+             \"make t.py::test_new pass\" (or apply with --rounds N), or keep it anyway with \
+             git papayu apply {short} --no-check"
+        )),
+        "{}",
+        dump(&out)
+    );
+    let doc = json(&repo.papayu(["--json", "show", &adds]).ok());
+    assert_eq!(
+        doc["check"]["added_failing"],
+        serde_json::json!(["t.py::test_new"]),
+        "{doc:#}"
+    );
+    assert!(
+        repo.papayu(["show", &adds])
+            .ok()
+            .stdout
+            .contains("  added, failing: t.py::test_new"),
+    );
+    // The next step works as written.
+    repo.papayu(["apply", &adds, "--no-check"]).ok();
+
+    // A test that passes at the base and fails now is broken, and said so.
+    let breaks = repo.plan_id("break a test", &tests("test_old fail\n"));
+    let out = repo.papayu(["--json", "apply", &breaks, "--check", "sh check.sh"]);
+    let doc = out.json_err("ERR_CHECK_FAILED");
+    let error = &doc["errors"][0];
+    assert!(
+        error["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the plan breaks tests that pass at the base: t.py::test_old;"),
+        "{doc:#}"
+    );
+    assert!(
+        !error["reason"].as_str().unwrap().contains("adds"),
+        "{doc:#}"
+    );
+    assert!(doc["verdict"].get("added_failing").is_none(), "{doc:#}");
+    assert!(
+        error["hint"].as_str().unwrap().ends_with(&format!(
+            "git papayu refine {} \"keep t.py::test_old passing\"",
+            &breaks[..10]
+        )),
+        "{doc:#}"
+    );
+
+    // Without per-test results, and when the check never ran its tests (both passing at the
+    // base): a next command too.
+    for check in [
+        "if grep -q fail tests.txt; then exit 3; fi",
+        "if grep -q fail tests.txt; then echo 'ERROR t.py - SyntaxError: invalid syntax'; exit 2; fi",
+    ] {
+        let out = repo
+            .papayu(["apply", &breaks, "--check", check])
+            .err("ERR_CHECK_FAILED");
+        let line = out
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("ERR_CHECK_FAILED"))
+            .unwrap();
+        assert!(
+            line.contains(&format!("git papayu apply {} --no-check", &breaks[..10])),
+            "{line}"
+        );
+        assert!(line.ends_with('"'), "{line}");
+    }
+}
+
+/// A check whose command is wrong for the project: pytest stops at collection in every run.
+const COLLECTION_ERROR: &str = "echo 'ERROR tests/test_calc.py - ModuleNotFoundError: No module named calcs'; \
+     echo '!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!'; exit 2";
+
+#[test]
+fn a_group_whose_checks_all_failed_names_them_and_asks_about_the_check_command() {
+    let repo = python_project();
+    let readme = repo.plan_id("Add a README", &create_answer("README.md", "# calc\n"));
+    let notes = repo.plan_id("Add notes", &create_answer("NOTES.md", "notes\n"));
+    let (readme, notes) = (&readme[..10], &notes[..10]);
+    let before = repo.snapshot();
+    let out = repo
+        .papayu(["apply", "--all", "--check", COLLECTION_ERROR])
+        .err("ERR_CHECK_FAILED");
+    let last = out.stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with(&format!(
+            "ERR_CHECK_FAILED: none of the 2 plans applied: {readme} (did not run), {notes} (did \
+             not run); no branch was created; the check failed the same way on the base without \
+             any plan: is `{COLLECTION_ERROR}` the right check command?"
+        )),
+        "{}",
+        dump(&out)
+    );
+    assert!(
+        last.ends_with(&format!(
+            "check the plans again with git papayu apply {readme} --check \"CMD\" and git papayu \
+             apply {notes} --check \"CMD\""
+        )),
+        "{}",
+        dump(&out)
+    );
+    assert!(
+        out.stderr
+            .contains("fails the same way on the base without the plan"),
+        "{}",
+        dump(&out)
+    );
+    assert!(!out.stderr.contains("the others are on their branches"));
+    assert!(branches(&repo).is_empty());
+
+    // The next apply --all names the failed plans and how to check them again.
+    let out = repo.papayu(["apply", "--all"]).err("ERR_PLAN_NOT_FOUND");
+    assert!(
+        out.stderr.contains(&format!(
+            "no proposed plan on HEAD; 2 plans failed there: {readme}, {notes}; check it again by \
+             id with git papayu apply {readme} --check \"CMD\""
+        )),
+        "{}",
+        dump(&out)
+    );
+    // Which works as said: the failed plan applies again by id, with the right command.
+    repo.papayu(["apply", readme, "--check", "sh check.sh"])
+        .ok();
+    assert_eq!(branches(&repo).len(), 1);
+    assert_ne!(repo.snapshot(), before);
 }
 
 #[test]

@@ -1130,6 +1130,11 @@ fn undo_and_redo_of_apply_and_plan() {
 
     let undo = repo.papayu(["undo"]).ok();
     assert!(undo.stdout.contains("Undid: apply"), "{}", undo.stdout);
+    assert!(
+        undo.stdout.ends_with(". Redo with git papayu redo.\n"),
+        "undo says how to take it back: {}",
+        undo.stdout
+    );
     assert_eq!(branches(&repo), "");
     assert!(
         repo.papayu(["show", &id, "--json"])
@@ -1143,7 +1148,12 @@ fn undo_and_redo_of_apply_and_plan() {
         "undo of apply restores every branch"
     );
 
-    repo.papayu(["redo"]).ok();
+    let redo = repo.papayu(["redo"]).ok();
+    assert!(
+        redo.stdout.ends_with(". Undo with git papayu undo.\n"),
+        "{}",
+        redo.stdout
+    );
     assert_eq!(repo.rev(&branch), tip);
     assert!(
         repo.papayu(["show", &id, "--json"])
@@ -1384,4 +1394,91 @@ fn a_passed_check_is_said_the_same_way() {
         out.stderr
     );
     assert!(!out.stderr.contains("check passed"), "{}", out.stderr);
+}
+
+#[test]
+fn apply_and_ok_after_a_merge_say_the_plan_is_merged_and_change_nothing() {
+    let repo = repo();
+    let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
+    apply_json(&repo, &["--no-check"]);
+    repo.papayu(["merge"]).ok();
+    let main = repo.rev("main");
+
+    let before = repo.snapshot();
+    for args in [&["apply", "--no-check"][..], &["ok"], &["apply", &id[..7]]] {
+        let out = repo.papayu(args).err("ERR_PLAN_STATE");
+        assert!(
+            out.stderr.contains(&format!(
+                "nothing to apply: plan {} is merged (into main as {})",
+                &id[..10],
+                &main[..10]
+            )),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("git papayu plan"), "{}", out.stderr);
+        assert_eq!(repo.snapshot(), before, "{args:?} changes nothing");
+    }
+    assert_eq!(branches(&repo), "", "no branch duplicates main");
+    let shown: Value =
+        serde_json::from_str(&repo.papayu(["show", &id, "--json"]).ok().stdout).unwrap();
+    assert_eq!(shown["status"], "merged", "{shown}");
+
+    // After a merge commit, HEAD carries the plan out through its second parent: the same.
+    let other = plan(
+        &repo,
+        "Add notes",
+        &common::create_answer("NOTES.md", "notes\n"),
+        &[],
+    );
+    apply_json(&repo, &["--no-check"]);
+    repo.write("README.md", "# moved on\n");
+    repo.commit_all("moved on");
+    repo.papayu(["merge", &other[..7]]).ok();
+    let out = repo.papayu(["apply"]).err("ERR_PLAN_STATE");
+    assert!(
+        out.stderr.contains(&format!(
+            "nothing to apply: plan {} is merged",
+            &other[..10]
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_diffstat_is_the_one_git_prints() {
+    let repo = repo();
+    repo.write(
+        "big.txt",
+        &(1..=100).map(|i| format!("{i}\n")).collect::<String>(),
+    );
+    repo.commit_all("big");
+    let big: String = (50..400).map(|i| format!("{i}\n")).collect();
+    let answer = serde_json::json!({
+        "summary": "Several kinds of change",
+        "actions": [
+            {"kind": "UPDATE_FILE", "path": "README.md", "content": "# demo\n\nMore.\n"},
+            {"kind": "UPDATE_FILE", "path": "big.txt", "content": big},
+            {"kind": "CREATE_FILE", "path": "empty.txt", "content": ""},
+            {"kind": "DELETE_FILE", "path": "src/parser.py"},
+        ]
+    })
+    .to_string();
+    plan(&repo, "Several kinds of change", &answer, &[]);
+    let out = repo.papayu(["apply", "--no-check"]).ok();
+    let branch = branches(&repo)
+        .trim()
+        .trim_start_matches("refs/heads/")
+        .to_string();
+    let git = repo.git(["diff", "--stat=80", "main", &branch]).ok().stdout;
+    assert!(
+        out.stdout.contains(&git),
+        "papayu's diffstat:\n{}\ngit's:\n{git}",
+        out.stdout
+    );
+    assert!(
+        git.ends_with(" 4 files changed, 301 insertions(+), 51 deletions(-)\n"),
+        "{git}"
+    );
 }

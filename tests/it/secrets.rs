@@ -778,8 +778,10 @@ fn a_test_name_carrying_a_password_reaches_the_notes_masked() {
     let fixes = format!(
         "if [ -f b.txt ]; then echo 'PASSED {name}'; else echo 'FAILED {name}'; exit 1; fi"
     );
-    let still_fails = format!("echo 'FAILED {name}'; exit 1");
-    for (check, applied) in [(fixes, true), (still_fails, false)] {
+    let breaks = format!(
+        "if [ -f b.txt ]; then echo 'FAILED {name}'; exit 1; else echo 'PASSED {name}'; fi"
+    );
+    for (check, applied) in [(fixes, true), (breaks, false)] {
         let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
         repo.papayu_stdin(
             ["plan", "add b", "--response", "-", "--protocol", "1"],

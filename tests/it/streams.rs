@@ -230,6 +230,45 @@ fn a_prompt_over_the_window_is_named_as_such() {
 }
 
 #[test]
+fn a_refused_key_names_the_variable_to_set() {
+    let repo = repo();
+    let body = r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
+    let fake = FakeLlm::start(vec![fake_llm::status(401, body)]);
+    let url = format!("{}/v1", fake.url());
+    repo.git(["config", "papayu.openai.url", &url]).ok();
+    repo.git(["config", "papayu.provider", "openai:gpt-test"])
+        .ok();
+    let before = repo.snapshot();
+    let out = plan(
+        &repo,
+        &["Add notes"],
+        &[("OPENAI_API_KEY", "sk-wrong-key-123456")],
+    )
+    .err("ERR_LLM_AUTH");
+    assert!(
+        out.stderr
+            .contains("the key came from OPENAI_API_KEY: set OPENAI_API_KEY to a valid key"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("sk-wrong-key"), "{}", out.stderr);
+    assert_eq!(fake.requests().len(), 1, "a refused key is not retried");
+    assert_eq!(repo.snapshot(), before);
+
+    // A server of the user's own that wants a key none was given for: the variable it reads.
+    let fake = FakeLlm::start(vec![fake_llm::status(401, body)]);
+    configure(&repo, &fake, Wire::Chat);
+    let out = plan(&repo, &["Add notes"], &[]).err("ERR_LLM_AUTH");
+    assert!(
+        out.stderr
+            .contains("fake refused the request without a key (401)")
+            && out.stderr.contains("set PAPAYU_LLM_API_KEY to fake's key"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn an_empty_stream_after_a_large_prompt_is_a_prompt_too_long() {
     let repo = repo();
     let log = repo.path().join("build.log");

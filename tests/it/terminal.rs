@@ -202,6 +202,33 @@ fn the_preview_is_coloured_on_a_terminal_by_git_settings() {
 }
 
 #[test]
+fn git_papayu_diff_honours_no_color_as_the_preview_does() {
+    let repo = repo();
+    plan(&repo, &[], &[]);
+    let (out, status) = on_terminal(&repo, &["diff"], &[]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(
+        out.contains("\x1b[32m+\x1b[m\x1b[32mb"),
+        "git diff colours a terminal: {out:?}"
+    );
+    let (out, status) = on_terminal(&repo, &["diff"], &[("NO_COLOR", "1")]);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(out.contains("+b"), "{out:?}");
+    assert!(!out.contains("\x1b["), "NO_COLOR turns colour off: {out:?}");
+    let (out, _) = on_terminal(&repo, &["--color=always", "diff"], &[("NO_COLOR", "1")]);
+    assert!(
+        out.contains("\x1b[32m+\x1b[m\x1b[32mb"),
+        "--color=always wins: {out:?}"
+    );
+    repo.git(["config", "color.diff", "always"]).ok();
+    let (out, _) = on_terminal(&repo, &["diff"], &[("NO_COLOR", "1")]);
+    assert!(
+        out.contains("\x1b[32m+\x1b[m\x1b[32mb"),
+        "a setting of always wins: {out:?}"
+    );
+}
+
+#[test]
 fn colour_settings_given_with_git_c_or_read_after_dash_c_are_in_force() {
     let repo = repo();
     let args = ["plan", "Add b", "--response", ".git/answer.json"];

@@ -376,7 +376,7 @@ fn prune_deletes_old_traces_only() {
     }
     let dry = repo.papayu(["trace", "prune", "--dry-run"]).ok();
     assert!(
-        dry.stdout.starts_with("would delete 1 trace(s)"),
+        dry.stdout.starts_with("would delete 1 trace, "),
         "{}",
         dry.stdout
     );

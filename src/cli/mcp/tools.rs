@@ -275,7 +275,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
             "commit": commit.to_string(),
             "diffstat": {
                 "files": changes.iter().map(|c| json!({"path": c.path, "kind": c.kind})).collect::<Vec<_>>(),
-                "text": render::diffstat(&changes),
+                "text": render::diffstat(&changes, 80),
             },
             "check": check.map(|c| json!({
                 "command": c.command, "passed": c.passed, "exit_code": c.exit_code,
@@ -297,6 +297,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
             record,
             report,
             verdict,
+            ..
         } => Err(vec![Problem::new(
             Code::CheckFailed,
             format!(
@@ -304,9 +305,12 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
                 record.short_id(),
                 report.command,
                 report.exit_code.map_or("none".to_string(), |c| c.to_string()),
-                match verdict.broken.is_empty() {
-                    true => String::new(),
-                    false => format!("; it breaks {}", verdict.broken.join(", ")),
+                match verdict.broken_passing().as_slice() {
+                    [] => String::new(),
+                    broken => format!("; it breaks {}", broken.join(", ")),
+                } + &match verdict.added_failing.as_slice() {
+                    [] => String::new(),
+                    added => format!("; it adds failing tests: {}", added.join(", ")),
                 }
             ),
         )

@@ -56,6 +56,25 @@ pub fn wanted(
     }
 }
 
+/// The `--color` to give a git command whose output the user sees (`git diff`): the flag; else
+/// `never` when `NO_COLOR` is set and no setting of `keys` asks for colour always — git itself
+/// does not read `NO_COLOR`; else nothing (git decides as it always does).
+pub fn for_git(
+    flag: Option<When>,
+    config: &BTreeMap<String, String>,
+    keys: &[&str],
+    term: Terminal,
+) -> Option<When> {
+    let configured = keys
+        .iter()
+        .find_map(|k| config.get(*k).and_then(|v| When::parse(v)));
+    match flag {
+        Some(when) => Some(when),
+        None if term.no_color && configured != Some(When::Always) => Some(When::Never),
+        None => None,
+    }
+}
+
 /// The diff slots, as git names them under `color.diff.`, with git's defaults.
 const SLOTS: &[(&str, &str)] = &[
     ("meta", "bold"),
@@ -223,6 +242,30 @@ mod tests {
             &keys,
             pipe
         ));
+    }
+
+    #[test]
+    fn git_gets_never_under_no_color_unless_a_setting_says_always() {
+        let term = Terminal {
+            tty: true,
+            no_color: true,
+            dumb: false,
+        };
+        let keys = ["color.diff", "color.ui"];
+        let none = BTreeMap::new();
+        assert_eq!(for_git(None, &none, &keys, term), Some(When::Never));
+        let always: BTreeMap<String, String> =
+            [("color.ui".to_string(), "always".to_string())].into();
+        assert_eq!(for_git(None, &always, &keys, term), None);
+        assert_eq!(
+            for_git(Some(When::Always), &none, &keys, term),
+            Some(When::Always)
+        );
+        let colour = Terminal {
+            no_color: false,
+            ..term
+        };
+        assert_eq!(for_git(None, &none, &keys, colour), None);
     }
 
     #[test]

@@ -62,6 +62,8 @@ pub struct Ui {
     /// The width to lay tables out in: the terminal's, or none (a pipe gets whole lines).
     columns: Option<usize>,
     palette: Option<Palette>,
+    /// The `--color` given to a git command the user sees, see [`color::for_git`].
+    git_color: Option<When>,
     pager: Option<String>,
     flags: Flags,
     state: Mutex<State>,
@@ -111,6 +113,7 @@ impl Ui {
         let diff_keys = ["color.diff", "color.papayu", "color.ui"];
         let palette = color::wanted(flags.color, &config, &diff_keys, out_term)
             .then(|| Palette::from_config(&config));
+        let git_color = color::for_git(flags.color, &config, &["color.diff", "color.ui"], out_term);
         let own_keys = ["color.papayu", "color.ui"];
         let color_err = color::wanted(flags.color, &config, &own_keys, terminal(stderr_tty));
         let color_out = color::wanted(flags.color, &config, &own_keys, out_term);
@@ -132,6 +135,7 @@ impl Ui {
             color_out,
             columns,
             palette,
+            git_color,
             pager,
             flags: flags.clone(),
             state: Mutex::new(State::default()),
@@ -330,12 +334,12 @@ pub fn palette() -> Option<&'static Palette> {
 /// Options that carry `--no-pager` and `--color` to a git command whose output the user sees
 /// directly (`git papayu diff` runs `git diff`): `git [these] diff …`.
 pub fn git_display_args() -> Vec<String> {
-    let settings = &ui().flags;
+    let ui = ui();
     let mut args = Vec::new();
-    if settings.no_pager {
+    if ui.flags.no_pager {
         args.push("--no-pager".to_string());
     }
-    if let Some(when) = settings.color {
+    if let Some(when) = ui.git_color {
         let when = match when {
             When::Auto => "auto",
             When::Always => "always",
