@@ -580,7 +580,7 @@ pub fn check_failure(
             format!("check `{command}` did not run its tests ({exit}): {why}; {rolled_back}"),
         )
         .with_hint(format!(
-            "if the check command is wrong, check again with git papayu apply {plan} --check \"CMD\"; else ask for a fix from where it failed with git papayu refine {plan} \"make the tests run again\""
+            "if the check command is wrong, check again with git papayu apply {plan} --check \"CMD\"; else ask for a fix from where it failed with git papayu refine {plan} \"make the tests run again\", or keep it anyway with {anyway}"
         ));
     }
     let broken = verdict.broken_passing();

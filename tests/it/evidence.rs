@@ -334,10 +334,11 @@ fn a_test_whose_result_flips_is_flaky_and_never_counted() {
 fn refine_works_from_a_failed_check() {
     use common::fake_llm::{self, FakeLlm};
     let repo = project();
+    // Still wrong about add, and breaks sub: rolled back.
     let wrong = answer_file(
         &repo,
         "wrong",
-        "def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n",
+        "def add(a, b):\n    return a * b\n\n\ndef sub(a, b):\n    return b\n",
     );
     let out = repo
         .papayu([
