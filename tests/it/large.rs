@@ -12,6 +12,10 @@ use sha2::{Digest, Sha256};
 /// largest resident set of it and the processes it waited for, in bytes.
 fn measured(repo: &TestRepo, args: &[&str], stdin: &[u8]) -> (String, u64) {
     use std::io::{Read, Write};
+    #[expect(
+        clippy::zombie_processes,
+        reason = "reaped below with wait4, which also gives its resource use"
+    )]
     let mut child = common::hermetic("git", repo.path())
         .arg("papayu")
         .args(args)
