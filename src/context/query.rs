@@ -34,6 +34,9 @@ pub struct Term {
     /// split identifier): a file defining it is worth a look even when the word was plain prose
     /// (`the add function`).
     pub name: Option<String>,
+    /// The goal wrote it as a compound identifier (`register_hook`, `URLField`), which no
+    /// English word is.
+    pub compound: bool,
 }
 
 /// The query a goal makes.
@@ -438,7 +441,8 @@ impl Query {
             let whole = lower.trim_matches('_').to_string();
             if whole.len() >= 2 && (code || !is_stop(&whole)) {
                 let weight = if code { 2.0 } else { 1.0 };
-                add_term(terms, &whole, weight * scale, code, true);
+                let entry = add_term(terms, &whole, weight * scale, code, true);
+                entry.compound |= parts.len() > 1;
             }
             if parts.len() > 1 {
                 for part in &parts {
@@ -458,7 +462,13 @@ impl Query {
     }
 }
 
-fn add_term(terms: &mut BTreeMap<String, Term>, word: &str, weight: f64, code: bool, whole: bool) {
+fn add_term<'t>(
+    terms: &'t mut BTreeMap<String, Term>,
+    word: &str,
+    weight: f64,
+    code: bool,
+    whole: bool,
+) -> &'t mut Term {
     // Identifiers are kept as written (lowercased); prose words are stemmed.
     let text = if code || word.contains('_') {
         word.to_string()
@@ -470,6 +480,7 @@ fn add_term(terms: &mut BTreeMap<String, Term>, word: &str, weight: f64, code: b
         weight: 0.0,
         code: false,
         name: None,
+        compound: false,
     });
     // Repeats count, with diminishing returns.
     entry.weight = if entry.weight == 0.0 {
@@ -481,6 +492,7 @@ fn add_term(terms: &mut BTreeMap<String, Term>, word: &str, weight: f64, code: b
     if whole && entry.name.is_none() {
         entry.name = Some(word.to_string());
     }
+    entry
 }
 
 #[cfg(test)]

@@ -544,3 +544,43 @@ fn ranking_never_reads_a_private_or_protected_file() {
     let map = map(&ctx);
     assert!(!map.contains("config/keys.py\n  def"), "named only: {map}");
 }
+
+#[test]
+fn java_and_c_definitions_are_ranked_and_mapped() {
+    let service = "package org.acme.billing;\n\nimport java.util.List;\n\n/** Invoices. */\npublic class InvoiceService {\n    private static final int MAX_LINES = 100;\n\n    public Invoice applyDiscount(\n            Invoice invoice,\n            double rate) {\n        return invoice;\n    }\n}\n";
+    let url = "#include \"url.h\"\n\nstatic int\nparse_port(const char *s)\n{\n    return 0;\n}\n";
+    let repo = repo_with(
+        &[
+            (
+                "src/main/java/org/acme/billing/InvoiceService.java",
+                service,
+            ),
+            ("lib/url.c", url),
+        ],
+        40,
+    );
+    let one = [("PAPAYU_CONTEXT_MAX_FILES", "1")];
+    let ctx = context_env(&repo, "applyDiscount ignores the rate", &one);
+    let sent = files(&ctx);
+    assert!(sent[0].0.ends_with("InvoiceService.java"), "{sent:?}");
+    assert!(
+        sent[0].1.contains("defines applydiscount"),
+        "{:?}",
+        sent[0].1
+    );
+    let ctx = context_env(&repo, "parse_port accepts port 0", &one);
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "lib/url.c", "{sent:?}");
+    assert!(sent[0].1.contains("defines parse_port"), "{:?}", sent[0].1);
+    let ctx = context_env(
+        &repo,
+        "applyDiscount ignores the rate",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "0")],
+    );
+    let map = map(&ctx);
+    assert!(
+        map.contains("InvoiceService.java\n  public class InvoiceService\n")
+            && map.contains("\n    public Invoice applyDiscount(Invoice invoice, double rate)\n"),
+        "{map}"
+    );
+}
