@@ -50,6 +50,8 @@ pub struct Query {
     pub phrases: Vec<(String, f64)>,
     /// Every lowercase word of the goal, for matching directory names (`vendor`).
     pub words: Vec<String>,
+    /// The goal, lowercase, for matching file names it writes whole (`frob.1`, `nginx.conf`).
+    pub text: String,
 }
 
 /// Words too common in goals and code to rank by.
@@ -356,6 +358,7 @@ impl Query {
     pub fn of(goal: &str, logs: &[(String, String)]) -> Query {
         let mut q = Query::default();
         let mut terms: BTreeMap<String, Term> = BTreeMap::new();
+        q.text = goal.to_lowercase();
         q.read(goal, 1.0, &mut terms);
         for (_, text) in logs {
             let start = text.len().saturating_sub(LOG_TAIL);

@@ -131,11 +131,11 @@ pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> R
     ev.phrases();
     let mut score = ev.coordinated();
     for (f, path) in corpus.paths.iter().enumerate() {
-        if score[f] > 0.0
-            && let Some((factor, why)) = kinds::demotion(path, &query.words)
-        {
-            score[f] *= factor;
-            ev.parts[f].push((0.0, why.to_string()));
+        if score[f] > 0.0 {
+            for (factor, why) in kinds::demotion(path, corpus.text(f), query) {
+                score[f] *= factor;
+                ev.parts[f].push((0.0, why.to_string()));
+            }
         }
     }
     graph::structure(corpus, &mut score, &mut ev.parts);
@@ -530,6 +530,29 @@ mod tests {
             got.iter().any(|r| r == "defines parse"),
             "a rare name still counts: {got:?}"
         );
+    }
+
+    #[test]
+    fn a_man_page_configure_and_a_test_framework_do_not_outrank_the_code() {
+        let page = ".TH FROB 1\n.SH NAME\nfrob \\- frobnicate files\n.SH OPTIONS\n.TP\n\
+                    .B \\-\\-verbose\nWith --verbose, frob prints each file it frobnicates; \
+                    without --verbose it prints nothing.\n.SH SEE ALSO\nverbose(7)\n";
+        let configure = "#! /bin/sh\n# Guess values for frob.\nif test \"$verbose\" = yes; then\n  \
+                         echo frob prints verbose output; fi\n";
+        let gtest = "// verbose printing of frob test output\n#define GTEST_VERBOSE 1\n";
+        let code = "static int verbose;\n\nint main(int argc, char **argv)\n{\n    \
+                    if (argc > 1 && strcmp(argv[1], \"--verbose\") == 0)\n        verbose = 1;\n    \
+                    return 0;\n}\n";
+        let got = ranked(
+            &[
+                ("man/man1/frob.1", page),
+                ("configure", configure),
+                ("tests/gtest/gtest.h", gtest),
+                ("src/frob.c", code),
+            ],
+            "frob --verbose prints nothing",
+        );
+        assert_eq!(got[0], "src/frob.c", "{got:?}");
     }
 
     #[test]
