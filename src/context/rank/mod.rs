@@ -68,8 +68,9 @@ pub struct Ranking {
     pub idf: Vec<f64>,
 }
 
-/// A path's words: the parts of each directory and of the file's name (without extension),
-/// with how much each counts (the name more than directories).
+/// A path's words: each directory and the file's name (without extension), whole, without
+/// separators (`foo_bar_service` → `foobarservice`, to meet `FooBarService` in any convention),
+/// and split into its parts; with how much each counts (the name more than directories).
 fn path_words(path: &str) -> Vec<(String, f64)> {
     let parts: Vec<&str> = path.split('/').collect();
     let mut out = Vec::new();
@@ -81,7 +82,12 @@ fn path_words(path: &str) -> Vec<(String, f64)> {
             part
         };
         let weight = if last { 1.0 } else { 0.5 };
-        out.push((part.to_lowercase(), weight));
+        let whole = part.to_lowercase();
+        let joined = names::normalized(part);
+        if joined != whole {
+            out.push((joined, weight));
+        }
+        out.push((whole, weight));
         let split = split_identifier(part);
         if split.len() > 1 {
             out.extend(split.into_iter().map(|w| (w, weight * 0.8)));
@@ -126,10 +132,14 @@ pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> R
     let mut ev = Evidence::count(corpus, query);
     ev.lexical();
     ev.paths();
-    names::dotted(corpus, query, &mut ev.parts);
     ev.definitions();
     ev.phrases();
     let mut score = ev.coordinated();
+    // A module path names its file outright, however few of the goal's other words it holds.
+    for (f, share, why) in names::dotted(corpus, query) {
+        score[f] += share;
+        ev.parts[f].push((share, why));
+    }
     for (f, path) in corpus.paths.iter().enumerate() {
         if score[f] > 0.0 {
             for (factor, why) in kinds::demotion(path, corpus.text(f), query) {
@@ -228,11 +238,25 @@ impl<'c> Evidence<'c> {
     /// Goal terms in each file's path: its name counts fully, its directories half.
     fn paths(&mut self) {
         let query = self.query;
-        let term_index: HashMap<&str, usize> = query
+        // Terms by their text, and compound names also without separators (`foo_bar_service`
+        // meets `FooBarService.java`).
+        let joined: Vec<(String, usize)> = query
             .terms
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.text.as_str(), i))
+            .filter(|(_, t)| t.compound)
+            .map(|(i, t)| (names::normalized(&t.text), i))
+            .collect();
+        let term_index: HashMap<&str, usize> = joined
+            .iter()
+            .map(|(s, i)| (s.as_str(), *i))
+            .chain(
+                query
+                    .terms
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.text.as_str(), i)),
+            )
             .collect();
         for (f, path) in self.corpus.paths.iter().enumerate() {
             for (word, weight) in path_words(path) {
@@ -553,6 +577,80 @@ mod tests {
             "frob --verbose prints nothing",
         );
         assert_eq!(got[0], "src/frob.c", "{got:?}");
+    }
+
+    #[test]
+    fn names_meet_paths_in_every_convention() {
+        let cop = "module RuboCop\n  class Cop\n  end\nend\n";
+        // Files whose text is full of the names' parts, and whose own names hold some of them.
+        let style = "style style redundant parentheses parentheses redundant style\n".repeat(8);
+        let service = "foo bar service foo bar service times out\n".repeat(8);
+        let base = "find on the base of active record, with a scope: base active\n".repeat(8);
+        let query = "django db models query order drops query\n".repeat(8);
+        let walk = "fs walk fs walk symlink loops\n".repeat(8);
+        let tree = [
+            ("lib/rubocop/cop/style/redundant_parentheses.rb", cop),
+            ("lib/rubocop/cop/style/redundant_return.rb", style.as_str()),
+            ("lib/rubocop/cop/mixin/parentheses.rb", style.as_str()),
+            ("app/services/foo_bar_service.rb", "class Service; end\n"),
+            ("app/services/foo_service.rb", service.as_str()),
+            ("app/models/bar.rb", service.as_str()),
+            ("web/src/foo-bar-service.ts", "export class Service {}\n"),
+            (
+                "src/main/java/acme/FooBarService.java",
+                "class Service {}\n",
+            ),
+            ("activerecord/lib/active_record/base.rb", "module X; end\n"),
+            ("activerecord/lib/active_record/relation.rb", base.as_str()),
+            (
+                "activerecord/lib/active_record/base/scoping.rb",
+                base.as_str(),
+            ),
+            ("django/db/models/query.py", "x = 1\n"),
+            ("django/db/models/sql/query_utils.py", query.as_str()),
+            ("django/db/models/__init__.py", query.as_str()),
+            ("src/fs/walk.rs", "fn f() {}\n"),
+            ("src/fs/mod.rs", walk.as_str()),
+            ("src/walker.rs", walk.as_str()),
+        ];
+        let first = |goal: &str| ranked(&tree, goal)[0].clone();
+        assert_eq!(
+            first("Style/RedundantParentheses flags a lambda's parentheses"),
+            "lib/rubocop/cop/style/redundant_parentheses.rb"
+        );
+        let services: Vec<String> = ranked(&tree, "FooBarService times out")
+            .into_iter()
+            .take(3)
+            .collect();
+        for path in [
+            "app/services/foo_bar_service.rb",
+            "web/src/foo-bar-service.ts",
+            "src/main/java/acme/FooBarService.java",
+        ] {
+            assert!(services.iter().any(|s| s == path), "{path}: {services:?}");
+        }
+        let snake: Vec<String> = ranked(&tree, "foo_bar_service times out")
+            .into_iter()
+            .take(3)
+            .collect();
+        assert!(
+            snake
+                .iter()
+                .any(|s| s == "src/main/java/acme/FooBarService.java"),
+            "{snake:?}"
+        );
+        assert_eq!(
+            first("ActiveRecord::Base.find ignores the scope"),
+            "activerecord/lib/active_record/base.rb"
+        );
+        assert_eq!(
+            first("django.db.models.query drops the order"),
+            "django/db/models/query.py"
+        );
+        assert_eq!(
+            first("crate::fs::walk loops on a symlink"),
+            "src/fs/walk.rs"
+        );
     }
 
     #[test]
