@@ -417,16 +417,13 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
         .filter(|b| b.kind == BlockKind::File)
         .map(|b| b.title.clone())
         .collect();
-    let ranked: Vec<String> = ranking
-        .files
-        .iter()
-        .take(MAP_RANKED)
-        .map(|r| r.path.clone())
-        .collect();
+    let everything: Vec<String> = ranking.files.iter().map(|r| r.path.clone()).collect();
+    let ranked = &everything[..everything.len().min(MAP_RANKED)];
     let focus = map::Focus {
         sent: &sent,
         sent_whole: &sent_whole,
-        ranked: &ranked,
+        ranked,
+        everything: &everything,
         private: &private,
     };
     let map = map::repo_map(snap, &input.goal, &focus, budget.map_chars);

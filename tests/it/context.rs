@@ -584,3 +584,44 @@ fn java_and_c_definitions_are_ranked_and_mapped() {
         "{map}"
     );
 }
+
+#[test]
+fn a_ranked_file_among_hundreds_of_siblings_is_listed_in_the_map() {
+    let mut owned: Vec<(String, String)> = (0..45)
+        .map(|i| {
+            let text =
+                "def evict(widget_cache):\n    # widget cache eviction\n    return widget_cache\n"
+                    .repeat(3);
+            (format!("core/c{i:02}.py"), text)
+        })
+        .collect();
+    owned.extend((0..300).map(|i| (format!("pkg/item_{i:03}.py"), format!("X = {i}\n"))));
+    owned.push((
+        "pkg/aaa_widget.py".into(),
+        "def widget_cache():\n    pass\n".into(),
+    ));
+    owned.push(("pkg/zz_store.py".into(), "# eviction\nSTORE = {}\n".into()));
+    let files_: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&files_);
+    let ctx = context_env(
+        &repo,
+        "widget cache eviction drops entries",
+        &[
+            ("PAPAYU_CONTEXT_MAX_FILES", "0"),
+            ("PAPAYU_CONTEXT_MAP_CHARS", "20000"),
+        ],
+    );
+    let map = map(&ctx);
+    let line = map
+        .lines()
+        .find(|l| l.starts_with("pkg/ "))
+        .unwrap_or_else(|| panic!("{map}"));
+    assert!(
+        line.contains("aaa_widget.py") && line.contains("zz_store.py"),
+        "{line}"
+    );
+    assert!(line.contains("(+"), "the directory is cut: {line}");
+}
