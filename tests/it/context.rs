@@ -625,3 +625,62 @@ fn a_ranked_file_among_hundreds_of_siblings_is_listed_in_the_map() {
     );
     assert!(line.contains("(+"), "the directory is cut: {line}");
 }
+
+#[test]
+fn a_long_file_shows_the_whole_function_the_goal_names_and_says_why() {
+    let mut text = String::from("#include \"url.h\"\n\n");
+    for i in 0..300 {
+        text.push_str(&format!(
+            "static int helper_{i}(int x)\n{{\n    return x + {i};\n}}\n\n"
+        ));
+    }
+    text.push_str("int\nurl_parse(const char *url, struct url *out)\n{\n");
+    for i in 0..110 {
+        if i == 90 {
+            text.push_str(
+                "    if (out->port == 0)\n        return fail(\"Invalid port number\");\n",
+            );
+        }
+        text.push_str(&format!("    step_{i}(out);\n"));
+    }
+    text.push_str("    return 0;\n}\n\n");
+    for i in 300..600 {
+        text.push_str(&format!(
+            "static int helper_{i}(int x)\n{{\n    return x - {i};\n}}\n\n"
+        ));
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("url_parse("))
+        .unwrap() as u64
+        + 1;
+    let end = start
+        + lines[start as usize..]
+            .iter()
+            .position(|l| *l == "}")
+            .unwrap() as u64
+        + 1;
+    let repo = repo_with(&[("src/net/url.c", text.as_str())], 40);
+    let goal = "url_parse fails with \"Invalid port number\" for a valid URL";
+    let env = [("PAPAYU_CONTEXT_MAX_FILES", "1")];
+    let ctx = context_env(&repo, goal, &env);
+    let sent = files(&ctx);
+    let (title, source, ranges) = &sent[0];
+    assert_eq!(title, "src/net/url.c", "{sent:?}");
+    assert!(
+        ranges.iter().any(|&(a, b)| a <= start && end <= b),
+        "the whole of url_parse ({start}-{end}): {ranges:?}"
+    );
+    assert!(
+        source.contains("kept ") && source.contains("defines url_parse"),
+        "{source}"
+    );
+    let out = repo.papayu_env(["context", goal], &env).ok();
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("src/net/url.c"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(line.contains("kept "), "{line}");
+}

@@ -8,13 +8,22 @@ use super::super::corpus::Corpus;
 use super::super::defs::{self, Kind, Lang};
 use super::super::query::{ENDINGS, Query};
 
-/// Where a goal term occurs in one file: the line (1-based) and how much it matters.
+/// Where a goal term occurs in one file: the line (1-based), how much it matters, and what it
+/// is.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Anchor {
     pub line: u32,
     pub weight: f64,
     /// A definition of a name the goal uses (the window should cover its body).
     pub definition: bool,
+    pub mark: Mark,
+}
+
+/// What an anchor found: a term of the query, or one of its phrases (by index).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mark {
+    Term(usize),
+    Phrase(usize),
 }
 
 /// A compiled query: the goal's terms as one automaton over the corpus.
@@ -116,37 +125,57 @@ impl<'q> Matcher<'q> {
     pub fn anchors(&self, corpus: &Corpus, file: usize, idf: &[f64]) -> Vec<Anchor> {
         let (start, end) = (corpus.starts[file], corpus.starts[file + 1]);
         let data = &corpus.data;
-        let mut offsets: Vec<(usize, f64, bool)> = Vec::new();
+        let mut offsets: Vec<(usize, f64, bool, Mark)> = Vec::new();
         let lang = defs::lang(&corpus.paths[file]);
         self.scan(data, start..end, &|_| lang, |o| {
             let t = &self.query.terms[o.term];
             let weight = t.weight * idf.get(o.term).copied().unwrap_or(1.0);
+            let mark = Mark::Term(o.term);
             if o.definition {
                 let k = if t.code { 10.0 } else { 3.0 };
-                offsets.push((o.start, weight * k, true));
+                offsets.push((o.start, weight * k, true, mark));
             } else if o.word {
-                offsets.push((o.start, weight, false));
+                offsets.push((o.start, weight, false, mark));
             }
         });
         let text = &data[start..end];
-        for (phrase, weight) in &self.query.phrases {
+        for (i, (phrase, weight)) in self.query.phrases.iter().enumerate() {
             for at in memchr::memmem::find_iter(text, phrase.as_bytes()) {
-                offsets.push((start + at, 40.0 * weight, false));
+                offsets.push((start + at, 40.0 * weight, false, Mark::Phrase(i)));
             }
         }
         offsets.sort_by_key(|o| o.0);
         let mut anchors = Vec::with_capacity(offsets.len());
         let (mut line, mut at) = (1u32, start);
-        for (offset, weight, definition) in offsets {
+        for (offset, weight, definition, mark) in offsets {
             line += memchr::memchr_iter(b'\n', &data[at..offset]).count() as u32;
             at = offset;
             anchors.push(Anchor {
                 line,
                 weight,
                 definition,
+                mark,
             });
         }
         anchors
+    }
+
+    /// What an anchor is, for a block's reason: `defines parse_port`, `uses widget`,
+    /// `contains "Invalid port"`.
+    pub fn describe(&self, anchor: &Anchor) -> String {
+        match anchor.mark {
+            Mark::Term(j) => {
+                let t = &self.query.terms[j];
+                let name = t.name.as_deref().unwrap_or(&t.text);
+                let verb = if anchor.definition { "defines" } else { "uses" };
+                format!("{verb} {name}")
+            }
+            Mark::Phrase(i) => {
+                let phrase = self.query.phrases.get(i).map_or("", |p| p.0.as_str());
+                let shown: String = phrase.chars().take(30).collect();
+                format!("contains \"{shown}\"")
+            }
+        }
     }
 }
 

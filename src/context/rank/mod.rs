@@ -30,6 +30,8 @@ use super::defs::{Lang, lang};
 use super::query::{Query, Term, split_identifier, stem};
 
 pub use kinds::is_test_path;
+#[cfg(test)]
+pub use matcher::Mark;
 pub use matcher::{Anchor, Matcher};
 
 /// BM25's term-frequency saturation and length normalisation.
