@@ -684,3 +684,53 @@ fn a_long_file_shows_the_whole_function_the_goal_names_and_says_why() {
         .unwrap_or_else(|| panic!("{}", out.stderr));
     assert!(line.contains("kept "), "{line}");
 }
+
+#[test]
+fn a_two_file_fix_in_c_finds_the_header_of_the_source() {
+    let source = "#include \"url.h\"\n\nint url_set_port(struct url *u, int port)\n{\n    if (port < 1)\n        return fail(\"Invalid port number\");\n    u->port = port;\n    return 0;\n}\n";
+    let header = "#ifndef URL_H\n#define URL_H\n\nstruct url {\n    char *host;\n    int port;\n};\n\n#endif\n";
+    let repo = repo_with(&[("src/url.c", source), ("include/url.h", header)], 40);
+    let ctx = context_env(
+        &repo,
+        "Setting a port fails with \"Invalid port number\" for valid ports",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "2")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "src/url.c", "{sent:?}");
+    let header = sent
+        .iter()
+        .find(|f| f.0 == "include/url.h")
+        .unwrap_or_else(|| panic!("the header is sent: {sent:?}"));
+    assert!(header.1.contains("header of src/url.c"), "{}", header.1);
+}
+
+#[test]
+fn a_two_file_fix_in_go_finds_the_function_the_top_file_calls() {
+    let cart = "package cart\n\nimport \"fmt\"\n\n// Checkout charges the cart.\nfunc (c *Cart) Checkout() error {\n\tif err := applyDiscounts(c.items); err != nil {\n\t\treturn fmt.Errorf(\"checkout failed: %w\", err)\n\t}\n\treturn nil\n}\n";
+    let discounts = "package cart\n\nfunc applyDiscounts(items []Item) error {\n\tfor range items {\n\t}\n\treturn nil\n}\n";
+    let repo = repo_with(
+        &[
+            ("go.mod", "module example.com/shop\n"),
+            ("pkg/cart/cart.go", cart),
+            ("pkg/cart/discounts.go", discounts),
+            ("pkg/cart/items.go", "package cart\n\ntype Item struct{}\n"),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "Checkout fails with \"checkout failed\" when a cart has no items",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "2")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "pkg/cart/cart.go", "{sent:?}");
+    let callee = sent
+        .iter()
+        .find(|f| f.0 == "pkg/cart/discounts.go")
+        .unwrap_or_else(|| panic!("the callee's file is sent: {sent:?}"));
+    assert!(
+        callee.1.contains("called by pkg/cart/cart.go"),
+        "{}",
+        callee.1
+    );
+}

@@ -16,7 +16,9 @@
 //! tests and documentation somewhat lower. Everything is read from the tree's [`Corpus`], which
 //! is cached per tree id, so ranking costs one scan of text already in memory.
 
+mod calls;
 mod graph;
+mod imports;
 mod kinds;
 mod matcher;
 mod names;
@@ -652,6 +654,103 @@ mod tests {
         assert_eq!(
             first("crate::fs::walk loops on a symlink"),
             "src/fs/walk.rs"
+        );
+    }
+
+    #[test]
+    fn a_c_source_passes_to_its_header_and_a_java_class_to_what_it_imports() {
+        let filler: Vec<(String, String)> = (0..30)
+            .map(|i| {
+                (
+                    format!("lib/other{i:02}.c"),
+                    format!("int other{i}(void) {{ return {i}; }}\n"),
+                )
+            })
+            .collect();
+        let mut files: Vec<(&str, &str)> = filler
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        files.extend([
+            (
+                "src/url.c",
+                "#include \"url.h\"\nint url_set(struct url *u, int port) {\n    if (port < 1) return fail(\"Invalid port number\");\n    u->port = port;\n    return 0;\n}\n",
+            ),
+            ("include/url.h", "struct url {\n    int port;\n};\n"),
+            (
+                "src/main/java/acme/Checkout.java",
+                "package acme;\nimport acme.pricing.Discounts;\nclass Checkout {\n    void pay() { throw new IllegalStateException(\"Cart already paid\"); }\n}\n",
+            ),
+            ("src/main/java/acme/pricing/Discounts.java", "package acme.pricing;\nclass Discounts {}\n"),
+        ]);
+        let c = corpus(&files);
+        let reasons = |goal: &str, path: &str| -> Vec<String> {
+            let r = rank(&c, &Query::of(goal, &[]), &|_| true);
+            r.files
+                .into_iter()
+                .find(|f| f.path == path)
+                .map(|f| f.reasons)
+                .unwrap_or_default()
+        };
+        let got = reasons(
+            "setting a port fails with \"Invalid port number\"",
+            "include/url.h",
+        );
+        assert!(got.iter().any(|r| r == "header of src/url.c"), "{got:?}");
+        let got = reasons(
+            "paying fails with \"Cart already paid\"",
+            "src/main/java/acme/pricing/Discounts.java",
+        );
+        assert!(
+            got.iter()
+                .any(|r| r == "imported by src/main/java/acme/Checkout.java"),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_function_a_top_file_calls_brings_the_file_beside_it_that_defines_it() {
+        let mut owned: Vec<(String, String)> = (0..30)
+            .map(|i| {
+                (
+                    format!("pkg/other{i:02}/x.go"),
+                    format!("package other\n\nfunc F{i}() {{}}\n"),
+                )
+            })
+            .collect();
+        owned.push((
+            "pkg/cart/cart.go".into(),
+            "package cart\n\nfunc (c *Cart) Checkout() error {\n\tif err := applyDiscounts(c.items); err != nil {\n\t\treturn fmt.Errorf(\"checkout failed: %w\", err)\n\t}\n\treturn nil\n}\n".into(),
+        ));
+        owned.push((
+            "pkg/cart/discounts.go".into(),
+            "package cart\n\nfunc applyDiscounts(items []Item) error {\n\treturn nil\n}\n".into(),
+        ));
+        owned.push((
+            "pkg/cart/items.go".into(),
+            "package cart\n\ntype Item struct{}\n".into(),
+        ));
+        let files: Vec<(&str, &str)> = owned
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let c = corpus(&files);
+        let r = rank(
+            &c,
+            &Query::of("`Checkout` fails with \"checkout failed\"", &[]),
+            &|_| true,
+        );
+        let callee = r.files.iter().find(|f| f.path == "pkg/cart/discounts.go");
+        let reasons = callee.map(|f| f.reasons.clone()).unwrap_or_default();
+        assert!(
+            reasons
+                .iter()
+                .any(|w| w == "defines applyDiscounts, called by pkg/cart/cart.go"),
+            "{reasons:?}"
+        );
+        assert!(
+            r.files.iter().all(|f| f.path != "pkg/cart/items.go"),
+            "not called"
         );
     }
 
