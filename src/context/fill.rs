@@ -275,11 +275,12 @@ fn reason(ranges: &[(u32, u32)], seeds_in: &[Vec<usize>], seeds: &[Seed]) -> Str
         .take(SAID)
         .map(|&i| {
             let (a, b) = ranges[i];
-            let whys: Vec<&str> = seeds_in[i]
-                .iter()
-                .take(2)
-                .map(|&s| seeds[s].why.as_str())
-                .collect();
+            let mut whys: Vec<&str> = Vec::new();
+            for why in seeds_in[i].iter().map(|&s| seeds[s].why.as_str()) {
+                if whys.len() < 2 && !whys.contains(&why) {
+                    whys.push(why);
+                }
+            }
             if whys.is_empty() {
                 format!("{a}-{b}")
             } else {

@@ -10,7 +10,8 @@ const PYTHON: &str = "and as assert async await break class continue def del eli
 const RUST: &str = "as async await break const continue crate dyn else enum extern false fn for \
     if impl in let loop match mod move mut pub ref return self static struct super trait true \
     type union unsafe use where while box macro_rules bool char str u8 u16 u32 u64 u128 usize i8 \
-    i16 i32 i64 i128 isize f32 f64 string vec option result some none ok err";
+    i16 i32 i64 i128 isize f32 f64 String Vec Option Result
+    Some None Ok Err Box Self";
 const SCRIPT: &str = "abstract any as async await boolean break case catch class const \
     constructor continue debugger declare default delete do else enum export extends false \
     finally for from function get if implements import in instanceof interface keyof let module \

@@ -143,6 +143,11 @@ fn shown(d: &Def) -> bool {
     }
 }
 
+/// `text` with its comments and the insides of its strings blanked, byte for byte.
+pub fn blanked(lang: Lang, text: &str) -> String {
+    lexer::blank(lang, text)
+}
+
 /// What `line` (one line of a file in `lang`, as written) defines: its kind and the name's
 /// byte range. Read alone, without the file around it, as the ranker reads lines.
 pub fn defined_on(lang: Lang, line: &str) -> Option<(Kind, std::ops::Range<usize>)> {

@@ -2,15 +2,15 @@
 //! (the rest of a Go package, a C module's other sources, a Java package). A fix that spans
 //! files often changes the caller and the callee; the callee's file shares no word with the
 //! goal. Only the files of the caller's directory are read, so this costs a few small files,
-//! not another scan of the tree.
+//! not another scan of the tree; a callee counts only where its language's rules see a function
+//! or macro defined.
 
 use std::collections::HashSet;
 
 use aho_corasick::AhoCorasick;
 
 use super::super::corpus::Corpus;
-use super::super::defs::{self, Lang};
-use super::matcher::is_definition;
+use super::super::defs::{self, Kind, Lang};
 
 /// Most names followed from one file.
 const MAX_CALLED: usize = 64;
@@ -42,19 +42,33 @@ pub(super) fn callees(corpus: &Corpus, file: usize) -> Vec<(usize, String)> {
     });
     let mut out = Vec::new();
     for g in siblings.take(MAX_SIBLINGS) {
-        let range = corpus.starts[g]..corpus.starts[g + 1];
-        let data = &corpus.data;
-        let hit = ac.find_iter(&data[range.clone()]).find(|m| {
-            let (s, e) = (range.start + m.start(), range.start + m.end());
-            (s == range.start || !is_word(data[s - 1]))
-                && (e == range.end || !is_word(data[e]))
-                && is_definition(Some(lang), data, s..e, range.clone())
-        });
+        let text = corpus.text(g);
+        let hit = ac
+            .find_iter(text)
+            .find(|m| defines(lang, text, m.start()..m.end()));
         if let Some(m) = hit {
             out.push((g, names[m.pattern().as_usize()].clone()));
         }
     }
     out
+}
+
+/// Whether the name at `at` in `text` is a function or macro its language's rules see defined
+/// on its line (not the shared rules, which also take a call followed by a block).
+fn defines(lang: Lang, text: &[u8], at: std::ops::Range<usize>) -> bool {
+    let bounded = (at.start == 0 || !is_word(text[at.start - 1]))
+        && (at.end == text.len() || !is_word(text[at.end]));
+    if !bounded {
+        return false;
+    }
+    let start = memchr::memrchr(b'\n', &text[..at.start]).map_or(0, |i| i + 1);
+    let end = memchr::memchr(b'\n', &text[at.end..]).map_or(text.len(), |i| at.end + i);
+    let Ok(line) = std::str::from_utf8(&text[start..end]) else {
+        return false;
+    };
+    defs::defined_on(lang, line).is_some_and(|(kind, name)| {
+        name == (at.start - start..at.end - start) && matches!(kind, Kind::Function | Kind::Macro)
+    })
 }
 
 fn is_word(b: u8) -> bool {
@@ -68,6 +82,9 @@ fn called(lang: Lang, path: &str, text: &str) -> Vec<String> {
         .into_iter()
         .map(|d| d.name)
         .collect();
+    // Calls in comments and strings are not calls.
+    let code = defs::blanked(lang, text);
+    let text = code.as_str();
     let bytes = text.as_bytes();
     let mut seen: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();

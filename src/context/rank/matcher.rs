@@ -269,7 +269,7 @@ const DEF_WORDS: &[&str] = &[
 /// language's rules read the line ([`defs::defined_on`]), or by the rules shared by every
 /// language (after a defining word, as a Go method, assigned at the top level, as a class
 /// method `name(…) {`).
-pub(super) fn is_definition(
+fn is_definition(
     lang: Option<Lang>,
     data: &[u8],
     name: std::ops::Range<usize>,
