@@ -1,118 +1,301 @@
-//! Choosing what of a long file to show: line windows around its anchors (the definitions the
-//! goal names, its quoted strings, its terms), best first, until the characters allowed are
-//! spent. A file that fits is shown whole; a long one is never cut blindly head and tail.
+//! Choosing what of a long file to show: small line windows where the goal's evidence lands —
+//! the whole of a definition the goal names (its real extent, from [`super::defs`]), ±15 lines
+//! around its quoted strings and words with the signature of the definition they sit in — best
+//! first, the file's first lines after the three best, until the characters allowed are spent;
+//! then every window widens evenly. A file that fits is shown whole; a long one is never cut
+//! blindly head and tail. What was kept, and why, is said in the block's reason.
 
+use super::defs::Def;
 use super::rank::Anchor;
 
-/// Lines shown before and after a definition the goal names (its body follows it).
+/// Lines shown before a definition the goal names (its doc comment, decorators).
 const DEF_BEFORE: u32 = 3;
+/// Most lines of a named definition shown from its start.
+const DEF_MAX: u32 = 120;
+/// Lines after a named definition that the definitions reader did not find.
 const DEF_AFTER: u32 = 100;
 /// Lines shown around any other anchor.
-const AROUND: u32 = 20;
+const AROUND: u32 = 15;
+/// Lines of an enclosing definition's signature shown above a window inside it.
+const SIGNATURE: u32 = 2;
 /// The file's first lines (imports, module docs), shown when there is room.
-const HEAD: u32 = 20;
+const HEAD: u32 = 15;
+/// Windows taken before the file's head.
+const BEFORE_HEAD: usize = 3;
 /// Characters a `... lines a-b of N:` header costs, at most.
 const HEADER: usize = 40;
+/// Ranges and reasons a block's reason names, at most.
+const SAID: usize = 4;
 
-/// Line windows of `text` (1-based, inclusive, merged) whose rendering fits `chars`.
-pub fn windows(text: &str, anchors: &[Anchor], chars: usize) -> Vec<(u32, u32)> {
+/// Lines to show, and why.
+#[derive(Debug, Default, PartialEq)]
+pub struct Shown {
+    /// 1-based, inclusive, merged.
+    pub ranges: Vec<(u32, u32)>,
+    /// `kept 120-190 (defines parse_port), 400-431 (contains "Invalid port", in url_parse)`.
+    pub reason: String,
+}
+
+/// A window wanted, with why.
+#[derive(Debug, Clone)]
+struct Seed {
+    start: u32,
+    end: u32,
+    why: String,
+}
+
+/// Line windows of `text` (with its definitions `defs`) whose rendering fits `chars`.
+pub fn windows(
+    text: &str,
+    defs: &[Def],
+    anchors: &[Anchor],
+    describe: &dyn Fn(&Anchor) -> String,
+    chars: usize,
+) -> Shown {
     let lengths: Vec<usize> = text
         .split_inclusive('\n')
         .map(|l| l.chars().count())
         .collect();
     let total = lengths.len() as u32;
     if total == 0 {
-        return Vec::new();
+        return Shown::default();
     }
-    // One candidate per anchored line, its weight the sum of the line's anchors.
-    let mut by_line: Vec<(u32, f64, bool)> = Vec::new();
+    let mut room = Room {
+        lengths: &lengths,
+        shown: vec![false; total as usize + 1],
+        why: vec![None; total as usize + 1],
+        cost: 0,
+        chars,
+    };
+    let seeds = seeds(anchors, defs, describe);
+    for (i, seed) in seeds.iter().enumerate() {
+        room.take(seed, i);
+        if chars.saturating_sub(room.cost) < HEADER * 2 {
+            break;
+        }
+    }
+    room.widen();
+    let (ranges, seeds_in) = room.finish();
+    Shown {
+        reason: reason(&ranges, &seeds_in, &seeds),
+        ranges,
+    }
+}
+
+/// The windows the anchors want, best first, the file's head among them.
+fn seeds(anchors: &[Anchor], defs: &[Def], describe: &dyn Fn(&Anchor) -> String) -> Vec<Seed> {
+    // One candidate per anchored line: the sum of its weights, described by its strongest.
+    let mut by_line: Vec<(u32, f64, &Anchor)> = Vec::new();
     for a in anchors {
         match by_line.iter_mut().find(|c| c.0 == a.line) {
             Some(c) => {
                 c.1 += a.weight;
-                c.2 |= a.definition;
+                if a.weight > c.2.weight || a.definition && !c.2.definition {
+                    c.2 = a;
+                }
             }
-            None => by_line.push((a.line, a.weight, a.definition)),
+            None => by_line.push((a.line, a.weight, a)),
         }
     }
     by_line.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut candidates: Vec<(u32, u32)> = by_line
+    let mut seeds = Vec::new();
+    for (line, _, anchor) in by_line {
+        let why = describe(anchor);
+        if anchor.definition {
+            seeds.push(definition_seed(line, defs, why));
+        } else {
+            seeds.extend(evidence_seeds(line, defs, why));
+        }
+    }
+    let head = Seed {
+        start: 1,
+        end: HEAD,
+        why: "the file's head".to_string(),
+    };
+    seeds.insert(seeds.len().min(BEFORE_HEAD), head);
+    seeds
+}
+
+/// A named definition: its whole extent (from a little before, for its doc), up to
+/// [`DEF_MAX`] lines.
+fn definition_seed(line: u32, defs: &[Def], why: String) -> Seed {
+    let start = line.saturating_sub(DEF_BEFORE).max(1);
+    match defs
         .iter()
-        .map(|&(line, _, definition)| {
-            if definition {
-                (line.saturating_sub(DEF_BEFORE).max(1), line + DEF_AFTER)
-            } else {
-                (line.saturating_sub(AROUND).max(1), line + AROUND)
-            }
-        })
-        .collect();
-    candidates.insert(candidates.len().min(2), (1, HEAD));
-    let mut shown = vec![false; total as usize + 1];
-    let mut cost = 0usize;
-    for (a, b) in candidates {
-        let b = b.min(total);
+        .find(|d| d.line <= line && line <= d.line + 2 && d.end >= line)
+    {
+        Some(d) => Seed {
+            start: d.line.saturating_sub(DEF_BEFORE).max(1),
+            end: d.end.min(d.line + DEF_MAX),
+            why,
+        },
+        None => Seed {
+            start,
+            end: line + DEF_AFTER,
+            why,
+        },
+    }
+}
+
+/// Lines around other evidence, and the signature of the innermost definition it sits in when
+/// that starts above the window.
+fn evidence_seeds(line: u32, defs: &[Def], why: String) -> Vec<Seed> {
+    let start = line.saturating_sub(AROUND).max(1);
+    let inside = defs
+        .iter()
+        .filter(|d| d.line < line && line <= d.end)
+        .max_by_key(|d| d.line);
+    let Some(def) = inside.filter(|d| d.line < start && !d.name.is_empty()) else {
+        return vec![Seed {
+            start,
+            end: line + AROUND,
+            why,
+        }];
+    };
+    vec![
+        Seed {
+            start,
+            end: (line + AROUND).min(def.end),
+            why: format!("{why}, in {}", def.name),
+        },
+        Seed {
+            start: def.line,
+            end: def.line + SIGNATURE - 1,
+            why: format!("the signature of {}", def.name),
+        },
+    ]
+}
+
+/// The lines chosen so far, and what they cost.
+struct Room<'a> {
+    lengths: &'a [usize],
+    shown: Vec<bool>,
+    /// For each line, the seed that first showed it.
+    why: Vec<Option<usize>>,
+    cost: usize,
+    chars: usize,
+}
+
+impl Room<'_> {
+    fn total(&self) -> u32 {
+        self.lengths.len() as u32
+    }
+
+    /// Takes a seed's lines in order while they fit (a window may be cut short).
+    fn take(&mut self, seed: &Seed, index: usize) {
+        let (a, b) = (seed.start.max(1), seed.end.min(self.total()));
         let mut added = 0;
         let mut end = a;
-        // Take the window's lines in order while they fit (a window may be cut short).
         for line in a..=b {
-            if shown[line as usize] {
+            if self.shown[line as usize] {
                 end = line;
                 continue;
             }
-            let extra = lengths[(line - 1) as usize] + if line == a { HEADER } else { 0 };
-            if cost + added + extra > chars {
+            let extra = self.lengths[(line - 1) as usize] + if line == a { HEADER } else { 0 };
+            if self.cost + added + extra > self.chars {
                 break;
             }
             added += extra;
             end = line;
         }
         if end < a || added == 0 {
-            continue;
+            return;
         }
         for line in a..=end {
-            shown[line as usize] = true;
+            if !self.shown[line as usize] {
+                self.shown[line as usize] = true;
+                self.why[line as usize] = Some(index);
+            }
         }
-        cost += added;
-        if chars.saturating_sub(cost) < HEADER * 2 {
-            break;
+        self.cost += added;
+    }
+
+    /// Room left once every anchor has its window: widen the windows evenly, so what surrounds
+    /// each match is shown rather than nothing.
+    fn widen(&mut self) {
+        let total = self.total();
+        let mut grown = true;
+        while grown && self.chars.saturating_sub(self.cost) > HEADER {
+            grown = false;
+            let shown = &self.shown;
+            let edges: Vec<u32> = (1..=total)
+                .filter(|&l| {
+                    !shown[l as usize]
+                        && (l > 1 && shown[(l - 1) as usize]
+                            || l < total && shown[(l + 1) as usize])
+                })
+                .collect();
+            for line in edges {
+                let extra = self.lengths[(line - 1) as usize];
+                if self.cost + extra > self.chars {
+                    continue;
+                }
+                self.shown[line as usize] = true;
+                self.cost += extra;
+                grown = true;
+            }
         }
     }
-    // Room left once every anchor has its window: widen the windows evenly, so what surrounds
-    // each match is shown rather than nothing.
-    let mut grown = true;
-    while grown && chars.saturating_sub(cost) > HEADER {
-        grown = false;
-        let edges: Vec<u32> = (1..=total)
-            .filter(|&l| {
-                !shown[l as usize]
-                    && (shown[(l - 1) as usize] && l > 1 || (l < total && shown[(l + 1) as usize]))
-            })
-            .collect();
-        for line in edges {
-            let extra = lengths[(line - 1) as usize];
-            if cost + extra > chars {
+
+    /// The merged ranges, each with the seeds that chose its lines (best first).
+    fn finish(self) -> (Vec<(u32, u32)>, Vec<Vec<usize>>) {
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        let mut seeds_in: Vec<Vec<usize>> = Vec::new();
+        for line in 1..=self.total() {
+            if !self.shown[line as usize] {
                 continue;
             }
-            shown[line as usize] = true;
-            cost += extra;
-            grown = true;
+            match ranges.last_mut() {
+                Some(last) if last.1 + 1 == line => last.1 = line,
+                _ => {
+                    ranges.push((line, line));
+                    seeds_in.push(Vec::new());
+                }
+            }
+            if let (Some(seed), Some(list)) = (self.why[line as usize], seeds_in.last_mut())
+                && !list.contains(&seed)
+            {
+                list.push(seed);
+            }
         }
+        for list in &mut seeds_in {
+            list.sort_unstable();
+        }
+        (ranges, seeds_in)
     }
-    let mut out: Vec<(u32, u32)> = Vec::new();
-    for line in 1..=total {
-        if !shown[line as usize] {
-            continue;
-        }
-        match out.last_mut() {
-            Some(last) if last.1 + 1 == line => last.1 = line,
-            _ => out.push((line, line)),
-        }
-    }
-    out
+}
+
+/// `kept 400-431 (defines parse_port), 1-28 (the file's head), …`: the ranges whose seeds rank
+/// best, each with up to two of its reasons.
+fn reason(ranges: &[(u32, u32)], seeds_in: &[Vec<usize>], seeds: &[Seed]) -> String {
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| seeds_in[i].first().copied().unwrap_or(usize::MAX));
+    let said: Vec<String> = order
+        .iter()
+        .take(SAID)
+        .map(|&i| {
+            let (a, b) = ranges[i];
+            let mut whys: Vec<&str> = Vec::new();
+            for why in seeds_in[i].iter().map(|&s| seeds[s].why.as_str()) {
+                if whys.len() < 2 && !whys.contains(&why) {
+                    whys.push(why);
+                }
+            }
+            if whys.is_empty() {
+                format!("{a}-{b}")
+            } else {
+                format!("{a}-{b} ({})", whys.join("; "))
+            }
+        })
+        .collect();
+    let more = if ranges.len() > SAID { ", …" } else { "" };
+    format!("kept {}{more}", said.join(", "))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::defs::Kind;
+    use super::super::rank::Mark;
     use super::*;
 
     fn anchor(line: u32, weight: f64, definition: bool) -> Anchor {
@@ -120,20 +303,67 @@ mod tests {
             line,
             weight,
             definition,
+            mark: Mark::Term(0),
         }
     }
 
+    fn def(name: &str, line: u32, end: u32) -> Def {
+        Def {
+            name: name.to_string(),
+            kind: Kind::Function,
+            line,
+            end,
+            depth: 0,
+            signature: format!("fn {name}()"),
+        }
+    }
+
+    fn what(a: &Anchor) -> String {
+        if a.definition {
+            "defines it"
+        } else {
+            "uses it"
+        }
+        .to_string()
+    }
+
     #[test]
-    fn the_definition_and_its_body_come_first_then_the_head() {
+    fn a_named_definition_is_shown_to_its_end_then_the_head() {
         let text: String = (1..=1000).map(|i| format!("line {i:04}\n")).collect();
-        let w = windows(
-            &text,
-            &[anchor(500, 10.0, true), anchor(900, 1.0, false)],
-            2_000,
+        let defs = [def("long", 500, 610)];
+        let anchors = [anchor(500, 10.0, true), anchor(900, 1.0, false)];
+        let w = windows(&text, &defs, &anchors, &what, 2_000).ranges;
+        assert!(w[0].0 <= 20, "{w:?}");
+        assert!(
+            w.iter().any(|&(a, b)| a <= 497 && b >= 610),
+            "to its end: {w:?}"
         );
-        assert!(w[0].0 <= 20 && w[1].0 <= 497 && w[1].1 >= 520, "{w:?}");
         let shown: usize = w.iter().map(|(a, b)| (b - a + 1) as usize * 10).sum();
         assert!(shown + w.len() * HEADER <= 2_000);
+    }
+
+    #[test]
+    fn evidence_in_the_middle_of_a_long_function_comes_with_its_signature() {
+        let text: String = (1..=2000).map(|i| format!("line {i:04}\n")).collect();
+        let defs = [def("url_parse", 100, 700), def("other", 800, 900)];
+        let anchors = [anchor(420, 5.0, false), anchor(850, 1.0, false)];
+        let shown = windows(&text, &defs, &anchors, &what, 1_200);
+        let w = &shown.ranges;
+        assert!(
+            w.iter().any(|&(a, b)| a <= 100 && b >= 101),
+            "signature: {w:?}"
+        );
+        assert!(
+            w.iter().any(|&(a, b)| a <= 405 && b >= 435),
+            "around: {w:?}"
+        );
+        assert!(
+            shown.reason.starts_with("kept ")
+                && shown.reason.contains("uses it, in url_parse")
+                && shown.reason.contains("the signature of url_parse"),
+            "{}",
+            shown.reason
+        );
     }
 
     #[test]
@@ -144,8 +374,9 @@ mod tests {
         let anchors: Vec<Anchor> = (1..50)
             .map(|i| anchor(i * 97, f64::from(i), i % 3 == 0))
             .collect();
+        let defs: Vec<Def> = (1..50).map(|i| def("f", i * 97, i * 97 + 150)).collect();
         for chars in [500, 4_000, 20_000] {
-            let w = windows(&text, &anchors, chars);
+            let w = windows(&text, &defs, &anchors, &what, chars).ranges;
             let lines: Vec<&str> = text.split_inclusive('\n').collect();
             let cost: usize = w
                 .iter()

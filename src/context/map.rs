@@ -4,7 +4,7 @@
 //! directories of low rank collapsed, all within a character budget. The tree's file list is
 //! cached per tree id, so on a large tree only the first map walks it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::{Private, defs};
 use crate::store::{Oid, Snapshot};
@@ -13,12 +13,16 @@ use crate::store::{Oid, Snapshot};
 const MAX_DEF_FILES: usize = 24;
 /// Most names listed for a directory of a top-ranked file.
 const MAX_LISTED: usize = 40;
+/// Most names listed because they share a word with the goal, in any one directory.
+const MAX_SHARING: usize = 60;
 
 /// What the map is about: the files sent (whole or in part) and the tree's best-ranked files.
 pub(super) struct Focus<'a> {
     pub(super) sent: &'a [String],
     pub(super) sent_whole: &'a [String],
     pub(super) ranked: &'a [String],
+    /// Every ranked file, best first.
+    pub(super) everything: &'a [String],
     /// What may be read (the private marks, read once per gather).
     pub(super) private: &'a Private,
 }
@@ -35,7 +39,6 @@ pub(super) fn repo_map(snap: &Snapshot<'_>, goal: &str, focus: &Focus<'_>, chars
     }
     let files = snap.files();
     let mut out = definitions(snap, files, goal, focus, chars * 3 / 5);
-    let hints: Vec<&String> = focus.sent.iter().chain(focus.ranked).collect();
     let mut dirs: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (path, _) in files {
         let (dir, name) = match path.rsplit_once('/') {
@@ -44,58 +47,20 @@ pub(super) fn repo_map(snap: &Snapshot<'_>, goal: &str, focus: &Focus<'_>, chars
         };
         dirs.entry(dir).or_default().push(name);
     }
-    let goal = goal.to_lowercase();
-    let relevance = |dir: &str| -> u8 {
-        if hints
-            .iter()
-            .any(|h| h.rsplit_once('/').map_or("", |(d, _)| d) == dir)
-        {
-            0
-        } else if !dir.is_empty()
-            && dir
-                .split('/')
-                .any(|part| goal.contains(&part.to_lowercase()))
-        {
-            1
-        } else if dir.is_empty() || !dir.contains('/') {
-            2
-        } else {
-            3
-        }
-    };
+    let siblings = Siblings::new(goal, focus);
     let mut ranked: Vec<(&String, &Vec<String>)> = dirs.iter().collect();
-    ranked.sort_by_key(|(dir, _)| (relevance(dir), dir.matches('/').count(), (*dir).clone()));
-    let mut lines = Vec::new();
-    for (dir, names) in ranked {
-        let shown = if dir.is_empty() { "." } else { dir.as_str() };
-        let line = if names.len() > COLLAPSE_OVER && relevance(dir) > 0 {
-            format!("{shown}/ ({} files)", names.len())
-        } else if names.len() > MAX_LISTED {
-            // The focused files of a large directory first, then others up to the cap.
-            let in_focus =
-                |n: &String| hints.iter().any(|h| **h == format!("{dir}/{n}") || *h == n);
-            let mut listed: Vec<&String> = names.iter().filter(|n| in_focus(n)).collect();
-            listed.extend(
-                names
-                    .iter()
-                    .filter(|n| !in_focus(n))
-                    .take(MAX_LISTED.saturating_sub(listed.len())),
-            );
-            let listed: Vec<&str> = listed.iter().map(|n| n.as_str()).collect();
-            format!(
-                "{shown}/ {} (+{} more)",
-                listed.join(" "),
-                names.len() - listed.len()
-            )
-        } else {
-            format!("{shown}/ {}", names.join(" "))
-        };
-        lines.push(line);
-    }
+    ranked.sort_by_key(|(dir, _)| {
+        (
+            siblings.relevance(dir),
+            dir.matches('/').count(),
+            (*dir).clone(),
+        )
+    });
     if !out.is_empty() {
         out.push_str("\nPaths:\n");
     }
-    for line in lines {
+    for (dir, names) in ranked {
+        let line = siblings.line(dir, names);
         if out.len() + line.len() + 1 > chars {
             let rest = "... (more directories not shown)\n";
             if out.len() + rest.len() <= chars {
@@ -107,6 +72,116 @@ pub(super) fn repo_map(snap: &Snapshot<'_>, goal: &str, focus: &Focus<'_>, chars
         out.push('\n');
     }
     out
+}
+
+/// How a directory's files are listed: the directories of sent and top-ranked files in full
+/// (a very large one cut to its best names), others collapsed to a count unless some of their
+/// names share a word with the goal.
+struct Siblings<'a> {
+    goal: String,
+    words: Vec<String>,
+    /// Sent and top-ranked files.
+    hints: Vec<&'a String>,
+    /// Every ranked file's position in the ranking.
+    positions: HashMap<&'a str, usize>,
+}
+
+impl<'a> Siblings<'a> {
+    fn new(goal: &str, focus: &Focus<'a>) -> Siblings<'a> {
+        Siblings {
+            goal: goal.to_lowercase(),
+            words: goal_words(goal)
+                .into_iter()
+                .filter(|w| !super::query::is_stop(w))
+                .collect(),
+            hints: focus.sent.iter().chain(focus.ranked).collect(),
+            positions: focus
+                .everything
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.as_str(), i))
+                .collect(),
+        }
+    }
+
+    /// 0: holds a sent or top-ranked file; 1: named by the goal; 2: top level; 3: the rest.
+    fn relevance(&self, dir: &str) -> u8 {
+        if self
+            .hints
+            .iter()
+            .any(|h| h.rsplit_once('/').map_or("", |(d, _)| d) == dir)
+        {
+            0
+        } else if !dir.is_empty()
+            && dir
+                .split('/')
+                .any(|part| self.goal.contains(&part.to_lowercase()))
+        {
+            1
+        } else if dir.is_empty() || !dir.contains('/') {
+            2
+        } else {
+            3
+        }
+    }
+
+    /// The directory's line of the map.
+    fn line(&self, dir: &str, names: &[String]) -> String {
+        let shown = if dir.is_empty() { "." } else { dir };
+        let relevance = self.relevance(dir);
+        if names.len() <= COLLAPSE_OVER || relevance == 0 && names.len() <= MAX_LISTED {
+            return format!("{shown}/ {}", names.join(" "));
+        }
+        let cap = if relevance == 0 { MAX_LISTED } else { 0 };
+        let listed = self.best(dir, names, cap);
+        if listed.is_empty() {
+            return format!("{shown}/ ({} files)", names.len());
+        }
+        let more = names.len() - listed.len();
+        format!("{shown}/ {} (+{more} more)", listed.join(" "))
+    }
+
+    /// Up to `cap` names of a directory, best first: sent and top-ranked files, then names that
+    /// share a word with the goal (always, up to [`MAX_SHARING`]), then the rest by their
+    /// position in the ranking, then by name.
+    fn best<'n>(&self, dir: &str, names: &'n [String], cap: usize) -> Vec<&'n str> {
+        let path = |n: &str| {
+            if dir.is_empty() {
+                n.to_string()
+            } else {
+                format!("{dir}/{n}")
+            }
+        };
+        let focused = |n: &str| self.hints.iter().any(|h| **h == path(n));
+        let position = |n: &str| self.positions.get(path(n).as_str()).copied();
+        let mut keyed: Vec<(u8, usize, &str)> = names
+            .iter()
+            .map(|n| {
+                let group = if focused(n) {
+                    0
+                } else if self.shares_word(n) {
+                    1
+                } else {
+                    2
+                };
+                (group, position(n).unwrap_or(usize::MAX), n.as_str())
+            })
+            .collect();
+        keyed.sort_unstable();
+        let sharing = keyed.iter().filter(|k| k.0 < 2).count().min(MAX_SHARING);
+        keyed.truncate(cap.max(sharing));
+        keyed.into_iter().map(|k| k.2).collect()
+    }
+
+    /// Whether a file's name shares a word with the goal, in any convention (`TaxRounding.java`,
+    /// `tax_rounding.py` and `tax-rounding.ts` share `rounding`).
+    fn shares_word(&self, name: &str) -> bool {
+        let stem = name.split('.').next().unwrap_or(name);
+        let parts = super::query::split_identifier(stem);
+        parts
+            .iter()
+            .any(|p| self.words.iter().any(|w| same_word(w, p)))
+    }
 }
 
 /// Words of the goal that may name a file or directory.
@@ -246,4 +321,45 @@ fn render_definitions(
         out.push_str(&section);
     }
     (out, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::attributes::Attributes;
+
+    #[test]
+    fn a_large_directory_lists_its_best_ranked_and_goal_sharing_names_first() {
+        let mut names: Vec<String> = (0..300).map(|i| format!("rule_{i:03}.rb")).collect();
+        names.extend(["tax_rounding.rb".to_string(), "zz_gold.rb".to_string()]);
+        let private = super::super::Private(Attributes::default());
+        let ranked = ["pkg/rule_150.rb".to_string()];
+        let everything = [
+            "pkg/rule_150.rb".to_string(),
+            "other/x.rb".to_string(),
+            "pkg/zz_gold.rb".to_string(),
+        ];
+        let focus = Focus {
+            sent: &[],
+            sent_whole: &[],
+            ranked: &ranked,
+            everything: &everything,
+            private: &private,
+        };
+        let siblings = Siblings::new("Rounding of taxes is off by one cent", &focus);
+        let line = siblings.line("pkg", &names);
+        assert!(
+            line.starts_with("pkg/ rule_150.rb tax_rounding.rb zz_gold.rb rule_000.rb "),
+            "{line}"
+        );
+        assert!(line.ends_with(" (+262 more)"), "{line}");
+        // A directory of no ranked file is a count, unless names in it share a goal word.
+        let mut lib: Vec<String> = (0..50).map(|i| format!("util_{i:02}.rb")).collect();
+        assert_eq!(siblings.line("lib", &lib), "lib/ (50 files)");
+        lib.push("RoundingMode.rb".to_string());
+        assert_eq!(
+            siblings.line("lib", &lib),
+            "lib/ RoundingMode.rb (+50 more)"
+        );
+    }
 }

@@ -15,6 +15,7 @@ mod locate;
 mod map;
 mod query;
 mod rank;
+mod ranked;
 mod search;
 mod secrets;
 
@@ -404,7 +405,7 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
             text.clone(),
         ));
     }
-    let ranking = add_ranked(snap, input, budget, &private, &mut out);
+    let ranking = ranked::add_ranked(snap, input, budget, &private, &mut out);
     let sent_whole: Vec<String> = out
         .blocks
         .iter()
@@ -417,16 +418,13 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
         .filter(|b| b.kind == BlockKind::File)
         .map(|b| b.title.clone())
         .collect();
-    let ranked: Vec<String> = ranking
-        .files
-        .iter()
-        .take(MAP_RANKED)
-        .map(|r| r.path.clone())
-        .collect();
+    let everything: Vec<String> = ranking.files.iter().map(|r| r.path.clone()).collect();
+    let ranked = &everything[..everything.len().min(MAP_RANKED)];
     let focus = map::Focus {
         sent: &sent,
         sent_whole: &sent_whole,
-        ranked: &ranked,
+        ranked,
+        everything: &everything,
         private: &private,
     };
     let map = map::repo_map(snap, &input.goal, &focus, budget.map_chars);
@@ -444,95 +442,6 @@ pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
 
 /// Top-ranked files the map covers (their directories listed, their definitions shown).
 const MAP_RANKED: usize = 40;
-/// Less room than this is not worth a ranked block.
-const MIN_RANKED_CHARS: usize = 800;
-/// Characters kept back from a ranked block's allowance (masking may lengthen a line).
-const SLACK: usize = 200;
-
-/// Ranks the tree against the goal and fills the room the other blocks leave, within the
-/// diet: the whole tree when it fits, else the best files, whole when they fit, else as
-/// windows around what matched. Returns the ranking (for the map).
-fn add_ranked(
-    snap: &Snapshot<'_>,
-    input: &Input,
-    budget: &Budget,
-    private: &Private,
-    out: &mut Gathered,
-) -> Ranking {
-    let corpus = Corpus::of(snap);
-    let query = Query::of(&input.goal, &input.logs);
-    let ranking = rank(&corpus, &query, &|p| private.allows(p));
-    let counted = out
-        .blocks
-        .iter()
-        .filter(|b| matches!(b.kind, BlockKind::File | BlockKind::Search | BlockKind::Log))
-        .count();
-    let log_chars: usize = out
-        .blocks
-        .iter()
-        .filter(|b| b.kind == BlockKind::Log)
-        .map(|b| b.body.chars().count())
-        .sum();
-    let other_chars: usize = out
-        .blocks
-        .iter()
-        .filter(|b| b.kind != BlockKind::Log)
-        .map(|b| b.body.chars().count().min(budget.max_file_chars))
-        .sum();
-    let mut slots = budget.max_files.saturating_sub(counted);
-    let mut room = budget
-        .max_total_chars
-        .saturating_sub(other_chars + log_chars.min(budget.max_log_chars) + budget.map_chars);
-    let present = |blocks: &[Block], path: &str| {
-        blocks
-            .iter()
-            .any(|b| b.kind == BlockKind::File && b.title == path)
-    };
-    let mut order: Vec<(usize, f64, String)> = ranking
-        .files
-        .iter()
-        .map(|r| (r.file, r.score, r.reasons.join("; ")))
-        .collect();
-    // A tree whose readable text fits whole is sent whole.
-    let readable: Vec<usize> = (0..corpus.len())
-        .filter(|&f| private.allows(&corpus.paths[f]) && !present(&out.blocks, &corpus.paths[f]))
-        .collect();
-    let whole_size: usize = readable.iter().map(|&f| corpus.text(f).len()).sum();
-    if readable.len() <= slots && whole_size + SLACK * readable.len() <= room {
-        for f in readable {
-            if !order.iter().any(|o| o.0 == f) {
-                order.push((f, 0.0, "the whole tree fits".to_string()));
-            }
-        }
-    }
-    let matcher = rank::Matcher::new(&query);
-    for (f, score, reason) in order {
-        if slots == 0 || room < MIN_RANKED_CHARS {
-            break;
-        }
-        let path = &corpus.paths[f];
-        if present(&out.blocks, path) {
-            continue;
-        }
-        let allowance = budget.max_file_chars.min(room).saturating_sub(SLACK);
-        let text = String::from_utf8_lossy(corpus.text(f));
-        let windows = if text.chars().count() <= allowance {
-            Vec::new()
-        } else {
-            let anchors = matcher.anchors(&corpus, f, &ranking.idf);
-            fill::windows(&text, &anchors, allowance)
-        };
-        let Some(mut block) = file_block(snap, path, &windows, &reason, 3) else {
-            continue;
-        };
-        block.score = Some((score * 1000.0).round() / 1000.0);
-        slots -= 1;
-        room = room.saturating_sub(block.body.chars().count());
-        out.blocks.push(block);
-    }
-    ranking
-}
-
 /// The environment: OS, the toolchains on PATH with their versions, and the package manager the
 /// tree uses. Never the values of environment variables.
 pub fn env_text(snap: &Snapshot<'_>) -> String {

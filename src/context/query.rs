@@ -34,19 +34,34 @@ pub struct Term {
     /// split identifier): a file defining it is worth a look even when the word was plain prose
     /// (`the add function`).
     pub name: Option<String>,
+    /// The goal wrote it as a compound identifier (`register_hook`, `URLField`), which no
+    /// English word is.
+    pub compound: bool,
+}
+
+/// A module path the goal writes: `sympy.polys.polyoptions`, `ActiveRecord::Base`,
+/// `Style/RedundantParentheses`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dotted {
+    /// Its parts joined by `/`, as written (`Style/RedundantParentheses`).
+    pub path: String,
+    /// As the goal wrote it.
+    pub written: String,
 }
 
 /// The query a goal makes.
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     pub terms: Vec<Term>,
-    /// Dotted names with at least two parts, as path candidates (`sympy/polys/polyoptions`).
-    pub dotted: Vec<String>,
+    /// Module paths with at least two parts, as path candidates (`sympy/polys/polyoptions`).
+    pub dotted: Vec<Dotted>,
     /// Quoted strings, error messages and hyphenated names (`unspecified-encoding`), exactly
     /// as written, with how much each counts.
     pub phrases: Vec<(String, f64)>,
     /// Every lowercase word of the goal, for matching directory names (`vendor`).
     pub words: Vec<String>,
+    /// The goal, lowercase, for matching file names it writes whole (`frob.1`, `nginx.conf`).
+    pub text: String,
 }
 
 /// Words too common in goals and code to rank by.
@@ -306,6 +321,12 @@ static WORD: LazyLock<Regex> =
 static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+").expect("static regex")
 });
+static COLONS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+").expect("static regex")
+});
+static SLASHED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)+\b").expect("static regex")
+});
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#""([^"\n]{6,200})"|'([^'\n]{6,200})'|`([^`\n]{6,200})`|“([^”\n]{6,200})”"#)
         .expect("static regex")
@@ -353,6 +374,7 @@ impl Query {
     pub fn of(goal: &str, logs: &[(String, String)]) -> Query {
         let mut q = Query::default();
         let mut terms: BTreeMap<String, Term> = BTreeMap::new();
+        q.text = goal.to_lowercase();
         q.read(goal, 1.0, &mut terms);
         for (_, text) in logs {
             let start = text.len().saturating_sub(LOG_TAIL);
@@ -396,21 +418,7 @@ impl Query {
                 self.push_phrase(m.as_str(), 0.4 * scale);
             }
         }
-        for m in DOTTED.find_iter(text) {
-            let s = m.as_str();
-            let parts: Vec<&str> = s.split('.').collect();
-            // `e.g`, `i.e` and file names with an extension are not module paths.
-            if parts.iter().all(|p| p.len() >= 2)
-                && !super::defs::is_source(s)
-                && !s.ends_with(".md")
-                && !s.ends_with(".txt")
-            {
-                let path = parts.join("/");
-                if !self.dotted.contains(&path) && self.dotted.len() < MAX_DOTTED {
-                    self.dotted.push(path);
-                }
-            }
-        }
+        self.modules(text);
         let words: Vec<regex::Match<'_>> = WORD.find_iter(text).collect();
         for (i, m) in words.iter().enumerate() {
             let word = m.as_str();
@@ -426,7 +434,8 @@ impl Query {
                 j.and_then(|j| words.get(j))
                     .is_some_and(|w| CODE_NOUNS.contains(&w.as_str().to_lowercase().as_str()))
             };
-            let dotted = text[..m.start()].ends_with('.') || text[m.end()..].starts_with('.');
+            let dotted =
+                text[..m.start()].ends_with(['.', ':']) || text[m.end()..].starts_with(['.', ':']);
             let code = looks_like_code(word)
                 || in_code_span
                 || called
@@ -438,7 +447,8 @@ impl Query {
             let whole = lower.trim_matches('_').to_string();
             if whole.len() >= 2 && (code || !is_stop(&whole)) {
                 let weight = if code { 2.0 } else { 1.0 };
-                add_term(terms, &whole, weight * scale, code, true);
+                let entry = add_term(terms, &whole, weight * scale, code, true);
+                entry.compound |= parts.len() > 1;
             }
             if parts.len() > 1 {
                 for part in &parts {
@@ -446,6 +456,45 @@ impl Query {
                         add_term(terms, part, 0.6 * scale, false, false);
                     }
                 }
+            }
+        }
+    }
+
+    /// Module paths: dotted (`django.db.models.query`, not `e.g` nor `setup.py`), with `::`
+    /// (`ActiveRecord::Base`, `crate::fs::walk`) or with `/` between names written as code
+    /// (`Style/RedundantParentheses`, not `read/write` nor `src/app.py`).
+    fn modules(&mut self, text: &str) {
+        let found = DOTTED
+            .find_iter(text)
+            .map(|m| (m, "."))
+            .chain(COLONS.find_iter(text).map(|m| (m, "::")))
+            .chain(SLASHED.find_iter(text).map(|m| (m, "/")));
+        for (m, sep) in found {
+            let s = m.as_str();
+            let parts: Vec<&str> = s.split(sep).collect();
+            let plausible = match sep {
+                "." => {
+                    parts.iter().all(|p| p.len() >= 2)
+                        && !super::defs::is_source(s)
+                        && !s.ends_with(".md")
+                        && !s.ends_with(".txt")
+                }
+                "/" => {
+                    !text[m.end()..].starts_with(['.', '/'])
+                        && !text[..m.start()].ends_with(['/', '.'])
+                        && parts.iter().any(|p| looks_like_code(p))
+                }
+                _ => true,
+            };
+            let path = parts.join("/");
+            if plausible
+                && !self.dotted.iter().any(|d| d.path == path)
+                && self.dotted.len() < MAX_DOTTED
+            {
+                self.dotted.push(Dotted {
+                    path,
+                    written: s.to_string(),
+                });
             }
         }
     }
@@ -458,7 +507,13 @@ impl Query {
     }
 }
 
-fn add_term(terms: &mut BTreeMap<String, Term>, word: &str, weight: f64, code: bool, whole: bool) {
+fn add_term<'t>(
+    terms: &'t mut BTreeMap<String, Term>,
+    word: &str,
+    weight: f64,
+    code: bool,
+    whole: bool,
+) -> &'t mut Term {
     // Identifiers are kept as written (lowercased); prose words are stemmed.
     let text = if code || word.contains('_') {
         word.to_string()
@@ -470,6 +525,7 @@ fn add_term(terms: &mut BTreeMap<String, Term>, word: &str, weight: f64, code: b
         weight: 0.0,
         code: false,
         name: None,
+        compound: false,
     });
     // Repeats count, with diminishing returns.
     entry.weight = if entry.weight == 0.0 {
@@ -481,6 +537,7 @@ fn add_term(terms: &mut BTreeMap<String, Term>, word: &str, weight: f64, code: b
     if whole && entry.name.is_none() {
         entry.name = Some(word.to_string());
     }
+    entry
 }
 
 #[cfg(test)]
@@ -529,8 +586,29 @@ mod tests {
         assert!(term(&q, "hook").is_some(), "a part of register_hook");
         assert!(term(&q, "the").is_none());
         assert_eq!(q.phrases, [("Invalid IPv6 URL".to_string(), 1.0)]);
-        assert!(q.dotted.contains(&"sympy/polys/polyoptions".to_string()));
-        assert!(q.dotted.contains(&"Request/__init__".to_string()));
+        let paths: Vec<&str> = q.dotted.iter().map(|d| d.path.as_str()).collect();
+        assert!(paths.contains(&"sympy/polys/polyoptions"));
+        assert!(paths.contains(&"Request/__init__"));
+    }
+
+    #[test]
+    fn module_paths_are_dotted_colon_separated_or_slashed_names() {
+        let q = Query::of(
+            "Style/RedundantParentheses and ActiveRecord::Base break read/write of src/app.py and lib/x/y",
+            &[],
+        );
+        let got: Vec<(&str, &str)> = q
+            .dotted
+            .iter()
+            .map(|d| (d.path.as_str(), d.written.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("ActiveRecord/Base", "ActiveRecord::Base"),
+                ("Style/RedundantParentheses", "Style/RedundantParentheses"),
+            ]
+        );
     }
 
     #[test]

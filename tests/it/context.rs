@@ -544,3 +544,193 @@ fn ranking_never_reads_a_private_or_protected_file() {
     let map = map(&ctx);
     assert!(!map.contains("config/keys.py\n  def"), "named only: {map}");
 }
+
+#[test]
+fn java_and_c_definitions_are_ranked_and_mapped() {
+    let service = "package org.acme.billing;\n\nimport java.util.List;\n\n/** Invoices. */\npublic class InvoiceService {\n    private static final int MAX_LINES = 100;\n\n    public Invoice applyDiscount(\n            Invoice invoice,\n            double rate) {\n        return invoice;\n    }\n}\n";
+    let url = "#include \"url.h\"\n\nstatic int\nparse_port(const char *s)\n{\n    return 0;\n}\n";
+    let repo = repo_with(
+        &[
+            (
+                "src/main/java/org/acme/billing/InvoiceService.java",
+                service,
+            ),
+            ("lib/url.c", url),
+        ],
+        40,
+    );
+    let one = [("PAPAYU_CONTEXT_MAX_FILES", "1")];
+    let ctx = context_env(&repo, "applyDiscount ignores the rate", &one);
+    let sent = files(&ctx);
+    assert!(sent[0].0.ends_with("InvoiceService.java"), "{sent:?}");
+    assert!(
+        sent[0].1.contains("defines applydiscount"),
+        "{:?}",
+        sent[0].1
+    );
+    let ctx = context_env(&repo, "parse_port accepts port 0", &one);
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "lib/url.c", "{sent:?}");
+    assert!(sent[0].1.contains("defines parse_port"), "{:?}", sent[0].1);
+    let ctx = context_env(
+        &repo,
+        "applyDiscount ignores the rate",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "0")],
+    );
+    let map = map(&ctx);
+    assert!(
+        map.contains("InvoiceService.java\n  public class InvoiceService\n")
+            && map.contains("\n    public Invoice applyDiscount(Invoice invoice, double rate)\n"),
+        "{map}"
+    );
+}
+
+#[test]
+fn a_ranked_file_among_hundreds_of_siblings_is_listed_in_the_map() {
+    let mut owned: Vec<(String, String)> = (0..45)
+        .map(|i| {
+            let text =
+                "def evict(widget_cache):\n    # widget cache eviction\n    return widget_cache\n"
+                    .repeat(3);
+            (format!("core/c{i:02}.py"), text)
+        })
+        .collect();
+    owned.extend((0..300).map(|i| (format!("pkg/item_{i:03}.py"), format!("X = {i}\n"))));
+    owned.push((
+        "pkg/aaa_widget.py".into(),
+        "def widget_cache():\n    pass\n".into(),
+    ));
+    owned.push(("pkg/zz_store.py".into(), "# eviction\nSTORE = {}\n".into()));
+    let files_: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&files_);
+    let ctx = context_env(
+        &repo,
+        "widget cache eviction drops entries",
+        &[
+            ("PAPAYU_CONTEXT_MAX_FILES", "0"),
+            ("PAPAYU_CONTEXT_MAP_CHARS", "20000"),
+        ],
+    );
+    let map = map(&ctx);
+    let line = map
+        .lines()
+        .find(|l| l.starts_with("pkg/ "))
+        .unwrap_or_else(|| panic!("{map}"));
+    assert!(
+        line.contains("aaa_widget.py") && line.contains("zz_store.py"),
+        "{line}"
+    );
+    assert!(line.contains("(+"), "the directory is cut: {line}");
+}
+
+#[test]
+fn a_long_file_shows_the_whole_function_the_goal_names_and_says_why() {
+    let mut text = String::from("#include \"url.h\"\n\n");
+    for i in 0..300 {
+        text.push_str(&format!(
+            "static int helper_{i}(int x)\n{{\n    return x + {i};\n}}\n\n"
+        ));
+    }
+    text.push_str("int\nurl_parse(const char *url, struct url *out)\n{\n");
+    for i in 0..110 {
+        if i == 90 {
+            text.push_str(
+                "    if (out->port == 0)\n        return fail(\"Invalid port number\");\n",
+            );
+        }
+        text.push_str(&format!("    step_{i}(out);\n"));
+    }
+    text.push_str("    return 0;\n}\n\n");
+    for i in 300..600 {
+        text.push_str(&format!(
+            "static int helper_{i}(int x)\n{{\n    return x - {i};\n}}\n\n"
+        ));
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("url_parse("))
+        .unwrap() as u64
+        + 1;
+    let end = start
+        + lines[start as usize..]
+            .iter()
+            .position(|l| *l == "}")
+            .unwrap() as u64
+        + 1;
+    let repo = repo_with(&[("src/net/url.c", text.as_str())], 40);
+    let goal = "url_parse fails with \"Invalid port number\" for a valid URL";
+    let env = [("PAPAYU_CONTEXT_MAX_FILES", "1")];
+    let ctx = context_env(&repo, goal, &env);
+    let sent = files(&ctx);
+    let (title, source, ranges) = &sent[0];
+    assert_eq!(title, "src/net/url.c", "{sent:?}");
+    assert!(
+        ranges.iter().any(|&(a, b)| a <= start && end <= b),
+        "the whole of url_parse ({start}-{end}): {ranges:?}"
+    );
+    assert!(
+        source.contains("kept ") && source.contains("defines url_parse"),
+        "{source}"
+    );
+    let out = repo.papayu_env(["context", goal], &env).ok();
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("src/net/url.c"))
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(line.contains("kept "), "{line}");
+}
+
+#[test]
+fn a_two_file_fix_in_c_finds_the_header_of_the_source() {
+    let source = "#include \"url.h\"\n\nint url_set_port(struct url *u, int port)\n{\n    if (port < 1)\n        return fail(\"Invalid port number\");\n    u->port = port;\n    return 0;\n}\n";
+    let header = "#ifndef URL_H\n#define URL_H\n\nstruct url {\n    char *host;\n    int port;\n};\n\n#endif\n";
+    let repo = repo_with(&[("src/url.c", source), ("include/url.h", header)], 40);
+    let ctx = context_env(
+        &repo,
+        "Setting a port fails with \"Invalid port number\" for valid ports",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "2")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "src/url.c", "{sent:?}");
+    let header = sent
+        .iter()
+        .find(|f| f.0 == "include/url.h")
+        .unwrap_or_else(|| panic!("the header is sent: {sent:?}"));
+    assert!(header.1.contains("header of src/url.c"), "{}", header.1);
+}
+
+#[test]
+fn a_two_file_fix_in_go_finds_the_function_the_top_file_calls() {
+    let cart = "package cart\n\nimport \"fmt\"\n\n// Checkout charges the cart.\nfunc (c *Cart) Checkout() error {\n\tif err := applyDiscounts(c.items); err != nil {\n\t\treturn fmt.Errorf(\"checkout failed: %w\", err)\n\t}\n\treturn nil\n}\n";
+    let discounts = "package cart\n\nfunc applyDiscounts(items []Item) error {\n\tfor range items {\n\t}\n\treturn nil\n}\n";
+    let repo = repo_with(
+        &[
+            ("go.mod", "module example.com/shop\n"),
+            ("pkg/cart/cart.go", cart),
+            ("pkg/cart/discounts.go", discounts),
+            ("pkg/cart/items.go", "package cart\n\ntype Item struct{}\n"),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "Checkout fails with \"checkout failed\" when a cart has no items",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "2")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "pkg/cart/cart.go", "{sent:?}");
+    let callee = sent
+        .iter()
+        .find(|f| f.0 == "pkg/cart/discounts.go")
+        .unwrap_or_else(|| panic!("the callee's file is sent: {sent:?}"));
+    assert!(
+        callee.1.contains("called by pkg/cart/cart.go"),
+        "{}",
+        callee.1
+    );
+}

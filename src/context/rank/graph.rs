@@ -1,0 +1,162 @@
+//! One step of structure: the best files pass a share of their score to the files they import
+//! ([`super::imports`]), a C or C++ source to its header and back, and a test file to the
+//! module it tests.
+
+use std::collections::{HashMap, HashSet};
+
+use super::super::corpus::Corpus;
+use super::super::locate;
+use super::kinds::is_test_path;
+use super::{IMPORT_FROM_TOP, IMPORT_SHARE, TESTED_SHARE};
+
+/// One step of structure: the best files pass a share of their score to the files they import,
+/// and a test file to the module it tests.
+pub(super) fn structure(corpus: &Corpus, score: &mut [f64], parts: &mut [Vec<(f64, String)>]) {
+    let mut top: Vec<usize> = (0..score.len()).filter(|&f| score[f] > 0.0).collect();
+    top.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
+    top.truncate(IMPORT_FROM_TOP);
+    let index = PathIndex::new(&corpus.paths);
+    let mut passed: Vec<(usize, f64, String)> = Vec::new();
+    for &f in &top {
+        let path = &corpus.paths[f];
+        let text = String::from_utf8_lossy(corpus.text(f));
+        for target in super::imports::imports(path, &text, &index) {
+            if target != f {
+                passed.push((
+                    target,
+                    score[f] * IMPORT_SHARE,
+                    format!("imported by {path}"),
+                ));
+            }
+        }
+        if top
+            .iter()
+            .position(|&t| t == f)
+            .is_some_and(|i| i < CALLS_FROM_TOP)
+        {
+            for (callee, name) in super::calls::callees(corpus, f) {
+                let why = format!("defines {name}, called by {path}");
+                passed.push((callee, score[f] * CALL_SHARE, why));
+            }
+        }
+        for (partner, why) in partners(path, &index) {
+            if partner != f {
+                passed.push((partner, score[f] * PARTNER_SHARE, format!("{why} {path}")));
+            }
+        }
+        if is_test_path(&path.to_lowercase())
+            && let Some(module) = locate::under_test(path, &index.paths)
+            && let Some(&m) = index.exact.get(module.as_str())
+        {
+            passed.push((m, score[f] * TESTED_SHARE, format!("tested by {path}")));
+        }
+    }
+    // What a file receives is the most any one file passes it: a hub every top file imports
+    // (`utils`, `typing`) is not thereby the answer.
+    passed.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut received: HashSet<usize> = HashSet::new();
+    for (target, share, why) in passed {
+        if received.insert(target) {
+            score[target] += share;
+            parts[target].push((share, why));
+        }
+    }
+}
+
+/// Files whose calls are followed, and the share of their score passed to a callee's file.
+const CALLS_FROM_TOP: usize = 3;
+const CALL_SHARE: f64 = 0.3;
+/// Share of a C or C++ file's score passed to its header, or a header's to its source.
+const PARTNER_SHARE: f64 = 0.4;
+const C_SOURCES: &[&str] = &["c", "cc", "cpp", "cxx", "m", "mm"];
+const C_HEADERS: &[&str] = &["h", "hpp", "hh", "hxx"];
+
+/// A C or C++ source's header, or a header's source: the same name beside it, else the one
+/// file of that name elsewhere in the tree (`src/url.c` ↔ `include/url.h`).
+fn partners(path: &str, index: &PathIndex<'_>) -> Vec<(usize, &'static str)> {
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return Vec::new();
+    };
+    let (others, why) = if C_SOURCES.contains(&ext) {
+        (C_HEADERS, "header of")
+    } else if C_HEADERS.contains(&ext) {
+        (C_SOURCES, "source of")
+    } else {
+        return Vec::new();
+    };
+    let beside = |e: &str| {
+        let p = if dir.is_empty() {
+            format!("{stem}.{e}")
+        } else {
+            format!("{dir}/{stem}.{e}")
+        };
+        index.exact.get(p.as_str()).copied()
+    };
+    if let Some(f) = others.iter().find_map(|e| beside(e)) {
+        return vec![(f, why)];
+    }
+    let elsewhere: Vec<usize> = others
+        .iter()
+        .flat_map(|e| index.named(&format!("{stem}.{e}")))
+        .collect();
+    match elsewhere[..] {
+        [f] => vec![(f, why)],
+        _ => Vec::new(),
+    }
+}
+
+/// Paths, looked up exactly or by their last two components.
+pub(super) struct PathIndex<'c> {
+    pub(super) paths: Vec<&'c str>,
+    pub(super) exact: HashMap<&'c str, usize>,
+    by_tail: HashMap<&'c str, Vec<usize>>,
+    by_name: HashMap<&'c str, Vec<usize>>,
+}
+
+impl<'c> PathIndex<'c> {
+    pub(super) fn new(paths: &'c [String]) -> PathIndex<'c> {
+        let mut index = PathIndex {
+            paths: paths.iter().map(String::as_str).collect(),
+            exact: HashMap::new(),
+            by_tail: HashMap::new(),
+            by_name: HashMap::new(),
+        };
+        for (i, p) in paths.iter().enumerate() {
+            index.exact.insert(p, i);
+            index.by_tail.entry(tail(p)).or_default().push(i);
+            let name = p.rsplit_once('/').map_or(p.as_str(), |(_, n)| n);
+            index.by_name.entry(name).or_default().push(i);
+        }
+        index
+    }
+
+    /// Files whose name is `name`, in any directory.
+    pub(super) fn named(&self, name: &str) -> Vec<usize> {
+        self.by_name.get(name).cloned().unwrap_or_default()
+    }
+
+    /// Files whose path is `rel` or ends with `/rel` (`rel` of one component: at the top).
+    pub(super) fn ending(&self, rel: &str) -> Vec<usize> {
+        self.by_tail
+            .get(tail(rel))
+            .map(|v| {
+                v.iter()
+                    .copied()
+                    .filter(|&i| {
+                        let p = self.paths[i];
+                        p == rel || p.ends_with(rel) && p[..p.len() - rel.len()].ends_with('/')
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The last two components of a path.
+fn tail(path: &str) -> &str {
+    match path.rmatch_indices('/').nth(1) {
+        Some((i, _)) => &path[i + 1..],
+        None => path,
+    }
+}
