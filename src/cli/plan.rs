@@ -233,6 +233,8 @@ fn pasted(
     let mut spinner = ui::Spinner::new("plan");
     spinner.set_message("checking the answers and building the previews");
     let mut checked = Vec::new();
+    // One millisecond apart, so the answers are ordered as the files were given.
+    let now = now_millis();
     for (n, file) in files.iter().enumerate() {
         let answer = read_input(file)?;
         let mut provenance = Provenance {
@@ -240,7 +242,7 @@ fn pasted(
             provider: "manual".to_string(),
             model: None,
             trace_id: uuid::Uuid::new_v4().to_string(),
-            created_at: now_millis(),
+            created_at: now + i64::try_from(n).unwrap_or(0),
             schema_hash: None,
             stats: None,
             group: group.clone(),

@@ -3,7 +3,8 @@
 //! `end` for Ruby. Lines are read after the lexer blanked comments and strings, so a brace in a
 //! string does not count. Definitions inside a function body are not read.
 
-use super::recognize::{Ctx, Found, recognize, tokens};
+use super::recognize::recognize;
+use super::tokens::{Ctx, Found, tokens};
 use super::{Def, Kind, Lang, MAX_SIGNATURE};
 
 /// What an open block is.
@@ -378,7 +379,7 @@ fn stack_has(stack: &[(Frame, Option<usize>)], def: Option<usize>) -> bool {
 }
 
 /// `def name = expr`, `def name(x) = expr`: a method without a body to close.
-fn endless_def(toks: &[super::recognize::Tok<'_>], i: usize) -> bool {
+fn endless_def(toks: &[super::tokens::Tok<'_>], i: usize) -> bool {
     let mut j = i + 1;
     if toks.get(j + 1).is_some_and(|t| t.text == ".") {
         j += 2;
@@ -388,7 +389,7 @@ fn endless_def(toks: &[super::recognize::Tok<'_>], i: usize) -> bool {
         j += 1;
     }
     if toks.get(j).is_some_and(|t| t.text == "(") {
-        j = super::recognize::skip_group(toks, j);
+        j = super::tokens::skip_group(toks, j);
     }
     toks.get(j).is_some_and(|t| t.text == "=")
         && toks

@@ -20,10 +20,13 @@ mod lexer;
 mod recognize;
 #[cfg(test)]
 mod tests;
+mod tokens;
 mod typed;
+#[cfg(test)]
+mod typed_tests;
 
 pub use keywords::{is_common_word, is_keyword};
-pub use recognize::Ctx;
+pub use tokens::Ctx;
 
 /// Most definitions listed for one file.
 pub const MAX_DEFS: usize = 30;

@@ -3,7 +3,7 @@
 //! `#include "…"`, Java and Kotlin `import a.b.C`, PHP `use A\B\C`, Ruby `require` and
 //! `require_relative`. Each line is read alone; only files of the tree are returned.
 
-use super::graph::PathIndex;
+use super::paths::PathIndex;
 
 /// The file doing the importing.
 struct From<'a> {

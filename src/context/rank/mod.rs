@@ -22,6 +22,7 @@ mod imports;
 mod kinds;
 mod matcher;
 mod names;
+mod paths;
 
 use std::collections::{HashMap, HashSet};
 
