@@ -8,7 +8,7 @@
 //! - [`store`] is the only module that touches git: notes, refs, the operation log, worktrees,
 //!   and object-level reads and writes of trees. It keeps plans in records but knows nothing
 //!   of how answers are read or patches applied.
-//! - [`build`] decides what a plan does to a base tree (paths, protection, patches, line
+//! - [`executor`] decides what a plan does to a base tree (paths, protection, patches, line
 //!   endings), reading through the store's snapshot and handing it the edits to write.
 //!
 //! Above them sit `context` (what the model is shown), `llm`, `engine` (plan, apply, review),
@@ -17,12 +17,12 @@
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod ask;
-pub mod build;
 pub mod codes;
 pub mod context;
 pub mod cost;
 pub mod date;
 pub mod engine;
+pub mod executor;
 pub mod llm;
 pub mod patch;
 pub mod plan;

@@ -3,7 +3,7 @@
 //! Paths and file contents come from a model: every one goes through [`text`] before it is
 //! placed next to papayu's own colour sequences.
 
-use git_papayu::build::{ChangeKind, FileChange};
+use git_papayu::executor::{ChangeKind, FileChange};
 use git_papayu::store::records::Status;
 
 use super::linediff::{DiffLine, line_hunks};

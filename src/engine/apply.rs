@@ -9,9 +9,9 @@ use super::attribution::Attribution;
 use super::baseline::{self, Sources};
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::results::{Observed, Reader};
-use crate::build::{self, BuildOptions, FileChange};
 use crate::codes::{Code, Problem, Problems};
 use crate::context::mask_secrets;
+use crate::executor::{self, BuildOptions, FileChange};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
 use crate::store::refs::RefChange;
@@ -102,7 +102,7 @@ pub fn apply_with(
     // `plan` already wrote this plan's tree at its base (its preview): the plan is checked
     // again here, and when the result is exactly that tree (same id, computed from the edits)
     // nothing is written; otherwise (another target, a pruned preview) it is written now.
-    let built = build::build(
+    let built = executor::build(
         store,
         target_tree,
         &record.plan,

@@ -2,7 +2,7 @@
 //!
 //! The command comes from the user only: `--check`, `PAPAYU_CHECK_COMMAND`, `git config
 //! papayu.checkCommand`, or `default_test_command` in `.papa-yu/project.json` as committed in
-//! a commit the user made (see [`trusted_commit`]). Never from a plan, which could otherwise
+//! a commit the user made (see [`Store::trusted_commit`]). Never from a plan, which could otherwise
 //! choose how it is judged: not from the plan under test, and not from an earlier proposal that
 //! nobody merged yet.
 //!

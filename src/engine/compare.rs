@@ -14,8 +14,8 @@
 //! failed — and then the smaller change: of two proposals that do the same, the one with fewer
 //! lines changed is easier to review. Plan age breaks the last tie, so the order is stable.
 
-use crate::build::{self, BuildOptions, ChangeKind};
 use crate::codes::{Code, Problem};
+use crate::executor::{self, BuildOptions, ChangeKind};
 use crate::store::records::{EventKind, Ledger, PlanRecord, Status, spec_prefix};
 use crate::store::{Oid, Store};
 
@@ -280,7 +280,7 @@ fn diffstat(store: &Store, record: &PlanRecord) -> (Diffstat, Option<String>) {
             write: false,
             read: None,
         };
-        build::build(store, tree, &record.plan, &options).ok()
+        executor::build(store, tree, &record.plan, &options).ok()
     });
     let Some(built) = built else {
         return (Diffstat::default(), None);

@@ -10,8 +10,8 @@
 //! that `apply` uses. The preview commit is kept reachable by the operation log; `diff` shows it
 //! and `apply` reuses it once it has checked the plan again.
 
-use crate::build::{self, BuildOptions, Built, FileChange};
 use crate::codes::{Code, Problem, Problems};
+use crate::executor::{self, BuildOptions, Built, FileChange};
 use crate::protocol::{self, Allowlist, Mode, ParseOptions, Parsed, Plan, ProtocolVersion};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Fingerprint, PlanRecord, PlanStats};
@@ -254,7 +254,7 @@ pub fn prepare(
     // The dry run's changes are the same as this build's: let them go first, so a large file
     // is not held twice over.
     drop(changes);
-    let written = build::build(
+    let written = executor::build(
         store,
         base_tree,
         &plan,
@@ -329,7 +329,7 @@ fn attempt(
         allowlist: how.allowlist.clone(),
     };
     let parsed = protocol::parse_answer(answer, &options).map_err(Attempt::Parse)?;
-    let built = build::build(
+    let built = executor::build(
         store,
         base_tree,
         &parsed.plan,

@@ -1,5 +1,5 @@
 //! Per-test results read from what a check printed or wrote: the raw material of the
-//! differential check (see [`super::verdict`]).
+//! differential check (see [`crate::verdict`]).
 //!
 //! A check is any command, so nothing here asks which runner it was: every line is matched
 //! against the summary lines of the runners people use — pytest (`-rA` and `-v`), `cargo test`,

@@ -10,8 +10,8 @@
 //! own commit; when the user added commits on top it asks for `--force`.
 
 use super::find::{Open, find_open};
-use crate::build::{self, BuildOptions};
 use crate::codes::{Code, Problem, Problems};
+use crate::executor::{self, BuildOptions};
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::proposals::LocalBranch;
 use crate::store::records::{Event, EventKind, Ledger, PlanRecord, Status};
@@ -594,7 +594,7 @@ pub fn diff_range(
                         write: true,
                         read: None,
                     };
-                    let built = build::build(store, base_tree, &record.plan, &options)?;
+                    let built = executor::build(store, base_tree, &record.plan, &options)?;
                     let tree = built.tree.ok_or_else(|| {
                         vec![Problem::new(
                             Code::Git,

@@ -9,7 +9,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::build::FileChange;
+use crate::executor::FileChange;
 
 /// How a language writes comments.
 struct Comments {

@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::build::{ChangeKind, FileChange};
+use crate::executor::{ChangeKind, FileChange};
 
 /// How a plan weakened one test.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,7 @@ pub fn normalize_eol(text: &str) -> String {
     out
 }
 
-/// `true` for the characters that count against [`check_text`]'s 10 % rule: Unicode control
+/// `true` for the characters that count against `check_text`'s 10 % rule: Unicode control
 /// characters (C0, DEL, C1) other than tab, line feed and carriage return.
 pub fn is_non_printable(c: char) -> bool {
     c.is_control() && !matches!(c, '\t' | '\n' | '\r')

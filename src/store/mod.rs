@@ -59,7 +59,7 @@ fn notice_all(sentences: &[String]) {
     }
 }
 
-/// Takes the notices gathered so far (see [`NOTICES`]).
+/// Takes the notices gathered so far (see `NOTICES`).
 pub fn take_notices() -> Vec<String> {
     NOTICES
         .lock()

@@ -6,7 +6,7 @@
 //! history, followed from the tip by first parents, reaches a commit carrying that plan's
 //! `Papayu-Plan:` trailer. Commits above that one are *foreign*: papayu did not make them (the
 //! user committed on the proposal, or merged into it). This module only reads (what a tip's
-//! history says is remembered by [`super::owners`]).
+//! history says is remembered by `super::owners`).
 
 use std::collections::BTreeMap;
 

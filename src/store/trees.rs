@@ -1,7 +1,7 @@
 //! Writing trees at the object level: a new tree from a base and a list of path edits, or —
 //! when that tree is stored already — only its id, computed from the edits.
 //!
-//! What the edits should be is decided elsewhere ([`crate::build`]); this module only writes
+//! What the edits should be is decided elsewhere ([`crate::executor`]); this module only writes
 //! them. The cost grows with the number of edited paths, never with the size of the tree.
 
 use git2::{FileMode, ObjectType, Oid, Repository, Tree, TreeEntry, build::TreeUpdateBuilder};

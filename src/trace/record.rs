@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 
 use crate::ask::{Event, Transcript};
-use crate::build::FileChange;
 use crate::codes::Problem;
 use crate::engine::check::CheckReport;
 use crate::engine::plan::Planned;
+use crate::executor::FileChange;
 use crate::settings::Settings as Config;
 use crate::store::Store;
 use crate::store::records::now_millis;
