@@ -288,12 +288,24 @@ fn is_definition(
     {
         return false;
     }
-    shared_rules(line, at.clone())
-        || lang.is_some_and(|lang| {
-            defs::defined_on(lang, line).is_some_and(|(kind, range)| {
-                range == at && !matches!(kind, Kind::Namespace | Kind::Impl)
-            })
+    if shared_rules(line, at.clone()) {
+        return true;
+    }
+    // A member access (`reader.read(`, `$this->read(`) defines nothing, except after Ruby's
+    // `def self.` or Kotlin's `fun Type.`: most of the occurrences of a common name are such
+    // calls, and reading them needs no lexer.
+    let before = line[..at.start].trim_end();
+    if (before.ends_with('.') || before.ends_with("->"))
+        && !line.contains("def ")
+        && !line.contains("fun ")
+    {
+        return false;
+    }
+    lang.is_some_and(|lang| {
+        defs::defined_on(lang, line).is_some_and(|(kind, range)| {
+            range == at && !matches!(kind, Kind::Namespace | Kind::Impl)
         })
+    })
 }
 
 /// The rules every language shares, for the name at `at` in `line`.
