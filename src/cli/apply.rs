@@ -262,23 +262,11 @@ fn apply_one(
             if let Some(chosen) = chosen {
                 result["chosen"] = chosen;
             }
-            match (&check, &verdict) {
-                (Some(report), Some(v)) if v.status == CheckStatus::Partial => {
-                    ui::warn(&kept_as_partial(report, v));
-                }
-                (Some(report), Some(v)) if v.fixes.is_some() => ui::status(&format!(
-                    "Check {} ({:.1}s): {}",
-                    v.line(),
-                    report.seconds,
-                    report.command
-                )),
-                (Some(report), _) => ui::status(&format!(
-                    "Check passed: {} ({:.1}s)",
-                    report.command, report.seconds
-                )),
-                (None, _) if matches!(request.check, CheckChoice::Configured) => ui::warn(NO_CHECK),
-                (None, _) => {}
-            }
+            check_line(
+                check.as_ref(),
+                verdict.as_ref(),
+                matches!(request.check, CheckChoice::Configured),
+            );
             if verbose {
                 for change in &changes {
                     for hunk in &change.hunks {
@@ -289,16 +277,15 @@ fn apply_one(
                     }
                 }
             }
-            ui::outln(&format!(
-                "Applied plan {} as {branch} ({})",
+            closing(
+                &format!(
+                    "Applied plan {} as {branch} ({})",
+                    record.short_id(),
+                    git_papayu::store::short(commit)
+                ),
+                &changes,
                 record.short_id(),
-                git_papayu::store::short(commit)
-            ));
-            ui::out(&render::diffstat(&changes, ui::columns().unwrap_or(80)));
-            ui::outln(&format!(
-                "Review: git papayu diff {0}   Merge: git papayu merge {0}   Discard: git papayu discard {0}",
-                record.short_id()
-            ));
+            );
             (result, Ok(()))
         }
         Outcome::NothingToApply { record } => {
@@ -474,6 +461,43 @@ fn nothing_proposed(store: &Store) -> Result<Problem, CliError> {
         "check it again by id with git papayu apply {} --check \"CMD\" (or --no-check to keep it anyway), or make a new plan with git papayu plan \"goal\"",
         ids[0]
     )))
+}
+
+/// The status line on a proposal's check once it is on its branch: kept as partial (a
+/// warning), the verdict, passed, or — when a configured check found nothing to run — that
+/// nothing was tested. `apply` and `refine` both end with it.
+pub(super) fn check_line(
+    report: Option<&CheckReport>,
+    verdict: Option<&Verdict>,
+    configured: bool,
+) {
+    match (report, verdict) {
+        (Some(report), Some(v)) if v.status == CheckStatus::Partial => {
+            ui::warn(&kept_as_partial(report, v));
+        }
+        (Some(report), Some(v)) if v.fixes.is_some() => ui::status(&format!(
+            "Check {} ({:.1}s): {}",
+            v.line(),
+            report.seconds,
+            report.command
+        )),
+        (Some(report), _) => ui::status(&format!(
+            "Check passed: {} ({:.1}s)",
+            report.command, report.seconds
+        )),
+        (None, _) if configured => ui::warn(NO_CHECK),
+        (None, _) => {}
+    }
+}
+
+/// The closing block of a proposal on its branch, after its check line: `headline`, the
+/// diffstat, and the commands that review, merge or discard plan `id`.
+pub(super) fn closing(headline: &str, changes: &[git_papayu::build::FileChange], id: &str) {
+    ui::outln(headline);
+    ui::out(&render::diffstat(changes, ui::columns().unwrap_or(80)));
+    ui::outln(&format!(
+        "Review: git papayu diff {id}   Merge: git papayu merge {id}   Discard: git papayu discard {id}"
+    ));
 }
 
 /// Why a proposal whose check failed is kept: it fixes tests and breaks none, or only tests that

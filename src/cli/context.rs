@@ -61,6 +61,8 @@ pub fn run(args: ContextArgs) -> CliResult {
         }));
         return Ok(());
     }
+    // A context is hundreds of lines: on a terminal it goes through the pager, as show does.
+    ui::paged();
     ui::out(&rendered);
     let mut summary = String::from("--- context summary ---\n");
     for b in &prepared.blocks {

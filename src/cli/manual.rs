@@ -19,9 +19,11 @@ use super::{Cli, CliResult, ui};
 
 /// Write the manual pages (git-papayu.1 and one page per command).
 ///
-/// By default into the share/man/man1 directory beside the directory of the running binary
-/// (for ~/.cargo/bin/git-papayu: ~/.cargo/share/man/man1), which man searches for every directory
-/// on PATH, so `git papayu --help` works without setting MANPATH.
+/// By default into the share/man/man1 directory beside the PATH directory git runs papayu from
+/// (for ~/.cargo/bin/git-papayu: ~/.cargo/share/man/man1; for a symlink ~/bin/git-papayu:
+/// ~/share/man/man1), which man searches for every directory on PATH, so `git papayu --help`
+/// works without setting MANPATH. When man still does not find the pages, it says which
+/// MANPATH to add.
 #[derive(Debug, Args)]
 pub struct InstallManArgs {
     /// Directory to write the pages into.
@@ -64,15 +66,41 @@ fn command() -> clap::Command {
     Cli::command().name("git-papayu").bin_name("git papayu")
 }
 
-/// Where `man` finds pages for the running binary.
+/// Where `man` finds pages for the running binary: `share/man/man1` beside the `PATH` entry
+/// git runs it from (man derives `../share/man` from every `PATH` directory), which is not the
+/// binary's real directory when `PATH` holds a symlink to it; else beside the real binary.
 fn default_man_dir() -> Result<PathBuf, Problem> {
     let exe = std::env::current_exe()
         .map_err(|e| Problem::new(Code::Io, format!("cannot find the running binary: {e}")))?;
-    let bin = exe
-        .parent()
-        .ok_or_else(|| Problem::new(Code::Io, "the running binary has no directory; pass a DIR"))?;
-    let prefix = bin.parent().unwrap_or(bin);
+    let real = std::fs::canonicalize(&exe).unwrap_or_else(|_| exe.clone());
+    let on_path = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path).find(|dir| {
+            dir.is_absolute()
+                && std::fs::canonicalize(dir.join("git-papayu")).is_ok_and(|found| found == real)
+        })
+    });
+    let bin = match on_path {
+        Some(dir) => dir,
+        None => real
+            .parent()
+            .ok_or_else(|| {
+                Problem::new(Code::Io, "the running binary has no directory; pass a DIR")
+            })?
+            .to_path_buf(),
+    };
+    let prefix = bin.parent().unwrap_or(&bin);
     Ok(prefix.join("share").join("man").join("man1"))
+}
+
+/// Whether `man -w` finds `page`; `None` when there is no `man` to ask.
+fn man_finds(page: &str) -> Option<bool> {
+    std::process::Command::new("man")
+        .args(["-w", page])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()
+        .map(|s| s.success())
 }
 
 /// A page as clap_mangen renders it, with papayu's own sections before VERSION.
@@ -411,6 +439,14 @@ pub fn install_man(args: InstallManArgs) -> CliResult {
         written.len(),
         dir.display()
     ));
+    if man_finds("git-papayu") == Some(false) {
+        let root = dir.parent().unwrap_or(&dir);
+        ui::warn(&format!(
+            "man does not look in {}: add export MANPATH=\"{}:\" to your shell's profile (the trailing colon keeps man's own directories), then git papayu --help opens the manual",
+            root.display(),
+            root.display()
+        ));
+    }
     Ok(())
 }
 

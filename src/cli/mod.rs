@@ -204,12 +204,11 @@ pub fn main() -> ExitCode {
 /// `ERR_USAGE: <what is wrong>; see git papayu help <command>` on stderr, exit 2 — or, under
 /// `--json`, a JSON document with that reason.
 fn usage_error(e: clap::Error) -> ExitCode {
-    if !e.use_stderr() {
-        let _ = e.print();
-        return ExitCode::SUCCESS;
-    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let options = || args.iter().take_while(|a| a.as_str() != "--");
+    if !e.use_stderr() {
+        return built_in_help(&e, options().any(|a| a == "--no-pager"));
+    }
     let json = options().any(|a| a == "--json");
     ui::init(
         ui::Flags {
@@ -224,6 +223,29 @@ fn usage_error(e: clap::Error) -> ExitCode {
         git_papayu::Code::Usage,
         usage_reason(&e, command.as_deref()),
     ))))
+}
+
+/// clap's help (when `man` has no page for it), paged on a terminal as other long output is:
+/// `git papayu help plan` is a hundred lines. `--version` is one line and printed as it is.
+fn built_in_help(e: &clap::Error, no_pager: bool) -> ExitCode {
+    use clap::error::ErrorKind;
+    if !matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    ui::init(
+        ui::Flags {
+            no_pager,
+            ..ui::Flags::default()
+        },
+        &settings(),
+    );
+    ui::paged();
+    ui::out(&e.render().to_string());
+    ui::finish(Ok(()))
 }
 
 /// clap's message in one line, without its usage and tips, and where to read more.

@@ -43,9 +43,11 @@ pub struct PlanArgs {
     /// with --response, the protocol of the answer (default: v2 when it validates as v2).
     #[arg(long, value_name = "1|2", value_parser = clap::value_parser!(u8).range(1..=2))]
     pub protocol: Option<u8>,
-    /// Validate as a PLAN answer (actions optional) or an APPLY answer (empty actions need a
-    /// summary starting with NO_CHANGES:).
-    #[arg(long, value_enum, default_value_t = ModeArg::Plan)]
+    /// With --response: validate the pasted answer as a PLAN answer (actions optional) or an
+    /// APPLY answer (empty actions need a summary starting with NO_CHANGES:), as validate does.
+    /// Hidden: a model asked by plan always answers in the PLAN phase, so it means nothing
+    /// without --response.
+    #[arg(long, value_enum, default_value_t = ModeArg::Plan, hide = true, requires = "responses")]
     pub mode: ModeArg,
     /// How the model is asked to work: chat, fixit or fix-plan (default PAPAYU_LLM_MODE,
     /// papayu.llmMode, else chat).

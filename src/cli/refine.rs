@@ -11,7 +11,7 @@ use git_papayu::{Code, Problem};
 
 use super::asking;
 use super::plan::non_empty;
-use super::{CliError, CliResult, render, ui};
+use super::{CliError, CliResult, ui};
 
 /// Ask the model to improve an applied proposal; the result is a new commit on its branch.
 ///
@@ -22,10 +22,14 @@ use super::{CliError, CliResult, render, ui};
 /// still papayu's own commit. A plan whose check failed can be refined too: the round starts
 /// from the commit that failed, the model is told what failed, and the branch is created once
 /// the check passes.
+///
+/// Without a plan id it refines the newest proposal on HEAD, as apply, merge and discard choose
+/// theirs, and says which one it chose.
 #[derive(Debug, Args)]
+#[command(allow_missing_positional = true)]
 pub struct RefineArgs {
-    /// Plan id (a unique prefix) or proposal branch.
-    pub plan: String,
+    /// Plan id (a unique prefix) or proposal branch; default: the newest plan on HEAD.
+    pub plan: Option<String>,
     /// What to change in the proposal.
     #[arg(value_parser = non_empty)]
     pub feedback: String,
@@ -59,7 +63,10 @@ pub fn run(args: RefineArgs) -> CliResult {
     };
     git_papayu::engine::plan::check_goal("feedback", &feedback)?;
     let store = Store::open()?;
-    let mut target = refine::target(&store, Some(&plan))?;
+    let (mut target, why) = refine::target_explained(&store, plan.as_deref())?;
+    if let Some(why) = why {
+        ui::status(&why);
+    }
     target.feedback = feedback.trim().to_string();
     let goal = round_goal(&target, feedback.trim());
     let config = super::settings();
@@ -77,25 +84,22 @@ pub fn run(args: RefineArgs) -> CliResult {
                 "commit": commit.to_string(), "changes": planned.changes, "check": report,
                 "verdict": verdict,
             }));
-            ui::outln(&format!(
-                "Refined plan {} as {} on {} ({})",
-                target.record.short_id(),
-                planned.record.short_id(),
-                target.branch,
-                git_papayu::store::short(commit)
-            ));
-            ui::out(&render::diffstat(
+            super::apply::check_line(
+                report.as_ref(),
+                verdict.as_ref(),
+                matches!(how.choice, CheckChoice::Configured),
+            );
+            super::apply::closing(
+                &format!(
+                    "Refined plan {} as {} on {} ({})",
+                    target.record.short_id(),
+                    planned.record.short_id(),
+                    target.branch,
+                    git_papayu::store::short(commit)
+                ),
                 &planned.changes,
-                ui::columns().unwrap_or(80),
-            ));
-            if let (Some(report), Some(verdict)) = (&report, &verdict) {
-                ui::status(&format!(
-                    "Check {}: {} ({:.1}s)",
-                    verdict.line(),
-                    report.command,
-                    report.seconds
-                ));
-            }
+                planned.record.short_id(),
+            );
             Ok(())
         }
         Refined::NothingChanged { planned } => {

@@ -128,7 +128,16 @@ pub fn trim_middle(text: &str, budget: usize) -> String {
 /// move its branch: the branch's tip must be papayu's own commit for the plan that owns it (a
 /// refined branch belongs to its newest refinement), with no commit of anyone else on top.
 pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
-    let (mut ledger, mut record) = super::find::find(store, spec)?;
+    target_explained(store, spec).map(|(target, _)| target)
+}
+
+/// [`target`], and when no plan was named, one sentence saying which plan was chosen and why
+/// (the newest plan on `HEAD`, as `apply` chooses it).
+pub fn target_explained(
+    store: &Store,
+    spec: Option<&str>,
+) -> Result<(Target, Option<String>), Problem> {
+    let (mut ledger, mut record, why) = super::find::find_explained(store, spec)?;
     // A branch named by a plan that no longer owns it: its newest refinement does.
     if ledger.proposal(&record.id).is_none()
         && let Some(name) = spec.map(|s| s.trim().trim_start_matches("refs/heads/"))
@@ -144,7 +153,7 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
     if ledger.proposal(&record.id).is_none()
         && let Some(target) = failed_target(store, &ledger, &record)?
     {
-        return Ok(target);
+        return Ok((target, why));
     }
     let Some(branch) = ledger.proposal(&record.id).cloned() else {
         return Err(Problem::new(
@@ -169,7 +178,7 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
     }
     let base = record.base;
     let changed = store.changed_paths(base, branch.tip)?;
-    Ok(Target {
+    let target = Target {
         record,
         branch: branch.name,
         tip: branch.tip,
@@ -177,7 +186,8 @@ pub fn target(store: &Store, spec: Option<&str>) -> Result<Target, Problem> {
         failure: None,
         changed,
         feedback: String::new(),
-    })
+    };
+    Ok((target, why))
 }
 
 /// A plan whose newest check failed: the refinement starts from the commit that failed, told

@@ -152,7 +152,7 @@ impl LlmError {
             ),
             LlmError::ContextTooLong { .. } => (
                 Code::LlmContextTooLong,
-                "send less context (lower PAPAYU_CONTEXT_MAX_TOTAL_CHARS) or raise the server's context size (llama.cpp -c, vLLM --max-model-len), or use a model with a larger window",
+                "raise the server's window above the prompt's tokens (Ollama: num_ctx, e.g. OLLAMA_CONTEXT_LENGTH=8192 ollama serve; llama.cpp: llama-server --ctx-size 8192; vLLM: --max-model-len), send less context (lower PAPAYU_CONTEXT_MAX_TOTAL_CHARS), or use a model with a larger window",
             ),
             LlmError::ModelMissing { .. } => (
                 Code::LlmModelMissing,

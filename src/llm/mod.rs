@@ -452,8 +452,36 @@ async fn attempt(
     let read = read::stream(ep, response, caps, on_event, &mut acc).await;
     // A stream cut after its usage came is billed: the usage counts whatever follows.
     *used = acc.usage;
-    read.map_err(|c| cut(ep, c))?;
+    match read {
+        Err(read::Cut::Broken(_)) if acc.text.is_empty() && over_window(req) => {
+            return Err(too_long_for_window(
+                ep,
+                req,
+                "it closed the stream before any answer",
+            ));
+        }
+        read => read.map_err(|c| cut(ep, c))?,
+    }
     streamed_answer(ep, req, acc)
+}
+
+/// Whether a prompt may exceed a local server's window as it starts unless told
+/// ([`read::LARGE_PROMPT_TOKENS`]).
+fn over_window(req: &Request) -> bool {
+    wire::estimated_tokens(req) > read::LARGE_PROMPT_TOKENS
+}
+
+/// A stream that ended before any text after a prompt over [`read::LARGE_PROMPT_TOKENS`]: the
+/// server's window is smaller than the prompt, which no retry changes.
+fn too_long_for_window(ep: &Endpoint, req: &Request, what: &str) -> Try {
+    Try::Fatal(LlmError::ContextTooLong {
+        provider: ep.name.clone(),
+        chars: prompt_chars(req),
+        tokens: wire::estimated_tokens(req),
+        message: format!(
+            "{what}, as a server does when the prompt exceeds its window (Ollama starts with 2,048 to 4,096 tokens unless told)"
+        ),
+    })
 }
 
 /// A streamed answer is one only when it ended with its end marker.
@@ -461,14 +489,12 @@ fn streamed_answer(ep: &Endpoint, req: &Request, acc: wire::Acc) -> Result<wire:
     if read::ended(&acc) {
         return finish(ep, acc);
     }
-    let prompt_tokens = wire::estimated_tokens(req);
-    if acc.text.is_empty() && prompt_tokens > read::LARGE_PROMPT_TOKENS {
-        return Err(Try::Fatal(LlmError::ContextTooLong {
-            provider: ep.name.clone(),
-            chars: prompt_chars(req),
-            tokens: prompt_tokens,
-            message: "it answered with an empty stream".to_string(),
-        }));
+    if acc.text.is_empty() && over_window(req) {
+        return Err(too_long_for_window(
+            ep,
+            req,
+            "it answered with an empty stream",
+        ));
     }
     Err(Try::Again {
         status: 0,

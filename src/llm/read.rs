@@ -19,9 +19,12 @@ const BYTES_PER_TOKEN: usize = 4;
 const MARGIN: usize = 64 * 1024;
 /// No answer is longer than this, whatever the budget.
 const MAX_ANSWER: usize = 4 * 1024 * 1024;
-/// An empty stream after a prompt estimated above this many tokens is a prompt the server
-/// could not take (llama.cpp streams nothing and closes), not a dropped connection.
-pub const LARGE_PROMPT_TOKENS: u64 = 4_096;
+/// An empty stream (or one cut before any text) after a prompt estimated above this many
+/// tokens is a prompt the server could not take (llama.cpp streams nothing and closes), not a
+/// dropped connection: the smallest window a local server starts with unless told (Ollama's
+/// default is 2,048 to 4,096 tokens, llama.cpp's whatever `--ctx-size` says). Below it, the
+/// prompt fits every default window and an empty stream is retried as a drop.
+pub const LARGE_PROMPT_TOKENS: u64 = 2_048;
 
 /// How much of an answer is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -797,6 +797,60 @@ fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
 }
 
 #[test]
+fn refine_without_a_plan_id_refines_the_newest_proposal_and_ends_like_apply() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
+        "NOTES.md", "first\n",
+    ))]);
+    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    repo.papayu(["apply", "--no-check"]).ok();
+    let second = serde_json::json!({
+        "summary": "Say more",
+        "actions": [{"kind": "PATCH_FILE", "path": "NOTES.md", "base_sha256": sha("first\n"),
+                     "patch": "@@ -1 +1,2 @@\n first\n+second\n"}]
+    })
+    .to_string();
+    let fake2 = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("NOTES.md")),
+        fake_llm::openai_chat(&second),
+    ]);
+    let refined = run(
+        &repo,
+        &["refine", "add a second line", "--check", "true"],
+        &compat_env(&fake2),
+    )
+    .ok();
+    assert!(
+        refined.stderr.contains("is the only plan on HEAD"),
+        "says which plan it chose: {}",
+        refined.stderr
+    );
+    assert!(
+        refined.stderr.contains("Check passed: true"),
+        "{}",
+        refined.stderr
+    );
+    let out = &refined.stdout;
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("Refined plan "), "{out}");
+    let id = lines[0].split_whitespace().nth(4).unwrap();
+    assert!(lines[1].contains("NOTES.md | 1 +"), "{out}");
+    assert!(lines[2].contains("1 file changed, 1 insertion(+)"), "{out}");
+    assert_eq!(
+        lines[3],
+        format!(
+            "Review: git papayu diff {id}   Merge: git papayu merge {id}   Discard: git papayu discard {id}"
+        ),
+        "{out}"
+    );
+    repo.papayu(["merge", id]).ok();
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join("NOTES.md")).unwrap(),
+        "first\nsecond\n"
+    );
+}
+
+#[test]
 fn the_responses_api_and_a_forced_anthropic_tool_and_ollama_streams() {
     // OpenAI Responses, strict: the schema goes in text.format.
     let repo = repo();

@@ -198,6 +198,36 @@ fn empty_goal_and_empty_check_are_usage_errors() {
     repo.papayu(["apply", "--check", ""]).code(2);
 }
 
+/// A binary on PATH through a symlink (~/bin/git-papayu -> the real one): the pages went beside
+/// the real binary, where man does not look, and `git papayu --help` found no manual.
+#[test]
+fn install_man_writes_where_man_looks_for_the_path_entry_of_a_symlinked_binary() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let prefix = repo.path().join(".git/home");
+    let bin = prefix.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(common::bin_dir().join("git-papayu"), bin.join("git-papayu"))
+        .unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let env = [("PATH", path.to_str().unwrap())];
+    common::run_in_env(repo.path(), "git", ["papayu", "install-man"], &env, None).ok();
+    let page = prefix.join("share/man/man1/git-papayu.1");
+    assert!(page.is_file(), "{} written", page.display());
+    if !common::tool("man", "man -w cannot be asked without it") {
+        return;
+    }
+    let found = common::run_in_env(repo.path(), "man", ["-w", "git-papayu"], &env, None).ok();
+    assert!(
+        found.stdout.contains(".git/home/share/man"),
+        "{}",
+        found.stdout
+    );
+}
+
 #[test]
 fn help_opens_the_installed_manual_through_man() {
     if !common::tool("man", "git papayu --help cannot open a manual without it") {

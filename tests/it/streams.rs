@@ -290,6 +290,49 @@ fn an_empty_stream_after_a_large_prompt_is_a_prompt_too_long() {
     assert_eq!(repo.snapshot(), before);
 }
 
+/// llama.cpp's server with a small window streams nothing for a prompt of a few thousand
+/// tokens: the error names the window and how to raise it, once, instead of three dropped
+/// connections.
+#[test]
+fn an_empty_stream_after_a_prompt_over_a_small_window_names_the_window() {
+    let repo = repo();
+    let log = repo.path().join("build.log");
+    let lines: String = (0..100)
+        .map(|i| format!("error[E0599]: no method named `frobnicate_{i}` found in src/lib.rs\n"))
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    let before = repo.snapshot();
+    let fake = FakeLlm::start(vec![
+        fake_llm::empty_stream(Wire::Chat),
+        fake_llm::empty_stream(Wire::Chat),
+        fake_llm::empty_stream(Wire::Chat),
+    ]);
+    configure(&repo, &fake, Wire::Chat);
+    let out = plan(
+        &repo,
+        &["Fix the build", "--log", log.to_str().unwrap()],
+        &[],
+    )
+    .err("ERR_LLM_CONTEXT_TOO_LONG");
+    let tokens: u64 = out
+        .stderr
+        .split("about ")
+        .nth(1)
+        .and_then(|rest| rest.split(" tokens").next())
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("the prompt's estimated tokens: {}", out.stderr));
+    assert!(
+        (2_048..4_096).contains(&tokens),
+        "a prompt within Ollama's default windows: {tokens}"
+    );
+    for said in ["empty stream", "window", "num_ctx", "--ctx-size"] {
+        assert!(out.stderr.contains(said), "{said}: {}", out.stderr);
+    }
+    assert!(!out.stderr.contains("ERR_LLM_STREAM_CUT"), "{}", out.stderr);
+    assert_eq!(fake.requests().len(), 1, "not retried");
+    assert_eq!(repo.snapshot(), before);
+}
+
 #[test]
 fn an_empty_stream_after_a_small_prompt_is_a_dropped_connection() {
     let repo = repo();

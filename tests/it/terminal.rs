@@ -287,6 +287,37 @@ fn errors_are_coloured_on_a_terminal_and_plain_in_a_pipe() {
     );
 }
 
+/// `context` (hundreds of lines) and the built-in help of a command without a manual page
+/// (`help plan`: about a hundred) were printed straight to the terminal.
+#[test]
+fn context_and_the_built_in_help_go_through_the_pager() {
+    let repo = repo();
+    let pager = "sed s/^/PAGED:/";
+    let no_pages = repo.path().join(".git/no-man-pages");
+    std::fs::create_dir_all(&no_pages).unwrap();
+    let env = [
+        ("GIT_PAGER", pager),
+        ("MANPATH", no_pages.to_str().unwrap()),
+    ];
+    let (out, status) = on_terminal(&repo, &["context", "Add b"], &env);
+    assert_eq!(status, Some(0), "{out}");
+    assert!(out.contains("PAGED:REPOSITORY MAP"), "{out:?}");
+    for args in [&["help", "plan"][..], &["plan", "--help"], &["help"]] {
+        let (out, status) = on_terminal(&repo, args, &env);
+        assert_eq!(status, Some(0), "{args:?}: {out}");
+        assert!(out.contains("PAGED:Usage: git papayu"), "{args:?}: {out:?}");
+    }
+    let (out, _) = on_terminal(&repo, &["--no-pager", "help", "plan"], &env);
+    assert!(!out.contains("PAGED:"), "{out:?}");
+    // A pipe gets the help as it is, and plan's help no longer offers validate's --mode.
+    let piped = repo.papayu(["plan", "--help"]).ok().stdout;
+    assert!(piped.starts_with("Ask a model for a plan"), "{piped}");
+    assert!(!piped.contains("--mode "), "{piped}");
+    let (out, status) = on_terminal(&repo, &["--version"], &env);
+    assert_eq!(status, Some(0));
+    assert!(!out.contains("PAGED:"), "{out:?}");
+}
+
 #[test]
 fn long_output_goes_through_the_pager_only_on_a_terminal() {
     let repo = repo();
