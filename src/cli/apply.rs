@@ -492,7 +492,7 @@ pub(super) fn check_line(
 
 /// The closing block of a proposal on its branch, after its check line: `headline`, the
 /// diffstat, and the commands that review, merge or discard plan `id`.
-pub(super) fn closing(headline: &str, changes: &[git_papayu::build::FileChange], id: &str) {
+pub(super) fn closing(headline: &str, changes: &[git_papayu::executor::FileChange], id: &str) {
     ui::outln(headline);
     ui::out(&render::diffstat(changes, ui::columns().unwrap_or(80)));
     ui::outln(&format!(
