@@ -5,6 +5,7 @@
 
 mod apply;
 mod asking;
+mod closing;
 mod compare;
 mod config;
 mod context;

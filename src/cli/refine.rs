@@ -84,12 +84,12 @@ pub fn run(args: RefineArgs) -> CliResult {
                 "commit": commit.to_string(), "changes": planned.changes, "check": report,
                 "verdict": verdict,
             }));
-            super::apply::check_line(
+            super::closing::check_line(
                 report.as_ref(),
                 verdict.as_ref(),
                 matches!(how.choice, CheckChoice::Configured),
             );
-            super::apply::closing(
+            super::closing::closing(
                 &format!(
                     "Refined plan {} as {} on {} ({})",
                     target.record.short_id(),
