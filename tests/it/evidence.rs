@@ -343,19 +343,10 @@ fn refine_works_from_a_failed_check() {
         "wrong",
         "def add(a, b):\n    return a * b\n\n\ndef sub(a, b):\n    return b\n",
     );
-    let out = repo
-        .papayu([
-            "plan",
-            "fix add",
-            "--json",
-            "--protocol",
-            "1",
-            "--response",
-            &wrong,
-        ])
-        .ok();
-    let out: Value = serde_json::from_str(&out.stdout).unwrap();
-    let id = out["plans"][0]["plan"]["id"].as_str().unwrap().to_string();
+    let id = plan_group(&repo, &[wrong])["plans"][0]["plan"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     repo.papayu(["apply", &id[..10], "--json", "--check", CHECK])
         .code(1);
     assert!(
@@ -434,19 +425,10 @@ const BOTH_RIGHT: &str = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n
 /// Stores a recorded answer breaking `sub` while fixing `add`; returns its id.
 fn breaking_plan(repo: &TestRepo) -> String {
     let file = answer_file(repo, "first", ADD_FIXED_SUB_BROKEN);
-    let out = repo
-        .papayu([
-            "plan",
-            "fix add",
-            "--json",
-            "--protocol",
-            "1",
-            "--response",
-            &file,
-        ])
-        .ok();
-    let out: Value = serde_json::from_str(&out.stdout).unwrap();
-    out["plans"][0]["plan"]["id"].as_str().unwrap().to_string()
+    plan_group(repo, &[file])["plans"][0]["plan"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// A second round fixes what the first broke: the model is told, its answer passes, the branch
