@@ -97,6 +97,9 @@ pub enum Progress {
         chars: usize,
         tokens: u64,
     },
+    /// The loop asks the provider again, and why, in words for the spinner: `answer rejected
+    /// (hunk 2 not found in x.py); asking again (repair 1/1)`, a context round, a fallback.
+    Again { provider: String, message: String },
 }
 
 /// How one provider's conversation ended, and what it did on the way (for its trace).
@@ -364,6 +367,14 @@ impl<'a> Conversation<'a> {
     fn event(&mut self, event: Event) {
         self.transcript.events.push(event.to_string());
         (self.sink)(Progress::Event(event));
+    }
+
+    /// Says, for the spinner, that the provider is asked again and why.
+    fn again(&mut self, message: String) {
+        (self.sink)(Progress::Again {
+            provider: self.ep.name.clone(),
+            message,
+        });
     }
 
     async fn run(&mut self, http: &reqwest::Client) -> Result<(Candidate, Provenance), Problems> {
@@ -666,6 +677,22 @@ impl<'a> Conversation<'a> {
             )]);
         }
         self.stats.context_rounds += 1;
+        let files: Vec<&str> = requests
+            .iter()
+            .filter_map(|r| match r {
+                protocol::ContextRequest::ReadFile { path, .. } => Some(path.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.again(format!(
+            "the model asked for {}; sending them (context round {}/{MAX_CONTEXT_ROUNDS})",
+            match files.as_slice() {
+                [] => "more context".to_string(),
+                [one] => (*one).to_string(),
+                [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+            },
+            self.stats.context_rounds
+        ));
         let snap = self.store.snapshot(self.question.base)?;
         let fulfilled = context::fulfil(&snap, requests, &self.question.logs, &mut self.cache);
         for line in fulfilled.events {
@@ -728,6 +755,10 @@ impl<'a> Conversation<'a> {
                 provider: self.ep.name.clone(),
                 problems: problems.len(),
             });
+            self.again(format!(
+                "answer rejected ({}); asking again (repair 1/1)",
+                short_reason(&problems)
+            ));
             self.push_turn(answer, prompt::repair(&problems));
             return Ok(());
         }
@@ -759,6 +790,9 @@ impl<'a> Conversation<'a> {
             reason: reason.to_string(),
             provider: self.ep.name.clone(),
         });
+        self.again(format!(
+            "the answer does not apply as protocol v2 ({reason}); asking again under v1"
+        ));
         self.fell_back = true;
         self.repaired = false;
         self.stats.fallback = Some(reason.as_str().to_string());
@@ -881,6 +915,22 @@ fn one_token(text: &str) -> String {
 /// The environment as a map (read once by the caller, passed down).
 pub fn env_map() -> BTreeMap<String, String> {
     std::env::vars().collect()
+}
+
+/// The first problem's reason, cut to one short line, for a spinner.
+fn short_reason(problems: &[Problem]) -> String {
+    let Some(first) = problems.first() else {
+        return "no reason given".to_string();
+    };
+    let line = first.reason.lines().next().unwrap_or_default();
+    let mut shown: String = line.chars().take(80).collect();
+    if shown.len() < line.len() {
+        shown.push('…');
+    }
+    match problems.len() {
+        1 => shown,
+        n => format!("{shown}; {} more", n - 1),
+    }
 }
 
 #[cfg(test)]

@@ -73,6 +73,12 @@ impl Spinners {
                     None => ui::status(&format!("{provider}: {message}")),
                 }
             }
+            Progress::Again { provider, message } => {
+                match self.bars.lock().expect("not poisoned").get(&provider) {
+                    Some(bar) => bar.set_message(message),
+                    None => ui::status(&format!("{provider}: {message}")),
+                }
+            }
             Progress::Received {
                 provider,
                 tokens,

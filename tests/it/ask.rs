@@ -162,7 +162,14 @@ fn invalid_json_then_a_good_repair_keeps_the_prefix() {
         fake_llm::openai_chat("{\"actions\": [ oops"),
         fake_llm::openai_chat(&create_answer("NOTES.md", "notes\n")),
     ]);
-    run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    let out = run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
+    // What happens is said while it happens, with the first problem's reason.
+    let said = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("answer rejected ("))
+        .unwrap_or_else(|| panic!("no repair line: {}", out.stderr));
+    assert!(said.ends_with("; asking again (repair 1/1)"), "{said}");
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
     let first = requests[0].json["messages"].as_array().unwrap().clone();
@@ -291,6 +298,12 @@ fn a_context_round_trip_then_a_patch() {
         &compat_env(&fake),
     )
     .ok();
+    assert!(
+        out.stderr
+            .contains("the model asked for src/stats.py; sending them (context round 1/"),
+        "{}",
+        out.stderr
+    );
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
     let second = user_texts(&requests[1].json);
@@ -347,6 +360,13 @@ fn a_v2_patch_that_fails_is_repaired_then_falls_back_to_v1() {
     assert!(
         out.stderr
             .contains("PROTOCOL_FALLBACK from=v2 to=v1 reason=ERR_PATCH_APPLY_FAILED"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "the answer does not apply as protocol v2 (ERR_PATCH_APPLY_FAILED); asking again under v1"
+        ),
         "{}",
         out.stderr
     );
