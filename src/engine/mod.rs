@@ -13,6 +13,7 @@ pub mod event;
 pub mod find;
 pub mod gc;
 pub mod history;
+mod interrupt;
 pub mod plan;
 pub mod refine;
 pub mod results;
