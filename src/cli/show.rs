@@ -53,6 +53,7 @@ pub fn run(args: ShowArgs) -> CliResult {
             "status": l.status,
             "refined_by": l.refined_by,
             "feedback": l.feedback,
+            "check": l.check,
         })).collect::<Vec<_>>(),
     }));
     ui::paged();
@@ -80,17 +81,24 @@ pub fn run(args: ShowArgs) -> CliResult {
             } else {
                 ""
             };
+            let check = link
+                .check
+                .as_deref()
+                .map_or(String::new(), |c| format!(" [{}]", text::line(c)));
             match (&link.refined_by, &link.feedback) {
                 (Some(by), Some(feedback)) => out.push_str(&format!(
-                    "  {short} refined by {}: \"{}\"{this}\n",
+                    "  {short}{check} refined by {}: \"{}\"{this}\n",
                     git_papayu::store::short(by),
                     text::line(feedback)
                 )),
                 (Some(by), None) => out.push_str(&format!(
-                    "  {short} refined by {}{this}\n",
+                    "  {short}{check} refined by {}{this}\n",
                     git_papayu::store::short(by)
                 )),
-                _ => out.push_str(&format!("  {short} {}{this}\n", link.status.as_str())),
+                _ => out.push_str(&format!(
+                    "  {short} {}{check}{this}\n",
+                    link.status.as_str()
+                )),
             }
         }
     }
@@ -192,6 +200,29 @@ struct Link {
     status: Status,
     refined_by: Option<String>,
     feedback: Option<String>,
+    /// Its newest check, as `show` says it (`failed: fixes 1, breaks 1, …`), when one ran.
+    check: Option<String>,
+}
+
+/// The plan refined from `id`: the one its `refined` event names, or — when its check failed
+/// and a round went on from the commit that failed (`refine` of a failed plan, `--rounds`) —
+/// the plan of the same goal asked on that commit.
+fn next_round(ledger: &git_papayu::store::records::Ledger, id: &str) -> Option<String> {
+    if let Some(child) = refined_by(ledger, id) {
+        return Some(child);
+    }
+    let record = ledger.records.iter().find(|r| r.id == id)?;
+    let failed: Vec<_> = ledger
+        .events_of(id)
+        .iter()
+        .filter(|e| e.event == EventKind::Failed)
+        .filter_map(|e| e.commit)
+        .collect();
+    ledger
+        .records
+        .iter()
+        .find(|r| r.id != id && r.goal == record.goal && failed.contains(&r.base))
+        .map(|r| r.id.clone())
 }
 
 /// The refinement chain a plan is part of, oldest first (empty when it is not refined and
@@ -203,7 +234,7 @@ fn chain(store: &Store, id: &str) -> Result<Vec<Link>, CliError> {
         ledger
             .records
             .iter()
-            .find(|r| refined_by(&ledger, &r.id).as_deref() == Some(child))
+            .find(|r| next_round(&ledger, &r.id).as_deref() == Some(child))
             .map(|r| r.id.clone())
     };
     let mut ids = vec![id.to_string()];
@@ -213,7 +244,7 @@ fn chain(store: &Store, id: &str) -> Result<Vec<Link>, CliError> {
         }
         ids.insert(0, parent);
     }
-    while let Some(child) = ids.last().and_then(|last| refined_by(&ledger, last)) {
+    while let Some(child) = ids.last().and_then(|last| next_round(&ledger, last)) {
         if ids.contains(&child) || ids.len() > 64 {
             break;
         }
@@ -230,10 +261,12 @@ fn chain(store: &Store, id: &str) -> Result<Vec<Link>, CliError> {
                 .iter()
                 .rev()
                 .find(|e| e.event == EventKind::Refined);
+            let check = git_papayu::engine::compare::last_check(&ledger, &id);
             Link {
                 status: ledger.status(&id),
-                refined_by: refined_by(&ledger, &id),
+                refined_by: next_round(&ledger, &id),
                 feedback: refined.and_then(|e| e.feedback.clone()),
+                check: (check.status != CheckStatus::Unchecked).then(|| check.line()),
                 id,
             }
         })

@@ -480,6 +480,14 @@ fn a_second_round_fixes_what_the_first_broke() {
         "2",
         "the failed first round is kept under the second"
     );
+    // show lists the rounds with their verdicts.
+    let shown = repo.papayu(["show", &id[..10]]).ok().stdout;
+    assert!(shown.contains("Refinements:"), "{shown}");
+    assert!(
+        shown.contains(&format!("{} [failed: fixes 1, breaks 1", &id[..10])),
+        "{shown}"
+    );
+    assert!(shown.contains("[passed: fixes 1, breaks 0"), "{shown}");
     repo.fsck();
 }
 
