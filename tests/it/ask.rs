@@ -734,16 +734,7 @@ fn refine_adds_a_commit_on_the_proposal_branch_and_undo_takes_it_back() {
     ))]);
     run(&repo, &["plan", "Add notes"], &compat_env(&fake)).ok();
     repo.papayu(["apply", "--no-check"]).ok();
-    let branch = repo
-        .git([
-            "for-each-ref",
-            "--format=%(refname:short)",
-            "refs/heads/papayu/",
-        ])
-        .ok()
-        .stdout
-        .trim()
-        .to_string();
+    let branch = repo.proposal_branch();
     let tip = repo.rev(&branch);
     let second = serde_json::json!({
         "summary": "Say more",

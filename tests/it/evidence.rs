@@ -457,16 +457,7 @@ fn a_second_round_fixes_what_the_first_broke() {
         told.contains("tests/test_calc.py::test_sub"),
         "the model was told what broke: {told}"
     );
-    let branch = repo
-        .git([
-            "for-each-ref",
-            "--format=%(refname:short)",
-            "refs/heads/papayu/",
-        ])
-        .ok()
-        .stdout
-        .trim()
-        .to_string();
+    let branch = repo.proposal_branch();
     assert_eq!(
         repo.git(["show", &format!("{branch}:calc.py")]).ok().stdout,
         BOTH_RIGHT

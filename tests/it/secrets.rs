@@ -815,16 +815,7 @@ fn a_key_in_refine_feedback_reaches_the_notes_masked() {
     ))]);
     run(&repo, &["plan", "Add notes"], &compat_env(&first)).ok();
     repo.papayu(["apply", "--no-check"]).ok();
-    let branch = repo
-        .git([
-            "for-each-ref",
-            "--format=%(refname:short)",
-            "refs/heads/papayu/",
-        ])
-        .ok()
-        .stdout
-        .trim()
-        .to_string();
+    let branch = repo.proposal_branch();
     let token = fake_token();
     let second = FakeLlm::start(vec![fake_llm::openai_chat(&create_answer(
         "MORE.md", "m\n",

@@ -285,6 +285,19 @@ impl TestRepo {
             .to_string()
     }
 
+    /// The one proposal branch (`papayu/…`) the repository has, by its short name.
+    pub fn proposal_branch(&self) -> String {
+        self.git([
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/papayu/",
+        ])
+        .ok()
+        .stdout
+        .trim()
+        .to_string()
+    }
+
     /// The full object id `rev` resolves to.
     pub fn rev(&self, rev: &str) -> String {
         self.git(["rev-parse", "--verify", "-q", rev])
