@@ -126,6 +126,8 @@ codes! {
     LlmTruncated => "ERR_LLM_TRUNCATED",
     LlmContextRounds => "ERR_LLM_CONTEXT_ROUNDS",
     GoalTooLong => "ERR_GOAL_TOO_LONG",
+    ReproNotTests => "ERR_REPRO_NOT_TESTS",
+    ReproNeedsCheck => "ERR_REPRO_NEEDS_CHECK",
     Cancelled => "ERR_CANCELLED",
     UnknownCommand => "ERR_UNKNOWN_COMMAND",
     Usage => "ERR_USAGE",

@@ -98,6 +98,10 @@ pub struct Verdict {
     /// counted as broken or fixed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flaky: Vec<String>,
+    /// For a fix checked against a reproduction: whether every test of the reproduction
+    /// passes with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<bool>,
 }
 
 impl Verdict {
@@ -115,6 +119,7 @@ impl Verdict {
             reason: None,
             weakens: Vec::new(),
             flaky: Vec::new(),
+            reproduction: None,
         }
     }
 
@@ -164,6 +169,11 @@ impl Verdict {
             (None, Some(reason)) => format!("{}: {reason}", self.status.as_str()),
             (None, None) => self.status.as_str().to_string(),
         };
+        let line = match self.reproduction {
+            Some(true) => format!("{line}; the reproduction passes"),
+            Some(false) => format!("{line}; the reproduction still fails"),
+            None => line,
+        };
         let line = match self.weakens.is_empty() {
             true => line,
             false => format!("{line}; weakens tests: {}", self.weakens.join(", ")),
@@ -185,6 +195,11 @@ impl Verdict {
         let cell = match (self.fixes, self.breaks, self.still_failing) {
             (Some(f), Some(b), Some(s)) => format!("{} {f}/{b}/{s}", self.status.as_str()),
             _ => self.status.as_str().to_string(),
+        };
+        let cell = match self.reproduction {
+            Some(true) => format!("{cell}, repro passes"),
+            Some(false) => format!("{cell}, repro fails"),
+            None => cell,
         };
         match self.weakens_tests() {
             true => format!("{cell}, weakens tests"),
@@ -269,6 +284,7 @@ pub fn judge(base: &BaseRun, passed: bool, now: &Observed) -> Verdict {
         reason: None,
         weakens: Vec::new(),
         flaky: Vec::new(),
+        reproduction: None,
     }
 }
 

@@ -834,6 +834,8 @@ impl<'a> Conversation<'a> {
             group: None,
             sample: self.sample,
             conversation: None,
+            kind: None,
+            repro: None,
         }
     }
 }

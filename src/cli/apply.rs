@@ -244,7 +244,7 @@ fn apply_one(
             check,
             verdict,
         } => {
-            if request.onto.is_none() && onto != record.base {
+            if request.onto.is_none() && onto != record.base && record.repro.is_none() {
                 ui::status(&format!(
                     "plan {}'s base {} was rewritten (amend or rebase); applied onto {}",
                     record.short_id(),

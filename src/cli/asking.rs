@@ -17,6 +17,17 @@ use super::{CliError, ui};
 /// Asks the configured providers and stores every valid plan as one operation, with traces.
 /// Fails (with every provider's problems) only when no provider produced a plan.
 pub fn ask_and_store(store: &Store, config: &Config, ask: Ask) -> Result<Vec<Planned>, CliError> {
+    ask_and_store_fixes(store, config, ask, None)
+}
+
+/// [`ask_and_store`] for fixes of a reproduced problem: the model is asked `ask.goal` (which
+/// carries the reproduction's brief), and each plan keeps `goal` and names the reproduction.
+pub fn ask_and_store_fixes(
+    store: &Store,
+    config: &Config,
+    ask: Ask,
+    reproduced: Option<(&str, &str)>,
+) -> Result<Vec<Planned>, CliError> {
     let tracer = Tracer::new(config, ui::warn);
     let asked = ask_models(store, config, ask, &tracer, "plan")?;
     // Every plan of one command competes with the others: one group. Each carries its
@@ -26,6 +37,10 @@ pub fn ask_and_store(store: &Store, config: &Config, ask: Ask) -> Result<Vec<Pla
         .into_iter()
         .map(|(c, mut p, t)| {
             p.group = Some(group.clone());
+            if let Some((goal, repro)) = reproduced {
+                p.goal = goal.to_string();
+                p.repro = Some(repro.to_string());
+            }
             p.conversation = Some(git_papayu::trace::conversation::of_trace(&t));
             (c, p, t)
         })

@@ -100,10 +100,29 @@ fn vouched_exit(ledger: &Ledger, id: &str) -> Option<i32> {
         .and_then(|e| e.exit_code)
 }
 
+/// A reproduction's CHECK cell: `reproduces N` (its tests that fail at the base), or
+/// `no repro` when its run showed no failing test; `None` for a fix.
+fn repro_cell(ledger: &Ledger, id: &str) -> Option<(String, Option<&'static str>)> {
+    let record = ledger.records.iter().find(|r| r.id == id)?;
+    record.kind?;
+    let event = ledger
+        .events_of(id)
+        .iter()
+        .rev()
+        .find(|e| matches!(e.event, EventKind::Applied | EventKind::Failed))?;
+    Some(match (event.event, event.check.as_deref()) {
+        (EventKind::Applied, Some(v)) => (format!("reproduces {}", v.broken.len()), Some("green")),
+        _ => ("no repro".to_string(), Some("yellow")),
+    })
+}
+
 /// The CHECK cell: the verdict (`partial 1/0/2`: fixes/breaks/still failing), else `passed`
 /// or the failed check's exit status, with its colour. A refined plan shows its newest
 /// refinement's: the check of what its branch holds now, not its own first failure.
 fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
+    if let Some(cell) = repro_cell(ledger, id) {
+        return cell;
+    }
     let id = newest_refinement(ledger, id);
     let id = id.as_str();
     // Judged test by test: the verdict; by its exit status alone, the exit status as ever.

@@ -1,19 +1,18 @@
 //! `git papayu plan`: validate a model's answer, preview it, store it as a note.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use git_papayu::Problem;
 use git_papayu::ask::session::Ask;
-use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
+use git_papayu::engine::plan::{self, CheckOptions, Planned, Seen};
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::store::Store;
-use git_papayu::store::records::now_millis;
-use git_papayu::trace::conversation;
-use git_papayu::trace::record::{self, Tracer};
-use git_papayu::{Code, Problem};
+use git_papayu::trace::record;
 
 use super::asking;
+pub use super::pasted::read_input;
+use super::pasted::{Kind, pasted};
 use super::{CliResult, render, ui};
 
 /// Ask a model for a plan and store it as a note on the base commit.
@@ -77,6 +76,18 @@ pub struct PlanArgs {
     /// sent and refused with ERR_COST_CAP when it could pass the cap.
     #[arg(long, value_name = "USD", conflicts_with = "responses", value_parser = usd)]
     pub max_cost: Option<f64>,
+    /// Ask for a test that reproduces the problem first, and run it on the base: when one of
+    /// its tests fails there, it goes on a papayu/repro-* branch and every fix is checked with
+    /// it (default papayu.repro: auto, always or never; unset is never). Needs a check.
+    #[arg(long, conflicts_with = "no_repro")]
+    pub repro: bool,
+    /// Do not ask for a reproduction, whatever papayu.repro says.
+    #[arg(long)]
+    pub no_repro: bool,
+    /// Take the reproduction from this file (a recorded answer that adds test files) instead
+    /// of asking a model for one; implies --repro.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_repro")]
+    pub repro_response: Option<PathBuf>,
 }
 
 /// Parses a dollar amount (clap value parser).
@@ -106,24 +117,6 @@ impl From<ModeArg> for Mode {
             ModeArg::Plan => Mode::Plan,
             ModeArg::Apply => Mode::Apply,
         }
-    }
-}
-
-/// Reads a file, or stdin for `-`.
-pub fn read_input(path: &std::path::Path) -> Result<Vec<u8>, Problem> {
-    if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Problem::new(Code::InputUnreadable, format!("reading stdin: {e}")))?;
-        Ok(buf)
-    } else {
-        std::fs::read(path).map_err(|e| {
-            Problem::new(
-                Code::InputUnreadable,
-                format!("reading {}: {e}", path.display()),
-            )
-        })
     }
 }
 
@@ -167,12 +160,31 @@ pub fn run(args: PlanArgs) -> CliResult {
         accept_memory,
         samples,
         max_cost,
+        repro,
+        no_repro,
+        repro_response,
     } = args;
     plan::check_goal("goal", &goal)?;
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
     let config = super::settings();
     let normalize_eol = super::validate::normalize_eol(&config);
+    let flag = match (repro || repro_response.is_some(), no_repro) {
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+    };
+    let how_asked = super::repro::Asking {
+        provider: provider.clone(),
+        model: model.clone(),
+        max_cost,
+        response: repro_response,
+        normalize_eol,
+    };
+    let reproduced = super::repro::first(&store, &config, (base, &goal), flag, &how_asked)?;
+    let link = reproduced
+        .as_ref()
+        .map(|r| (goal.clone(), r.record.id.clone()));
     let planned = match responses.is_empty() {
         false => {
             let how = CheckOptions {
@@ -182,11 +194,18 @@ pub fn run(args: PlanArgs) -> CliResult {
                 allowlist: None,
                 seen: Seen::Pasted,
             };
-            pasted(&store, &config, (base, &goal), &responses, &how)?
+            let kind = Kind {
+                repro: link.as_ref().map(|(_, id)| id.clone()),
+                ..Kind::default()
+            };
+            pasted(&store, &config, (base, &goal), &responses, (&how, &kind))?
         }
         true => {
             let ask = Ask {
-                goal,
+                goal: match &reproduced {
+                    Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
+                    None => goal,
+                },
                 base,
                 protocol: protocol_arg(protocol),
                 phase: mode.into(),
@@ -197,7 +216,8 @@ pub fn run(args: PlanArgs) -> CliResult {
                 samples,
                 max_cost,
             };
-            asking::ask_and_store(&store, &config, ask)?
+            let link = link.as_ref().map(|(g, id)| (g.as_str(), id.as_str()));
+            asking::ask_and_store_fixes(&store, &config, ask, link)?
         }
     };
     show_planned(&planned, false);
@@ -211,90 +231,6 @@ pub fn run(args: PlanArgs) -> CliResult {
     }
     asking::offer_memory(&store, &config, &planned, accept_memory)?;
     Ok(())
-}
-
-/// Stores the answers in `files` as plans of `goal` on `base`, in one operation: each its own
-/// plan, all of them one group when there are several. Every answer is read and checked first;
-/// when one fails, none is stored and the failure names its file.
-fn pasted(
-    store: &Store,
-    config: &git_papayu::settings::Settings,
-    (base, goal): (git_papayu::store::Oid, &str),
-    files: &[PathBuf],
-    how: &CheckOptions<'_>,
-) -> Result<Vec<Planned>, git_papayu::codes::Problems> {
-    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
-        return Err(Problem::new(
-            Code::Usage,
-            "--response - reads standard input, which holds one answer; give the others as files",
-        )
-        .into());
-    }
-    let group = (files.len() > 1).then(git_papayu::engine::compare::new_group_id);
-    let tracer = Tracer::new(config, ui::warn);
-    let mut spinner = ui::Spinner::new("plan");
-    spinner.set_message("checking the answers and building the previews");
-    let mut checked = Vec::new();
-    // One millisecond apart, so the answers are ordered as the files were given.
-    let now = now_millis();
-    for (n, file) in files.iter().enumerate() {
-        let answer = read_input(file)?;
-        let mut provenance = Provenance {
-            goal: goal.to_string(),
-            provider: "manual".to_string(),
-            model: None,
-            trace_id: uuid::Uuid::new_v4().to_string(),
-            created_at: now + i64::try_from(n).unwrap_or(0),
-            schema_hash: None,
-            stats: None,
-            group: group.clone(),
-            sample: group
-                .as_ref()
-                .map(|_| u32::try_from(n + 1).unwrap_or(u32::MAX)),
-            conversation: None,
-        };
-        let mut t = tracer.start("plan", Some(provenance.trace_id.clone()));
-        t.goal = Some(provenance.goal.clone());
-        t.base = Some(base.to_string());
-        t.transcript.provider = provenance.provider.clone();
-        let mut transcript = t.transcript.clone();
-        transcript.answers = vec![String::from_utf8_lossy(&answer).into_owned()];
-        tracer.conversation(&mut t, transcript);
-        provenance.conversation = Some(conversation::of_trace(&t));
-        match plan::check_answer(store, base, &answer, how) {
-            Ok(candidate) => checked.push((candidate, provenance, t)),
-            Err(problems) => {
-                spinner.clear();
-                tracer.write_failed(store, &mut t, &problems);
-                return Err(named(problems, file, files.len()));
-            }
-        }
-    }
-    spinner.clear();
-    let (plans, mut traces): (Vec<_>, Vec<_>) = checked
-        .into_iter()
-        .map(|(candidate, provenance, t)| ((candidate, provenance), t))
-        .unzip();
-    let stored = plan::store_plans(store, plans)?;
-    for (planned, t) in stored.iter().zip(traces.iter_mut()) {
-        record::plan_stored(t, planned);
-        tracer.write(store, t);
-    }
-    Ok(stored)
-}
-
-/// The problems of one answer among several, each saying which file it came from.
-fn named(
-    mut problems: git_papayu::codes::Problems,
-    file: &std::path::Path,
-    of: usize,
-) -> git_papayu::codes::Problems {
-    if of > 1 {
-        for p in problems.iter_mut() {
-            p.reason = format!("{}: {}; no answer was stored", file.display(), p.reason);
-        }
-    }
-    problems
 }
 
 /// Prints stored plans: their description and preview (paged on a terminal), or JSON.

@@ -185,6 +185,8 @@ pub fn round(
     provenance.goal = target.record.goal.clone();
     // It stands for the same proposal: it competes in the same group, in its place.
     provenance.group = target.record.group.clone();
+    // A fix of a reproduced problem stays checked against its reproduction.
+    provenance.repro = target.record.repro.clone();
     provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
     trace.branch = Some(target.branch.clone());
     let attribution = Attribution::configured(config)?;

@@ -349,6 +349,15 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
         out.push_str(&format!("Status: {}\n", status.as_str()));
     }
     out.push_str(&format!("Goal: {}\n", text::line(&record.goal)));
+    if record.kind.is_some() {
+        out.push_str("Kind: a test that reproduces the goal's problem (only test files)\n");
+    }
+    if let Some(repro) = &record.repro {
+        out.push_str(&format!(
+            "Reproduction: {} (its tests run in every check of this plan)\n",
+            &repro[..repro.len().min(10)]
+        ));
+    }
     if let Some(summary) = &plan.summary {
         let summary = text::block(summary.trim_end());
         let mut lines = summary.lines();
@@ -415,6 +424,19 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
             }
             out.push_str(&line);
             out.push('\n');
+            if let Some(detail) = e
+                .detail
+                .as_deref()
+                .filter(|d| d.starts_with("does not reproduce"))
+            {
+                out.push_str(&format!("      {}\n", text::line(detail)));
+            }
+            for evidence in &e.evidence {
+                out.push_str(&format!(
+                    "      fails at the base: {}\n",
+                    text::line(evidence)
+                ));
+            }
             if let Some(tail) = &e.output_tail {
                 let tail = text::block(tail);
                 let lines: Vec<&str> = tail.lines().collect();

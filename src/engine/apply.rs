@@ -94,9 +94,13 @@ pub fn apply_with(
     refuse_reapply(store, &ledger, &record)?;
     // Notes can come from teammates or a hand edit: never trust that a stored plan was valid.
     crate::protocol::check_plan(&record.plan)?;
-    let target = match &request.onto {
-        Some(rev) => store.resolve_commit(rev)?,
-        None => super::find::target_of(store, &ledger, &record)?,
+    // A fix made after a reproduction applies onto the reproduction's commit: its check runs
+    // the reproduction's tests, against the base with them.
+    let repro = super::repro::link(store, &record)?;
+    let target = match (&request.onto, &repro) {
+        (Some(rev), _) => store.resolve_commit(rev)?,
+        (None, Some(link)) => link.commit,
+        (None, None) => super::find::target_of(store, &ledger, &record)?,
     };
     let target_tree = store.commit_tree(target)?;
     // `plan` already wrote this plan's tree at its base (its preview): the plan is checked
@@ -132,7 +136,7 @@ pub fn apply_with(
     let mut report = None;
     let mut judged = None;
     if let Some(check) = check {
-        let (result, verdict, base) = check_proposal(
+        let (result, mut verdict, base) = check_proposal(
             store,
             (target, commit),
             (&check, &built.changes),
@@ -140,6 +144,9 @@ pub fn apply_with(
             &record.id,
             progress,
         )?;
+        if let Some(link) = &repro {
+            link.judge(&mut verdict, &built.changes);
+        }
         if !verdict.kept() {
             record_failure(store, &record, target, commit, &result, &verdict)?;
             let like_base = fails_like_base(&base, &result, &verdict);
@@ -508,7 +515,12 @@ pub fn branch_name(record: &PlanRecord) -> String {
     }
     let slug = slug.trim_matches('-');
     let slug = if slug.is_empty() { "plan" } else { slug };
-    format!("papayu/{slug}-{}", record.short_id())
+    match record.kind {
+        Some(crate::store::records::PlanKind::Repro) => {
+            format!("papayu/repro-{slug}-{}", record.short_id())
+        }
+        None => format!("papayu/{slug}-{}", record.short_id()),
+    }
 }
 
 /// The problem a failed check is reported with: what happened (what it broke, when it broke

@@ -316,7 +316,8 @@ fn diffstat(store: &Store, record: &PlanRecord) -> (Diffstat, Option<String>) {
 }
 
 /// The ranking: a proposal that weakens tests last of all, a check that did not run its tests
-/// last of the rest, then breaks ascending, fixes descending, still failing ascending, check
+/// last of the rest, then breaks ascending, a reproduction that passes before one that still
+/// fails, fixes descending, still failing ascending, check
 /// status, votes descending (how many samples reached the same answer), lines changed
 /// ascending, then the older plan first. Discarded and refined proposals are left out: they are
 /// no longer candidates.
@@ -331,6 +332,7 @@ pub fn rank(proposals: &[Proposal]) -> Vec<String> {
             c.weakens_tests(),
             c.status == CheckStatus::DidNotRun,
             c.breaks.unwrap_or(0),
+            c.reproduction == Some(false),
             std::cmp::Reverse(c.fixes.unwrap_or(0)),
             c.still_failing.unwrap_or(0),
             c.status,

@@ -16,6 +16,8 @@ pub mod history;
 mod interrupt;
 pub mod plan;
 pub mod refine;
+pub mod repro;
+pub mod reproduce;
 pub mod results;
 pub mod review;
 pub mod sandbox;

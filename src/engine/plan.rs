@@ -70,6 +70,10 @@ pub struct Provenance {
     /// The conversation that led to the answer, encoded for the notes (see
     /// [`crate::trace::conversation::encode`]); `None` stores the plan without one.
     pub conversation: Option<String>,
+    /// `Some(Repro)` for a reproduction test; `None` for a fix.
+    pub kind: Option<crate::store::records::PlanKind>,
+    /// The reproduction a fix is checked against (its plan id).
+    pub repro: Option<String>,
 }
 
 /// A stored plan and its preview.
@@ -246,6 +250,8 @@ pub fn prepare(
         group,
         sample,
         conversation,
+        kind,
+        repro,
     } = provenance;
     let conversation = conversation
         .map(|text| crate::store::notes::self_note(&text))
@@ -283,6 +289,8 @@ pub fn prepare(
         group,
         sample,
         conversation: conversation.as_ref().map(|(id, _)| *id),
+        kind,
+        repro,
         verified: false,
     };
     // The preview is part of the record, so it cannot name the plan's id: it names the trace.

@@ -262,9 +262,14 @@ pub fn advance(
     }
     let commit = store.commit_for_user(target.tip, tree, &commit_message(record, attribution))?;
     let mut report = None;
-    let base = target.record.base;
+    // Judged against the plan's base, or — for a fix of a reproduced problem — against the
+    // reproduction's commit, whose tests the round must make pass.
+    let repro = super::repro::link(store, &target.record)?;
+    let base = repro
+        .as_ref()
+        .map_or(target.record.base, |link| link.commit);
     if let Some(resolved) = check::resolve(store, &how.choice, &how.settings, base)? {
-        let (result, verdict, _) = super::apply::check_proposal(
+        let (result, mut verdict, _) = super::apply::check_proposal(
             store,
             (base, commit),
             (&resolved, &planned.changes),
@@ -272,6 +277,9 @@ pub fn advance(
             &record.id,
             &mut |_| {},
         )?;
+        if let Some(link) = &repro {
+            link.judge(&mut verdict, &planned.changes);
+        }
         if !verdict.kept() {
             let mut failed = Event::new(&record.id, EventKind::Failed);
             failed.commit = Some(commit);

@@ -86,10 +86,27 @@ pub struct PlanRecord {
         with = "oid_hex::option"
     )]
     pub conversation: Option<Oid>,
+    /// What the plan is for, when it is not a fix: `repro` for a reproduction test (see
+    /// [`crate::engine::repro`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<PlanKind>,
+    /// The reproduction this fix is checked against: its tests are laid under the fix (the fix
+    /// applies onto the reproduction's commit), so the verdict says whether they pass now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repro: Option<String>,
     /// Whether the id is the hash of this very content (see [`PlanRecord::seal`]). Records
     /// stored before ids were content hashes cannot be checked: they read as before, marked so.
     #[serde(skip)]
     pub verified: bool,
+}
+
+/// A plan that is not a fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanKind {
+    /// A test that reproduces the goal's problem: it only adds or changes test files, and
+    /// reproduces when one of its tests fails at the base.
+    Repro,
 }
 
 /// The cost of making one plan with a model, summed over every request of its cycle.
@@ -222,6 +239,10 @@ pub struct Event {
     /// For `applied` and `failed` after a check: the check judged against the base.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Box<crate::verdict::Verdict>>,
+    /// For a reproduction's `applied` or `failed`: each test that reproduces the problem with
+    /// the first line of its failure (`id: line`, masked), or why nothing reproduced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<String>,
     /// Who vouches for the verdict the event carries, as the reader found it (never stored):
     /// `None` for a verdict nobody this clone trusts wrote, which is a claim.
     #[serde(skip)]
@@ -247,6 +268,7 @@ impl Event {
             feedback: None,
             cancels: None,
             check: None,
+            evidence: Vec::new(),
             vouched: None,
         }
     }

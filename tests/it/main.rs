@@ -25,6 +25,7 @@ mod protocol_rules;
 mod protocol_schema;
 mod quiet;
 mod readme;
+mod repro;
 mod robust;
 mod screens;
 mod search;

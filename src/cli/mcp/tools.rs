@@ -344,6 +344,8 @@ fn store_answer(
         conversation: Some(conversation::of_trace(&trace)),
         group: None,
         sample: None,
+        kind: None,
+        repro: None,
     };
     let how = CheckOptions {
         protocol: None,
