@@ -80,8 +80,12 @@ pub fn run(args: ApplyArgs) -> CliResult {
     if let (true, Some(first)) = (rounds > 1, first) {
         ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
         let first_plan = first.plan.clone();
-        let (plan, reached) = super::rounds::run(first, rounds, choice)?;
-        result["rounds"] = serde_json::json!({ "last": plan, "reached": reached });
+        let store = Store::open()?;
+        let ended = super::rounds::run((&store, &super::settings()), first, rounds, choice)?;
+        let (plan, reached) = (ended.last.clone(), ended.reached);
+        result["rounds"] = serde_json::json!({
+            "last": plan, "reached": reached, "round": ended.round, "stopped": ended.stopped,
+        });
         outcome = match reached {
             true => Ok(()),
             false => Err(Problem::new(

@@ -132,3 +132,43 @@ fn named(
     }
     problems
 }
+
+/// Stores an agent's own plan text (MCP), with its conversation (the goal and the answer): a
+/// fix, or with `kind` a reproduction (refused unless it only touches test files).
+pub fn agent_answer(
+    store: &Store,
+    config: &git_papayu::settings::Settings,
+    (goal, base): (String, git_papayu::store::Oid),
+    answer: &str,
+    (agent, kind): (&str, &Kind),
+) -> Result<Planned, Vec<Problem>> {
+    let trace_id = uuid::Uuid::new_v4().to_string();
+    let mut trace = git_papayu::trace::Trace::new("plan", Some(trace_id.clone()), now_millis());
+    trace.goal = Some(goal.clone());
+    trace.base = Some(base.to_string());
+    trace.transcript.provider = "mcp".to_string();
+    trace.transcript.model = agent.to_string();
+    trace.transcript.answers = vec![answer.to_string()];
+    let provenance = Provenance {
+        goal,
+        provider: "mcp".to_string(),
+        model: Some(agent.to_string()),
+        trace_id,
+        created_at: now_millis(),
+        schema_hash: None,
+        stats: None,
+        conversation: Some(conversation::of_trace(&trace)),
+        group: None,
+        sample: None,
+        kind: kind.kind,
+        repro: kind.repro.clone(),
+    };
+    let how = CheckOptions {
+        protocol: None,
+        mode: git_papayu::protocol::Mode::Plan,
+        normalize_eol: super::validate::normalize_eol(config),
+        allowlist: None,
+        seen: git_papayu::engine::plan::Seen::Pasted,
+    };
+    plan::make_pasted(store, base, answer.as_bytes(), &how, provenance)
+}

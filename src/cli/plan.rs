@@ -178,8 +178,10 @@ pub fn run(args: PlanArgs) -> CliResult {
         provider: provider.clone(),
         model: model.clone(),
         max_cost,
-        response: repro_response,
-        normalize_eol,
+        source: match repro_response {
+            Some(file) => super::repro::Source::File(file),
+            None => super::repro::Source::Model,
+        },
     };
     let reproduced = super::repro::first(&store, &config, (base, &goal), flag, &how_asked)?;
     let link = reproduced

@@ -24,14 +24,22 @@ use git_papayu::{Code, Problem};
 
 use super::{CliError, asking, ui};
 
-/// How the reproduction is asked for: as `plan` asks, or read from a file.
+/// Where a reproduction comes from.
+pub enum Source {
+    /// The configured model writes it (told once why, when it reproduces nothing).
+    Model,
+    /// `--repro-response`: an answer recorded in a file.
+    File(PathBuf),
+    /// An agent's own plan text (MCP), and the agent's name.
+    Agent { answer: String, agent: String },
+}
+
+/// How the reproduction is asked for.
 pub struct Asking {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub max_cost: Option<f64>,
-    /// `--repro-response`: the reproduction's answer, recorded.
-    pub response: Option<PathBuf>,
-    pub normalize_eol: bool,
+    pub source: Source,
 }
 
 /// The check a reproduction runs with, and how.
@@ -79,17 +87,31 @@ pub fn first(
     };
     let mut tried: Option<NotReproduced> = None;
     // A recorded reproduction is tried once; a model's is repaired once.
-    let tries = if asking.response.is_some() { 1 } else { 2 };
+    let tries = match asking.source {
+        Source::Model => 2,
+        Source::File(_) | Source::Agent { .. } => 1,
+    };
+    let kind = super::pasted::Kind {
+        kind: Some(PlanKind::Repro),
+        repro: None,
+    };
     for n in 1..=tries {
-        let planned = match &asking.response {
-            Some(file) => recorded(store, config, (base, goal), file, asking.normalize_eol)?,
-            None => asked(
+        let planned = match &asking.source {
+            Source::Model => asked(
                 store,
                 config,
                 (base, goal),
                 asking,
                 &checking,
                 tried.as_ref(),
+            )?,
+            Source::File(file) => recorded(store, config, (base, goal), file, &kind)?,
+            Source::Agent { answer, agent } => super::pasted::agent_answer(
+                store,
+                config,
+                (goal.to_string(), base),
+                answer,
+                (agent, &kind),
             )?,
         };
         match run(store, &planned, &checking)? {
@@ -159,25 +181,21 @@ fn recorded(
     config: &Settings,
     (base, goal): (Oid, &str),
     file: &std::path::Path,
-    normalize_eol: bool,
+    kind: &super::pasted::Kind,
 ) -> Result<Planned, CliError> {
     let how = CheckOptions {
         protocol: None,
         mode: Phase::Plan,
-        normalize_eol,
+        normalize_eol: super::validate::normalize_eol(config),
         allowlist: None,
         seen: Seen::Pasted,
-    };
-    let kind = super::pasted::Kind {
-        kind: Some(PlanKind::Repro),
-        repro: None,
     };
     let mut planned = super::pasted::pasted(
         store,
         config,
         (base, goal),
         &[file.to_path_buf()],
-        (&how, &kind),
+        (&how, kind),
     )?;
     Ok(planned.remove(0))
 }

@@ -83,50 +83,71 @@ impl FirstRound {
     }
 }
 
-/// Runs rounds 2..=`rounds` after `first`; returns the plan the last round left, and whether
-/// its check reached the target.
+/// How fix rounds ended.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Ended {
+    /// The plan the last round left.
+    pub last: String,
+    /// Whether its check reached the target: passed, nothing broken, no test weakened.
+    pub reached: bool,
+    /// The round the rounds stopped after, and why.
+    pub round: u32,
+    pub stopped: String,
+    /// The last round's verdict.
+    pub verdict: Verdict,
+}
+
+/// Runs rounds 2..=`rounds` after `first`; says where and why they stopped, in one line.
 pub fn run(
+    (store, config): (&Store, &Settings),
     first: FirstRound,
     rounds: u32,
     choice: CheckChoice,
-) -> Result<(String, bool), CliError> {
-    let store = Store::open()?;
-    let config = super::settings();
-    let how = refine::How::configured(&config, choice)?;
+) -> Result<Ended, CliError> {
+    let how = refine::How::configured(config, choice)?;
     let mut last = first;
     let mut previous = failing_set(&last.verdict);
+    let end = |round: u32, why: String, last: FirstRound| {
+        stop(round, &why);
+        Ended {
+            last: last.plan,
+            reached: met(&last.verdict),
+            round,
+            stopped: why,
+            verdict: last.verdict,
+        }
+    };
     for round in 2..=rounds {
         if met(&last.verdict) {
-            stop(round - 1, "the check passes and nothing is broken");
-            return Ok((last.plan, true));
+            let why = "the check passes and nothing is broken".to_string();
+            return Ok(end(round - 1, why, last));
         }
         ui::status(&format!(
             "round {round} of {rounds}: asking for a correction ({})",
             last.verdict.line()
         ));
-        let next = match one_round(&store, &config, &how, &last, (round, rounds))? {
+        let next = match one_round(store, config, &how, &last, (round, rounds))? {
             Ok(next) => next,
             Err((plan, why)) => {
-                stop(round, &why);
-                return Ok((plan.unwrap_or(last.plan), false));
+                if let Some(plan) = plan {
+                    last.plan = plan;
+                }
+                return Ok(end(round, why, last));
             }
         };
         ui::status(&format!("round {round}: {}", next.verdict.line()));
         let now = failing_set(&next.verdict);
         if !met(&next.verdict) && now == previous {
             let why = format!("no progress: the same tests fail as in round {}", round - 1);
-            stop(round, &why);
-            return Ok((next.plan, false));
+            return Ok(end(round, why, next));
         }
         (previous, last) = (now, next);
     }
-    let reached = met(&last.verdict);
-    let why = match reached {
+    let why = match met(&last.verdict) {
         true => "the check passes and nothing is broken".to_string(),
         false => format!("the round cap ({rounds}) was reached"),
     };
-    stop(rounds, &why);
-    Ok((last.plan, reached))
+    Ok(end(rounds, why, last))
 }
 
 /// Round `round` of `rounds` on top of `last`: where it ended, or why the rounds stop (with

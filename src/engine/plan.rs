@@ -221,6 +221,9 @@ pub fn make_pasted(
     provenance: Provenance,
 ) -> Result<Planned, Problems> {
     let candidate = check_answer(store, base, answer, how)?;
+    if provenance.kind == Some(crate::store::records::PlanKind::Repro) {
+        super::repro::only_tests(&candidate.plan)?;
+    }
     let mut stored = store_plans(store, vec![(candidate, provenance)])?;
     Ok(stored.remove(0))
 }

@@ -85,7 +85,7 @@ pub fn run(
         )]
     })?;
     let commit = store.commit_for_user(base, tree, &apply::commit_message(record, attribution))?;
-    let (report, verdict, _) = apply::check_proposal(
+    let (report, mut verdict, _) = apply::check_proposal(
         store,
         (base, commit),
         (check, &built.changes),
@@ -94,9 +94,17 @@ pub fn run(
         progress,
     )?;
     let output_tail = mask_secrets(&report.output_tail);
-    let tests: Vec<String> = match verdict.status {
-        CheckStatus::DidNotRun => Vec::new(),
-        _ => verdict.broken.clone(),
+    let tests: Vec<String> = match (verdict.status, verdict.fixes) {
+        (CheckStatus::DidNotRun, _) => Vec::new(),
+        (_, Some(_)) => verdict.broken.clone(),
+        // The base reported no test one by one (a project with no tests yet): every test the
+        // reproduction's run reports failing is its own.
+        (_, None) => super::results::from_output(report.output_tail.as_bytes())
+            .into_iter()
+            .filter(|(_, passed)| !passed)
+            .map(|(name, _)| name)
+            .take(crate::verdict::NAMES_KEPT)
+            .collect(),
     };
     if tests.is_empty() {
         let why = not_reproduced(&verdict);
@@ -118,6 +126,11 @@ pub fn run(
             why,
             output_tail,
         })));
+    }
+    if verdict.broken.is_empty() {
+        // Found without a base to judge against: they are new tests that fail.
+        verdict.broken = tests.clone();
+        verdict.added_failing = tests.clone();
     }
     let evidence = failure_lines(&report.output_tail, &tests);
     let branch = apply::branch_name(record);

@@ -447,3 +447,72 @@ fn a_stateless_clients_name_reaches_the_commit_trailer() {
     );
     client.finish();
 }
+
+#[test]
+fn propose_takes_a_reproduction_and_fix_rounds_and_returns_their_evidence() {
+    if !common::tool("python3", "the check runs unittest") {
+        return;
+    }
+    let buggy = "def add(a, b):\n    return a * b\n";
+    let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("calc.py", buggy)]);
+    repo.git(["config", "papayu.checkCommand", "python3 -m unittest -v"])
+        .ok();
+    let before = users_side(&repo);
+    let update = |content: &str| {
+        json!({"summary": "fix", "actions": [
+            {"kind": "UPDATE_FILE", "path": "calc.py", "content": content}]})
+        .to_string()
+    };
+    // papayu's own model makes the correction in round 2.
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&update(
+        "def add(a, b):\n    return a + b\n",
+    ))]);
+    let url = format!("{}/v1", fake.url());
+    let mut client = Client::start(
+        &repo,
+        &[
+            ("PAPAYU_LLM_API_URL", url.as_str()),
+            ("PAPAYU_LLM_MODEL", "test-model"),
+            ("PAPAYU_LLM_TIMEOUT_SEC", "5"),
+        ],
+    );
+    client.initialize("an-agent");
+    let test = "import unittest\nfrom calc import add\n\n\nclass R(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n";
+    // Bad input is refused and changes nothing.
+    client.error(
+        "papayu_propose",
+        json!({"goal": "add", "answer": update(buggy), "rounds": 0}),
+        "ERR_USAGE",
+    );
+    client.error(
+        "papayu_propose",
+        json!({"goal": "add", "repro_answer": answer("calc2.py", "x = 1\n")}),
+        "ERR_REPRO_NOT_TESTS",
+    );
+    assert!(repo.papayu(["list"]).ok().stdout.trim().is_empty());
+    // The agent's fix only reorders the product: the reproduction still fails, so round 2 asks.
+    let proposed = client.ok(
+        "papayu_propose",
+        json!({
+            "goal": "add(2, 3) gives 6", "repro_answer": answer("test_repro.py", test),
+            "answer": update("def add(a, b):\n    return b * a\n"), "rounds": 2,
+        }),
+    );
+    assert!(
+        proposed["repro"]["evidence"][0]
+            .as_str()
+            .unwrap()
+            .contains("AssertionError: 6 != 5"),
+        "{proposed}"
+    );
+    assert_eq!(proposed["rounds"]["reached"], true, "{proposed}");
+    assert_eq!(proposed["rounds"]["round"], 2, "{proposed}");
+    assert_eq!(proposed["verdict"]["reproduction"], true, "{proposed}");
+    let branch = proposed["branch"].as_str().unwrap();
+    let calc = repo.git(["show", &format!("{branch}:calc.py")]).ok().stdout;
+    assert!(calc.contains("a + b"), "{calc}");
+    assert!(fake.requests()[0].body.contains("AssertionError: 6 != 5"));
+    client.finish();
+    assert_eq!(users_side(&repo), before);
+    repo.fsck();
+}

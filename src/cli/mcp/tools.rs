@@ -11,17 +11,17 @@ use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::find::find;
-use git_papayu::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
+use git_papayu::engine::plan::{self, Planned};
 use git_papayu::engine::review;
 use git_papayu::protocol::{self, Mode, ParseOptions, ProtocolVersion};
 use git_papayu::settings::Settings as Config;
-use git_papayu::store::records::now_millis;
 use git_papayu::store::{Store, UserGit};
-use git_papayu::trace::{Trace, conversation};
 use git_papayu::{Code, Problem};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use crate::cli::pasted::{self, Kind};
+use crate::cli::repro::{Asking, Source};
 use crate::cli::{CliError, asking, render};
 
 /// What the server tells the client about itself at the handshake.
@@ -71,7 +71,12 @@ pub fn all() -> Vec<Tool> {
                  version); without it, papayu asks its own configured model, as `git papayu plan` \
                  would. The check is always the user's own: an agent cannot choose or skip it. {NO_MERGE}"
             ),
-            json!({"goal": goal, "answer": answer, "base": base}),
+            json!({
+                "goal": goal, "answer": answer, "base": base,
+                "rounds": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Rounds in all (default papayu.rounds, else 1): while the check leaves tests failing, papayu's configured model is told what failed and asked for a correction on top of the proposal, each round a commit of its own. The result's `rounds` says where and why they stopped."},
+                "repro": {"type": "boolean", "description": "Ask papayu's configured model for a test that reproduces the problem first (run on the base; it must fail there). Fixes are then checked with it: the verdict's `reproduction` says whether it passes."},
+                "repro_answer": {"type": "string", "minLength": 1, "description": "Your own reproduction test, as a plan that only adds or changes test files (same format as `answer`); run on the base first, and every fix is checked with it."},
+            }),
             &["goal"],
             false,
         ),
@@ -242,12 +247,41 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     plan::check_goal("goal", &goal)?;
     let answer = text_arg(arguments, "answer")?;
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
+    let rounds = rounds_arg(arguments)?;
+    let repro = repro_arg(arguments, agent)?;
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
     let config = Config::load(&store);
+    let rounds = match rounds {
+        Some(n) => n,
+        None => crate::cli::rounds::configured(None, &config)?,
+    };
+    let reproduced = match repro {
+        None => None,
+        Some(source) => {
+            let asking = Asking {
+                provider: None,
+                model: None,
+                max_cost: None,
+                source,
+            };
+            crate::cli::repro::first(&store, &config, (base, &goal), Some(true), &asking)
+                .map_err(problems)?
+        }
+    };
+    let kind = Kind {
+        kind: None,
+        repro: reproduced.as_ref().map(|r| r.record.id.clone()),
+    };
     let planned = match answer {
-        Some(answer) => vec![store_answer(&store, goal, base, answer, agent)?],
-        None => ask_model(&store, &config, goal, base)?,
+        Some(answer) => vec![pasted::agent_answer(
+            &store,
+            &config,
+            (goal.clone(), base),
+            answer,
+            (agent, &kind),
+        )?],
+        None => ask_model(&store, &config, (goal.clone(), base), reproduced.as_ref())?,
     };
     let first = &planned[0].record;
     let request = ApplyRequest {
@@ -259,7 +293,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
         sources: git_papayu::engine::baseline::Sources::resolve(&config)?,
     };
     let others: Vec<&str> = planned[1..].iter().map(|p| p.record.id.as_str()).collect();
-    match apply::apply(&store, &request)? {
+    let mut result = match apply::apply(&store, &request)? {
         Outcome::Applied {
             record,
             branch,
@@ -268,7 +302,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
             check,
             verdict,
             ..
-        } => Ok(json!({
+        } => json!({
             "id": record.id,
             "goal": record.goal,
             "branch": branch,
@@ -283,8 +317,8 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
             })),
             "verdict": verdict,
             "other_plans": others,
-        })),
-        Outcome::NothingToApply { record } => Ok(json!({
+        }),
+        Outcome::NothingToApply { record } => json!({
             "id": record.id,
             "goal": record.goal,
             "branch": null,
@@ -292,84 +326,140 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
             "diffstat": {"files": [], "text": "nothing to change: the plan leaves the base as it is\n"},
             "check": null,
             "other_plans": others,
-        })),
+        }),
         Outcome::CheckFailed {
             record,
             report,
             verdict,
             ..
-        } => Err(vec![Problem::new(
-            Code::CheckFailed,
-            format!(
-                "plan {} is stored but its check `{}` failed (exit {}){}, so no branch was made; fix the plan and propose again",
-                record.short_id(),
-                report.command,
-                report.exit_code.map_or("none".to_string(), |c| c.to_string()),
-                match verdict.broken_passing().as_slice() {
-                    [] => String::new(),
-                    broken => format!("; it breaks {}", broken.join(", ")),
-                } + &match verdict.added_failing.as_slice() {
-                    [] => String::new(),
-                    added => format!("; it adds failing tests: {}", added.join(", ")),
-                }
-            ),
-        )
-        .with_detail(report.output_tail)]),
+        } if rounds > 1 => json!({
+            "id": record.id,
+            "goal": record.goal,
+            "branch": null,
+            "commit": null,
+            "check": {
+                "command": report.command, "passed": false, "exit_code": report.exit_code,
+                "output_tail": report.output_tail,
+            },
+            "verdict": verdict,
+            "other_plans": others,
+        }),
+        Outcome::CheckFailed {
+            record,
+            report,
+            verdict,
+            ..
+        } => return Err(vec![check_failed(&record, &report, &verdict)]),
+    };
+    if let Some(r) = &reproduced {
+        result["repro"] = json!({
+            "plan": r.record.id, "branch": r.branch, "commit": r.commit.to_string(),
+            "tests": r.tests, "evidence": r.evidence,
+        });
+    }
+    if rounds > 1
+        && let Some(first) = crate::cli::rounds::FirstRound::from_result(&json!({
+            "plan": result["id"], "verdict": result["verdict"], "check": result["check"],
+        }))
+    {
+        let ended =
+            crate::cli::rounds::run((&store, &config), first, rounds, CheckChoice::Configured)
+                .map_err(problems)?;
+        let (ledger, last) = find(&store, Some(&ended.last))?;
+        result["rounds"] = json!(ended);
+        result["branch"] = json!(ledger.branch(&last.id));
+        result["verdict"] = json!(ended.verdict);
+    }
+    Ok(result)
+}
+
+/// `rounds`: 1 to [`crate::cli::rounds::MAX_ROUNDS`], when given.
+fn rounds_arg(arguments: &JsonObject) -> Result<Option<u32>, Vec<Problem>> {
+    let max = crate::cli::rounds::MAX_ROUNDS;
+    match arguments.get("rounds") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| (1..=max).contains(n))
+            .map(Some)
+            .ok_or_else(|| {
+                vec![Problem::new(
+                    Code::Usage,
+                    format!("`rounds` must be a whole number from 1 to {max}"),
+                )]
+            }),
     }
 }
 
-/// Stores the agent's own plan text, with its conversation (the goal and the answer).
-fn store_answer(
-    store: &Store,
-    goal: String,
-    base: git_papayu::store::Oid,
-    answer: &str,
-    agent: &str,
-) -> Result<Planned, Vec<Problem>> {
-    let trace_id = uuid::Uuid::new_v4().to_string();
-    let mut trace = Trace::new("plan", Some(trace_id.clone()), now_millis());
-    trace.goal = Some(goal.clone());
-    trace.base = Some(base.to_string());
-    trace.transcript.provider = "mcp".to_string();
-    trace.transcript.model = agent.to_string();
-    trace.transcript.answers = vec![answer.to_string()];
-    let provenance = Provenance {
-        goal,
-        provider: "mcp".to_string(),
-        model: Some(agent.to_string()),
-        trace_id,
-        created_at: now_millis(),
-        schema_hash: None,
-        stats: None,
-        conversation: Some(conversation::of_trace(&trace)),
-        group: None,
-        sample: None,
-        kind: None,
-        repro: None,
-    };
-    let how = CheckOptions {
-        protocol: None,
-        mode: Mode::Plan,
-        normalize_eol: false,
-        allowlist: None,
-        seen: Seen::Pasted,
-    };
-    plan::make_pasted(store, base, answer.as_bytes(), &how, provenance)
+/// Where the reproduction comes from: the agent's own test (`repro_answer`), papayu's model
+/// (`repro: true`), or none (the default: an agent's call never costs a model call it did not
+/// ask for).
+fn repro_arg(arguments: &JsonObject, agent: &str) -> Result<Option<Source>, Vec<Problem>> {
+    if let Some(answer) = text_arg(arguments, "repro_answer")? {
+        return Ok(Some(Source::Agent {
+            answer: answer.to_string(),
+            agent: agent.to_string(),
+        }));
+    }
+    match arguments.get("repro") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => Ok(None),
+        Some(Value::Bool(true)) => Ok(Some(Source::Model)),
+        Some(_) => Err(vec![Problem::new(
+            Code::Usage,
+            "`repro` must be true or false",
+        )]),
+    }
 }
 
-/// Asks papayu's configured provider, as `git papayu plan` does (progress on stderr).
-fn ask_model(
-    store: &Store,
-    config: &Config,
-    goal: String,
-    base: git_papayu::store::Oid,
-) -> Result<Vec<Planned>, Vec<Problem>> {
-    let ask = git_papayu::ask::session::Ask::plan(goal, base);
-    asking::ask_and_store(store, config, ask).map_err(|e| match e {
+fn problems(e: CliError) -> Vec<Problem> {
+    match e {
         CliError::Problems(p) => p,
         CliError::Usage(p) => vec![p],
         CliError::Internal(e) => vec![Problem::new(Code::Internal, e.to_string())],
-    })
+    }
+}
+
+/// The tool error of a proposal whose check failed: stored, no branch.
+fn check_failed(
+    record: &git_papayu::store::records::PlanRecord,
+    report: &git_papayu::engine::check::CheckReport,
+    verdict: &git_papayu::verdict::Verdict,
+) -> Problem {
+    Problem::new(
+        Code::CheckFailed,
+        format!(
+            "plan {} is stored but its check `{}` failed (exit {}){}, so no branch was made; fix the plan and propose again (or pass rounds: N to let papayu's model correct it)",
+            record.short_id(),
+            report.command,
+            report.exit_code.map_or("none".to_string(), |c| c.to_string()),
+            match verdict.broken_passing().as_slice() {
+                [] => String::new(),
+                broken => format!("; it breaks {}", broken.join(", ")),
+            } + &match verdict.added_failing.as_slice() {
+                [] => String::new(),
+                added => format!("; it adds failing tests: {}", added.join(", ")),
+            }
+        ),
+    )
+    .with_detail(report.output_tail.clone())
+}
+
+/// Asks papayu's configured provider, as `git papayu plan` does (progress on stderr): for a
+/// reproduced problem, told of the reproduction, each plan naming it.
+fn ask_model(
+    store: &Store,
+    config: &Config,
+    (goal, base): (String, git_papayu::store::Oid),
+    reproduced: Option<&git_papayu::engine::reproduce::Reproduced>,
+) -> Result<Vec<Planned>, Vec<Problem>> {
+    let question = match reproduced {
+        Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
+        None => goal.clone(),
+    };
+    let ask = git_papayu::ask::session::Ask::plan(question, base);
+    let link = reproduced.map(|r| (goal.as_str(), r.record.id.as_str()));
+    asking::ask_and_store_fixes(store, config, ask, link).map_err(problems)
 }
 
 fn list(arguments: &JsonObject) -> Answer {
