@@ -142,13 +142,17 @@ pub fn agent_answer(
     answer: &str,
     (agent, kind): (&str, &Kind),
 ) -> Result<Planned, Vec<Problem>> {
+    // Traced as `plan --response` traces a pasted answer: the same files, the same events.
+    let tracer = Tracer::new(config, ui::warn);
     let trace_id = uuid::Uuid::new_v4().to_string();
-    let mut trace = git_papayu::trace::Trace::new("plan", Some(trace_id.clone()), now_millis());
-    trace.goal = Some(goal.clone());
-    trace.base = Some(base.to_string());
-    trace.transcript.provider = "mcp".to_string();
-    trace.transcript.model = agent.to_string();
-    trace.transcript.answers = vec![answer.to_string()];
+    let mut t = tracer.start("plan", Some(trace_id.clone()));
+    t.goal = Some(goal.clone());
+    t.base = Some(base.to_string());
+    t.transcript.provider = "mcp".to_string();
+    t.transcript.model = agent.to_string();
+    let mut transcript = t.transcript.clone();
+    transcript.answers = vec![answer.to_string()];
+    tracer.conversation(&mut t, transcript);
     let provenance = Provenance {
         goal,
         provider: "mcp".to_string(),
@@ -157,7 +161,7 @@ pub fn agent_answer(
         created_at: now_millis(),
         schema_hash: None,
         stats: None,
-        conversation: Some(conversation::of_trace(&trace)),
+        conversation: Some(conversation::of_trace(&t)),
         group: None,
         sample: None,
         kind: kind.kind,
@@ -170,5 +174,15 @@ pub fn agent_answer(
         allowlist: None,
         seen: git_papayu::engine::plan::Seen::Pasted,
     };
-    plan::make_pasted(store, base, answer.as_bytes(), &how, provenance)
+    match plan::make_pasted(store, base, answer.as_bytes(), &how, provenance) {
+        Ok(planned) => {
+            record::plan_stored(&mut t, &planned);
+            tracer.write(store, &t);
+            Ok(planned)
+        }
+        Err(problems) => {
+            tracer.write_failed(store, &mut t, &problems);
+            Err(problems)
+        }
+    }
 }

@@ -516,3 +516,49 @@ fn propose_takes_a_reproduction_and_fix_rounds_and_returns_their_evidence() {
     assert_eq!(users_side(&repo), before);
     repo.fsck();
 }
+
+#[test]
+fn a_proposal_through_mcp_writes_the_traces_the_cli_writes() {
+    let traces = |repo: &TestRepo| -> Vec<String> {
+        let listed: Value =
+            serde_json::from_str(&repo.papayu(["trace", "list", "--json"]).ok().stdout).unwrap();
+        let mut commands: Vec<String> = listed["traces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["kind"].as_str().unwrap_or("?").to_string())
+            .collect();
+        commands.sort();
+        commands
+    };
+    let plan = answer("c.txt", "c\n");
+    let cli = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let file = cli.path().join("../answer.json");
+    std::fs::write(&file, &plan).unwrap();
+    cli.papayu(["plan", "Add c", "--response", file.to_str().unwrap()])
+        .ok();
+    cli.papayu(["apply"]).ok();
+
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let mut client = Client::start(&repo, &[]);
+    client.initialize("an-agent");
+    client.ok("papayu_propose", json!({"goal": "Add c", "answer": plan}));
+    client.finish();
+    assert_eq!(traces(&repo), traces(&cli));
+    assert_eq!(traces(&repo), ["apply", "plan"]);
+}
+
+#[test]
+fn a_proposal_through_mcp_normalizes_line_endings_as_the_cli_does() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let mut client = Client::start(&repo, &[("PAPAYU_NORMALIZE_EOL", "lf")]);
+    client.initialize("an-agent");
+    let proposed = client.ok(
+        "papayu_propose",
+        json!({"goal": "Add c", "answer": answer("c.txt", "one\r\ntwo\r\n")}),
+    );
+    client.finish();
+    let branch = proposed["branch"].as_str().unwrap();
+    let stored = repo.git(["show", &format!("{branch}:c.txt")]).ok().stdout;
+    assert_eq!(stored, "one\ntwo\n");
+}

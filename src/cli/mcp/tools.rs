@@ -293,7 +293,11 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
         sources: git_papayu::engine::baseline::Sources::resolve(&config)?,
     };
     let others: Vec<&str> = planned[1..].iter().map(|p| p.record.id.as_str()).collect();
-    let mut result = match apply::apply(&store, &request)? {
+    let outcome = apply::apply(&store, &request);
+    // Traced as `git papayu apply` traces it.
+    let tracer = git_papayu::trace::record::Tracer::new(&config, crate::cli::ui::warn);
+    git_papayu::trace::outcome::apply(&tracer, &store, request.plan.as_deref(), &outcome);
+    let mut result = match outcome? {
         Outcome::Applied {
             record,
             branch,
