@@ -45,6 +45,11 @@ pub struct RefineArgs {
     /// Model to ask for.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
+    /// Up to N rounds in all, this one included (1 to 5; default 1): while the check leaves
+    /// tests failing, the model is told what failed and asked for another correction.
+    #[arg(long, value_name = "N", conflicts_with = "no_check",
+          value_parser = clap::value_parser!(u32).range(1..=5))]
+    pub rounds: Option<u32>,
 }
 
 pub fn run(args: RefineArgs) -> CliResult {
@@ -55,6 +60,7 @@ pub fn run(args: RefineArgs) -> CliResult {
         no_check,
         provider,
         model,
+        rounds,
     } = args;
     let choice = match (check, no_check) {
         (Some(cmd), _) => CheckChoice::Command(cmd),
@@ -71,8 +77,14 @@ pub fn run(args: RefineArgs) -> CliResult {
     let goal = round_goal(&target, feedback.trim());
     let config = super::settings();
     let how = refine::How::configured(&config, choice)?;
-    let refined = round(&store, &config, &target, (goal, provider, model), &how);
-    match refined? {
+    let refined = round(&store, &config, &target, (goal, provider, model), &how)?;
+    let rounds = rounds.unwrap_or(1);
+    if rounds > 1
+        && let Some(first) = first_round(&refined)
+    {
+        return more_rounds((&store, &config), first, rounds, how.choice);
+    }
+    match refined {
         Refined::Committed {
             planned,
             commit,
@@ -145,6 +157,61 @@ pub fn run(args: RefineArgs) -> CliResult {
             ))))
         }
     }
+}
+
+/// Where a refinement left its proposal, as the first of several rounds; `None` when no check
+/// judged it (or it changed nothing).
+fn first_round(refined: &Refined) -> Option<super::rounds::FirstRound> {
+    let (planned, report, verdict) = match refined {
+        Refined::Committed {
+            planned,
+            check: Some((report, verdict)),
+            ..
+        } => (planned, report, verdict),
+        Refined::CheckFailed {
+            planned,
+            report,
+            verdict,
+        } => (planned, report, verdict),
+        _ => return None,
+    };
+    Some(super::rounds::FirstRound {
+        plan: planned.record.id.clone(),
+        verdict: verdict.clone(),
+        command: report.command.clone(),
+        output_tail: report.output_tail.clone(),
+    })
+}
+
+/// `refine --rounds N`: the rounds after this refinement, as `apply --rounds` runs them.
+fn more_rounds(
+    (store, config): (&Store, &git_papayu::settings::Settings),
+    first: super::rounds::FirstRound,
+    rounds: u32,
+    choice: CheckChoice,
+) -> CliResult {
+    ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
+    let ended = super::rounds::run((store, config), first, rounds, choice)?;
+    ui::data(&serde_json::json!({ "plan": ended.last, "rounds": ended }));
+    let last = &ended.last[..10.min(ended.last.len())];
+    if ended.reached {
+        ui::outln(&format!(
+            "Rounds ended with plan {last}: {}",
+            ended.verdict.line()
+        ));
+        return Ok(());
+    }
+    Err(Problem::new(
+        Code::CheckFailed,
+        format!(
+            "after {} rounds the check still leaves tests failing (last round {last}: {})",
+            ended.round, ended.stopped
+        ),
+    )
+    .with_hint(format!(
+        "see git papayu show {last}; refine it with git papayu refine {last} \"…\""
+    ))
+    .into())
 }
 
 /// What the model is asked in a refinement round: the goal, where the proposal stands (on its

@@ -136,6 +136,10 @@ struct RequestArgs {
     /// Write an accepted memory_patch without asking.
     #[arg(long)]
     accept_memory: bool,
+    /// When the request applies: up to N rounds in all (1 to 5; default papayu.rounds): while
+    /// the check leaves tests failing, the model is told what failed and asked again.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=5))]
+    rounds: Option<u32>,
     #[command(flatten)]
     globals: Globals,
 }
@@ -157,6 +161,7 @@ enum Action {
         model: Option<String>,
         llm_mode: Option<String>,
         accept_memory: bool,
+        rounds: Option<u32>,
     },
 }
 
@@ -308,6 +313,7 @@ pub fn parse(words: &[String]) -> Result<Request, CliError> {
             model: args.model,
             llm_mode: args.llm_mode,
             accept_memory: args.accept_memory,
+            rounds: args.rounds,
         },
     })
 }
@@ -323,6 +329,7 @@ pub fn run(request: Request) -> CliResult {
             model,
             llm_mode,
             accept_memory,
+            rounds,
         } => (
             route,
             How {
@@ -331,20 +338,33 @@ pub fn run(request: Request) -> CliResult {
                 model,
                 llm_mode,
                 accept_memory,
+                rounds,
             },
         ),
     };
     match route {
         Route::Unknown(word) => Err(unknown_command(&word, false)),
-        Route::ApplyLatest => apply_plans(None),
+        Route::ApplyLatest => apply_plans(None, how.rounds),
         Route::Plan { goal, fix } => {
+            if let Some(n) = how.rounds {
+                return Err(CliError::Usage(
+                    Problem::new(
+                        Code::Usage,
+                        "--rounds runs when a check judges a proposal, and this request only plans; nothing was asked",
+                    )
+                    .with_hint(format!(
+                        "plan it, then apply it with rounds: git papayu ok --rounds {n} (or write \"apply: …\")"
+                    )),
+                ));
+            }
             plan_only(goal, fix, how, false)?;
             Ok(())
         }
         Route::PlanAndApply { goal } => {
+            let rounds = how.rounds;
             let ids = plan_only(goal, false, how, true)?;
             for id in ids {
-                apply_plans(Some(id))?;
+                apply_plans(Some(id), rounds)?;
             }
             Ok(())
         }
@@ -358,6 +378,7 @@ struct How {
     model: Option<String>,
     llm_mode: Option<String>,
     accept_memory: bool,
+    rounds: Option<u32>,
 }
 
 /// Asks for plans and stores them; `applying` when they are applied next (no "Apply with:").
@@ -385,7 +406,7 @@ fn plan_only(goal: String, fix: bool, how: How, applying: bool) -> Result<Vec<St
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())
 }
 
-fn apply_plans(id: Option<String>) -> CliResult {
+fn apply_plans(id: Option<String>, rounds: Option<u32>) -> CliResult {
     apply::run(apply::ApplyArgs {
         plan: id,
         check: None,
@@ -394,7 +415,7 @@ fn apply_plans(id: Option<String>) -> CliResult {
         check_timeout: None,
         onto: None,
         all: false,
-        rounds: None,
+        rounds,
     })
 }
 

@@ -544,3 +544,60 @@ fn a_bad_round_count_is_refused_and_changes_nothing() {
     repo.git(["config", "--unset", "papayu.rounds"]).ok();
     assert_eq!(repo.snapshot(), before);
 }
+
+/// `refine --rounds N` goes on from its own round as `apply --rounds` does; the router's
+/// `apply: …` and `ok` take `--rounds` too, and a request that only plans refuses it.
+#[test]
+fn refine_and_the_router_take_rounds() {
+    use common::fake_llm::{self, FakeLlm};
+    let repo = project();
+    let id = breaking_plan(&repo);
+    repo.papayu(["apply", &id[..10], "--check", CHECK])
+        .err("ERR_CHECK_FAILED");
+    // The refinement breaks sub again; its second round puts it right.
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&calc_answer(
+            "Again",
+            ADD_FIXED_SUB_BROKEN
+                .replace("return b", "return a")
+                .as_str(),
+        )),
+        fake_llm::openai_chat(&calc_answer("Keep sub", BOTH_RIGHT)),
+    ]);
+    let mut env = common::compat_env(&fake);
+    env.push(("PAPAYU_PROTOCOL_VERSION".into(), "1".into()));
+    let run = common::run_with_env(
+        &repo,
+        &[
+            "refine",
+            &id[..10],
+            "keep sub working",
+            "--check",
+            CHECK,
+            "--rounds",
+            "2",
+        ],
+        &env,
+    )
+    .ok();
+    assert!(
+        run.stderr
+            .contains("rounds: stopped after round 2: the check passes"),
+        "{run:?}"
+    );
+    assert_eq!(fake.requests().len(), 2);
+    let branch = repo.proposal_branch();
+    assert_eq!(
+        repo.git(["show", &format!("{branch}:calc.py")]).ok().stdout,
+        BOTH_RIGHT
+    );
+
+    let before = repo.snapshot();
+    let refused = common::run_with_env(&repo, &["fix the add test", "--rounds", "2"], &env).code(2);
+    assert!(
+        refused.stderr.starts_with("ERR_USAGE: --rounds"),
+        "{refused:?}"
+    );
+    assert_eq!(repo.snapshot(), before);
+    assert_eq!(fake.requests().len(), 2, "nothing was asked");
+}
