@@ -108,6 +108,30 @@ pub fn run(args: ApplyArgs) -> CliResult {
     outcome
 }
 
+/// A fix that names a reproduction checked without it (its commit is not in this clone: a
+/// teammate's reproduction whose branch was not fetched) says so, instead of a verdict that
+/// silently lacks it.
+fn warn_missing_reproduction(outcome: &Outcome) {
+    let (record, verdict) = match outcome {
+        Outcome::Applied {
+            record,
+            verdict: Some(verdict),
+            ..
+        }
+        | Outcome::CheckFailed {
+            record, verdict, ..
+        } => (record, verdict),
+        _ => return,
+    };
+    if let (Some(repro), None) = (&record.repro, verdict.reproduction) {
+        let id = &repro[..repro.len().min(10)];
+        ui::warn(&format!(
+            "plan {} names reproduction {id}, whose commit is not in this repository: it was checked without it; fetch its papayu/repro-* branch (git fetch origin 'refs/heads/papayu/*:refs/heads/papayu/*') and apply again to check it with the reproduction",
+            record.short_id()
+        ));
+    }
+}
+
 /// Applies one plan and reports it: the `--json` fields of the result, and how it ended.
 /// `side_by_side` (one of several applies running at once) draws no spinner and no live output.
 /// `like_base` is set when its check failed the same way on the base.
@@ -230,6 +254,7 @@ fn apply_one(
         Ok(outcome) => outcome,
         Err(problems) => return (result, Err(problems.into())),
     };
+    warn_missing_reproduction(&outcome);
     let report = match &outcome {
         Outcome::Applied { check, .. } => check.as_ref(),
         Outcome::CheckFailed { report, .. } => Some(report),

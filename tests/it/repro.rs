@@ -339,3 +339,94 @@ fn auto_asks_for_a_reproduction_only_when_a_check_is_set_and_no_test_is_named() 
     assert_eq!(fake.requests().len(), 2);
     assert_eq!(repro_branches(&repo).len(), 1);
 }
+
+/// The reproduction travels with the notes: a teammate who syncs sees it, its evidence, and the
+/// fix that names it, and can apply the fix onto it.
+#[test]
+fn a_teammate_who_syncs_sees_the_reproduction_and_its_evidence() {
+    let Some(origin) = project() else { return };
+    let home = tempfile::Builder::new()
+        .prefix("papayu-test")
+        .tempdir()
+        .unwrap();
+    let remote = home.path().join("remote.git");
+    common::run_in(
+        home.path(),
+        "git",
+        [
+            "clone",
+            "-q",
+            "--bare",
+            origin.path().to_str().unwrap(),
+            remote.to_str().unwrap(),
+        ],
+        None,
+    )
+    .ok();
+    let alice = common::clone_of(&remote);
+    let bob = common::clone_of(&remote);
+    for repo in [&alice, &bob] {
+        repo.git(["config", "papayu.checkCommand", CHECK]).ok();
+    }
+    let repro = file(
+        &alice,
+        "repro.json",
+        &answer(&[("test_repro.py", &repro_test("5"))]),
+    );
+    let fix = file(&alice, "fix.json", &update("calc.py", FIXED));
+    let out = json(
+        &alice
+            .papayu([
+                "plan",
+                "add(2, 3) gives 6",
+                "--repro-response",
+                &repro,
+                "--response",
+                &fix,
+                "--json",
+            ])
+            .ok(),
+    );
+    let repro_id = out["repro"]["plan"].as_str().unwrap();
+    alice.papayu(["sync"]).ok();
+    alice
+        .git([
+            "push",
+            "-q",
+            "origin",
+            "refs/heads/papayu/*:refs/heads/papayu/*",
+        ])
+        .ok();
+    bob.papayu(["sync"]).ok();
+    let shown = bob.papayu(["show", &repro_id[..10]]).ok().stdout;
+    assert!(
+        shown.contains("fails at the base: test_repro.R.test_add: AssertionError: 6 != 5"),
+        "{shown}"
+    );
+    let fix_id = out["plans"][0]["plan"]["id"].as_str().unwrap();
+    let fix_shown = bob.papayu(["show", &fix_id[..10]]).ok().stdout;
+    assert!(
+        fix_shown.contains(&format!("Reproduction: {}", &repro_id[..10])),
+        "{fix_shown}"
+    );
+    // Without the reproduction's commit the fix is checked without it, and apply says so.
+    let run = bob.papayu(["apply", &fix_id[..10]]).ok();
+    assert!(
+        run.stderr.contains("was checked without it"),
+        "{}",
+        run.stderr
+    );
+    bob.papayu(["discard", &fix_id[..10]]).ok();
+    // Bob has the reproduction's commit once he fetches its branch: the fix applies onto it and
+    // his own check says whether the reproduction passes.
+    bob.git([
+        "fetch",
+        "-q",
+        "origin",
+        "refs/heads/papayu/*:refs/remotes/origin/papayu/*",
+    ])
+    .ok();
+    let applied = json(&bob.papayu(["apply", &fix_id[..10], "--json"]).ok());
+    assert_eq!(applied["verdict"]["reproduction"], true, "{applied:#}");
+    bob.fsck();
+}
