@@ -15,14 +15,67 @@ use crate::store::Store;
 use crate::store::cmdline::{parse_bool, parse_i64};
 use crate::store::config::ConfigEntry;
 
-/// A setting papayu reads: its git config key (if any), its variable (if any), default, meaning.
+/// A setting papayu reads: its git config key (if any), its variable (if any), default, meaning,
+/// and what its values may be.
 pub struct Setting {
     pub key: Option<&'static str>,
     pub env: Option<&'static str>,
     pub default: &'static str,
     pub secret: bool,
     pub about: &'static str,
+    pub kind: Kind,
 }
+
+/// What values a setting takes. Every command checks the settings in force against their kinds
+/// before it does anything ([`Settings::check`]), so a typo is refused the same way whichever
+/// setting it is in, naming where the value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Any text (commands, paths, names, dates).
+    Text,
+    /// A boolean in git's spellings (true/false, yes/no, on/off, 1/0).
+    Bool,
+    /// A whole number in this range (git's k/m/g suffixes allowed).
+    Number { min: i64, max: i64 },
+    /// One of these words.
+    OneOf(&'static [&'static str]),
+    /// An amount of US dollars.
+    Usd,
+}
+
+impl Kind {
+    /// `None` when `value` is one this kind takes, else what it must be.
+    fn refuses(self, value: &str) -> Option<String> {
+        let value = value.trim();
+        match self {
+            Kind::Text => None,
+            Kind::Bool => parse_bool(Some(value))
+                .is_none()
+                .then(|| "true or false".to_string()),
+            Kind::Number { min, max } => parse_i64(value)
+                .filter(|n| (min..=max).contains(n))
+                .is_none()
+                .then(|| match max {
+                    i64::MAX => format!("a whole number from {min}"),
+                    _ => format!("a whole number from {min} to {max}"),
+                }),
+            Kind::OneOf(words) => (!words.contains(&value)).then(|| words.join(", ")),
+            Kind::Usd => crate::cost::parse_usd(value)
+                .is_none()
+                .then(|| "an amount of US dollars, e.g. 0.50".to_string()),
+        }
+    }
+}
+
+const BOOL: Kind = Kind::Bool;
+const UP_FROM_0: Kind = Kind::Number {
+    min: 0,
+    max: i64::MAX,
+};
+const COUNT: Kind = Kind::Number {
+    min: 1,
+    max: i64::MAX,
+};
 
 const fn s(
     key: Option<&'static str>,
@@ -36,6 +89,21 @@ const fn s(
         default,
         secret: false,
         about,
+        kind: Kind::Text,
+    }
+}
+
+/// `s(…)` with the values it takes.
+const fn t(
+    key: Option<&'static str>,
+    env: Option<&'static str>,
+    default: &'static str,
+    about: &'static str,
+    kind: Kind,
+) -> Setting {
+    Setting {
+        kind,
+        ..s(key, env, default, about)
     }
 }
 
@@ -46,6 +114,7 @@ const fn secret(env: &'static str, about: &'static str) -> Setting {
         default: "",
         secret: true,
         about,
+        kind: Kind::Text,
     }
 }
 
@@ -90,47 +159,71 @@ pub const SETTINGS: &[Setting] = &[
         "http://127.0.0.1:11434",
         "Ollama server",
     ),
-    s(
+    t(
         Some("papayu.openai.api"),
         None,
         "chat",
         "OpenAI API: chat or responses",
+        Kind::OneOf(&["chat", "responses"]),
     ),
-    s(
+    t(
         Some("papayu.strictJson"),
         Some("PAPAYU_LLM_STRICT_JSON"),
         "false",
         "send the JSON schema as structured output",
+        BOOL,
     ),
-    s(
+    t(
         Some("papayu.timeoutSec"),
         Some("PAPAYU_LLM_TIMEOUT_SEC"),
         "90",
         "per-read timeout for model answers, seconds",
+        COUNT,
     ),
-    s(
+    t(
+        None,
+        Some("PAPAYU_LLM_RETRY_BASE_MS"),
+        "500",
+        "first wait before a retry of a failed request, milliseconds (doubled each try)",
+        Kind::Number {
+            min: 0,
+            max: i64::MAX,
+        },
+    ),
+    t(
         Some("papayu.llmMode"),
         Some("PAPAYU_LLM_MODE"),
         "chat",
         "how the model is asked: chat, fixit, fix-plan",
+        Kind::OneOf(&["chat", "fixit", "fix-plan"]),
     ),
-    s(
+    t(
         Some("papayu.protocol"),
         Some("PAPAYU_PROTOCOL_VERSION"),
         "2",
         "protocol asked for",
+        Kind::OneOf(&["1", "2"]),
     ),
-    s(
+    t(
+        None,
+        Some("PAPAYU_PROTOCOL_DEFAULT"),
+        "2",
+        "protocol asked for when neither PAPAYU_PROTOCOL_VERSION nor papayu.protocol is set",
+        Kind::OneOf(&["1", "2"]),
+    ),
+    t(
         Some("papayu.fallbackToV1"),
         Some("PAPAYU_PROTOCOL_FALLBACK_TO_V1"),
         "true",
         "fall back from v2 to v1 once",
+        BOOL,
     ),
-    s(
+    t(
         Some("papayu.trace"),
         Some("PAPAYU_TRACE"),
         "true",
         "write trace files (PAPAYU_TRACE=1 also prints event lines)",
+        BOOL,
     ),
     s(
         Some("papayu.traceExpire"),
@@ -144,11 +237,12 @@ pub const SETTINGS: &[Setting] = &[
         "90.days.ago",
         "gc forgets operations older than this (now, never, a date, N.days.ago)",
     ),
-    s(
+    t(
         None,
         Some("PAPAYU_TRACE_RAW"),
         "0",
         "keep the model's raw answers in traces (masked)",
+        BOOL,
     ),
     s(
         Some("papayu.checkCommand"),
@@ -156,17 +250,35 @@ pub const SETTINGS: &[Setting] = &[
         "default_test_command of .papa-yu/project.json",
         "check run before a proposal branch is created",
     ),
-    s(
+    t(
         Some("papayu.checkTimeout"),
         None,
         "600",
         "check timeout, seconds",
+        Kind::Number {
+            min: 0,
+            max: i64::MAX,
+        },
     ),
-    s(
+    t(
         Some("papayu.checkNetwork"),
         None,
         "false",
         "let the check open network connections",
+        BOOL,
+    ),
+    t(
+        Some("papayu.checkSandbox"),
+        None,
+        "true",
+        "run the check in the sandbox (Landlock, seccomp, namespaces)",
+        BOOL,
+    ),
+    s(
+        Some("papayu.checkWritable"),
+        None,
+        "",
+        "more directories the check may write (one per value)",
     ),
     s(
         Some("papayu.checkEnv"),
@@ -186,23 +298,33 @@ pub const SETTINGS: &[Setting] = &[
         "",
         "JUnit XML report the check writes (path from the top of the repository), read per test",
     ),
-    s(
+    t(
         Some("papayu.maxCost"),
         None,
         "",
         "cost cap of one plan command, US dollars (--max-cost); needs papayu.<provider>.price",
+        Kind::Usd,
     ),
-    s(
+    t(
+        Some("papayu.repro"),
+        None,
+        "never",
+        "plan asks for a reproduction test first: auto (a check is set and the goal names no test), always or never (--repro, --no-repro)",
+        Kind::OneOf(&["auto", "always", "never"]),
+    ),
+    t(
         Some("papayu.rounds"),
         None,
         "1",
         "rounds of apply in all, 1 to 5 (--rounds): a failed check goes back to the model",
+        Kind::Number { min: 1, max: 5 },
     ),
-    s(
+    t(
         Some("papayu.attribution"),
         None,
         "assisted-by",
         "trailer naming the assistance on proposal commits: assisted-by, co-authored-by or none",
+        Kind::OneOf(&["assisted-by", "co-authored-by", "none"]),
     ),
     s(
         Some("notes.papayu.mergeStrategy"),
@@ -210,41 +332,47 @@ pub const SETTINGS: &[Setting] = &[
         "cat_sort_uniq",
         "how sync merges notes both sides changed: cat_sort_uniq, union, ours or theirs",
     ),
-    s(
+    t(
         None,
         Some("PAPAYU_NORMALIZE_EOL"),
         "",
         "lf: store written files with LF line endings",
+        Kind::OneOf(&["lf", "LF"]),
     ),
-    s(
+    t(
         None,
         Some("PAPAYU_CONTEXT_MAX_FILES"),
         "8",
         "context: most file blocks",
+        UP_FROM_0,
     ),
-    s(
+    t(
         None,
         Some("PAPAYU_CONTEXT_MAX_FILE_CHARS"),
         "20000",
         "context: characters per file",
+        UP_FROM_0,
     ),
-    s(
+    t(
         None,
         Some("PAPAYU_CONTEXT_MAX_TOTAL_CHARS"),
         "120000",
         "context: characters in all",
+        UP_FROM_0,
     ),
-    s(
+    t(
         None,
         Some("PAPAYU_CONTEXT_MAX_LOG_CHARS"),
         "12000",
         "context: characters of logs",
+        UP_FROM_0,
     ),
-    s(
+    t(
         None,
         Some("PAPAYU_CONTEXT_MAP_CHARS"),
         "6000",
         "context: characters of the repository map",
+        UP_FROM_0,
     ),
     s(
         Some("color.papayu"),
@@ -511,6 +639,40 @@ impl Settings {
             });
         }
         rows
+    }
+
+    /// Refuses the first setting in force whose value its declaration does not take, naming
+    /// the key, its value and where it came from (a file, `git -c`, a variable).
+    pub fn check(&self) -> Result<(), crate::codes::Problem> {
+        for (setting, row) in SETTINGS.iter().zip(self.resolved()) {
+            if row.origin == "default" || row.origin.starts_with("flag ") {
+                continue;
+            }
+            let Some(must) = setting.kind.refuses(&row.value) else {
+                continue;
+            };
+            let hint = match row.origin.strip_prefix("env ") {
+                Some(var) => format!("set {var} to {must}, or unset it"),
+                None => format!(
+                    "set it with git config {} VALUE ({must}), or unset it with git config --unset {}",
+                    row.name, row.name
+                ),
+            };
+            // The check's settings have their own code (a check that cannot be configured).
+            let code = match row.name.starts_with("papayu.check") {
+                true => crate::codes::Code::CheckConfigInvalid,
+                false => crate::codes::Code::ConfigInvalid,
+            };
+            return Err(crate::codes::Problem::new(
+                code,
+                format!(
+                    "{} is {:?} ({}); it must be {must}",
+                    row.name, row.value, row.origin
+                ),
+            )
+            .with_hint(hint));
+        }
+        Ok(())
     }
 
     fn git_entry(&self, lower: &str) -> Option<&ConfigEntry> {

@@ -197,6 +197,18 @@ pub fn main() -> ExitCode {
             format!("cannot change to {}: {e}", dir.display()),
         ))));
     }
+    // A typo in any setting is refused before the command does anything; `config` (which
+    // shows it) and the commands that read no setting still run.
+    let reads_settings = !matches!(
+        cli.command,
+        Command::Config(_)
+            | Command::InstallMan(_)
+            | Command::Completions(_)
+            | Command::Complete(_)
+    );
+    if reads_settings && let Err(problem) = settings().check() {
+        return ui::finish(Err(problem.into()));
+    }
     if let Some(request) = request {
         return ui::finish(request.and_then(router::run));
     }

@@ -15,7 +15,11 @@ use git_papayu::store::Store;
 use git_papayu::verdict::{CheckStatus, Verdict};
 use git_papayu::{Code, Problem};
 
-use super::{CliError, ui};
+use git_papayu::ask::session::Ask;
+use git_papayu::engine::attribution::Attribution;
+use git_papayu::trace::record::{self, Tracer};
+
+use super::{CliError, asking, ui};
 
 /// The most rounds one command may run, the first included.
 pub const MAX_ROUNDS: u32 = 5;
@@ -166,8 +170,8 @@ fn one_round(
         output_tail: git_papayu::context::mask_secrets(&last.output_tail),
     });
     target.feedback = format!("fix round {round} of {rounds}");
-    let goal = super::refine::round_goal(&target, "make the failing tests pass");
-    let refined = match super::refine::round(store, config, &target, (goal, None, None), how) {
+    let goal = round_goal(&target, "make the failing tests pass");
+    let refined = match self::round(store, config, &target, (goal, None, None), how) {
         Err(CliError::Problems(problems)) if problems.iter().any(|p| p.code == Code::CostCap) => {
             return Ok(Err((None, "the cost cap was reached".into())));
         }
@@ -202,6 +206,76 @@ fn one_round(
 
 fn stop(round: u32, why: &str) {
     ui::status(&format!("rounds: stopped after round {round}: {why}"));
+}
+
+/// What the model is asked in a refinement round: the goal, where the proposal stands (on its
+/// branch, or the commit whose check failed, with what failed), and the feedback.
+pub fn round_goal(target: &refine::Target, feedback: &str) -> String {
+    let goal = target.record.goal.trim();
+    let files = target.changed.join(", ");
+    match &target.failure {
+        None => format!(
+            "{goal}\n\nThe proposal on branch {} already makes a change for this goal; its files are shown as they are now on that branch ({files}). Review feedback to address: {feedback}",
+            target.branch
+        ),
+        Some(failure) => format!(
+            "{goal}\n\nA proposal for this goal was made, but its check failed; its files are shown as the proposal left them ({files}). Correct the plan against these files so that the check passes, without deleting, skipping or loosening any test.\n\n{}\n\nReview feedback to address: {feedback}",
+            failure.describe()
+        ),
+    }
+}
+
+/// One refinement round: asks the model with `goal` on top of `target`, checks and commits the
+/// answer (see [`refine::advance`]), and writes the round's trace, whatever happened.
+pub fn round(
+    store: &Store,
+    config: &git_papayu::settings::Settings,
+    target: &refine::Target,
+    (goal, provider, model): (String, Option<String>, Option<String>),
+    how: &refine::How,
+) -> Result<Refined, CliError> {
+    let ask = Ask {
+        provider,
+        model,
+        ..Ask::plan(goal, target.tip)
+    };
+    let tracer = Tracer::new(config, ui::warn);
+    let mut candidates = asking::ask_models(store, config, ask, &tracer, "refine")?;
+    let (candidate, mut provenance, mut trace) = candidates.remove(0);
+    // The refined plan keeps the goal; the feedback was only for the model.
+    provenance.goal = target.record.goal.clone();
+    // It stands for the same proposal: it competes in the same group, in its place.
+    provenance.group = target.record.group.clone();
+    // A fix of a reproduced problem stays checked against its reproduction.
+    provenance.repro = target.record.repro.clone();
+    provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
+    trace.branch = Some(target.branch.clone());
+    let attribution = Attribution::configured(config)?;
+    let refined = refine::advance(store, target, candidate, provenance, how, attribution);
+    match &refined {
+        Ok(Refined::Committed { planned, check, .. }) => {
+            record::plan_stored(&mut trace, planned);
+            trace.check = check.as_ref().map(|(report, _)| record::check_log(report));
+            tracer.write(store, &trace);
+        }
+        Ok(Refined::NothingChanged { planned }) => {
+            record::plan_stored(&mut trace, planned);
+            tracer.write(store, &trace);
+        }
+        Ok(Refined::CheckFailed {
+            planned, report, ..
+        }) => {
+            record::plan_stored(&mut trace, planned);
+            trace.check = Some(record::check_log(report));
+            let failed = Problem::new(
+                Code::CheckFailed,
+                format!("check `{}` failed", report.command),
+            );
+            tracer.write_failed(store, &mut trace, &[failed]);
+        }
+        Err(problems) => tracer.write_failed(store, &mut trace, problems),
+    }
+    Ok(refined?)
 }
 
 #[cfg(test)]

@@ -378,19 +378,18 @@ fn errors_are_a_json_document_with_the_same_exit_status() {
     assert_eq!(doc["report"]["failures"][0]["verdict"]["kind"], "ambiguous");
 
     // Warnings go into the document, not stderr.
-    repo.write("b.json", &answer("b.txt", "b\n"));
-    let run = repo
-        .papayu_env(
-            ["validate", "--json", "b.json"],
-            &[("PAPAYU_NORMALIZE_EOL", "crlf")],
-        )
-        .ok();
+    repo.write(
+        "b.json",
+        r#"{"actions": [{"kind": "CREATE_FILE", "path": "b.txt", "content": "b\n"}],
+            "memory_patch": {"user.favourite_colour": "green"}}"#,
+    );
+    let run = repo.papayu(["validate", "--json", "b.json"]).ok();
     let doc: Value = serde_json::from_str(&run.stdout).unwrap();
     assert!(
         doc["warnings"][0]
             .as_str()
             .unwrap()
-            .contains("PAPAYU_NORMALIZE_EOL"),
+            .contains("memory_patch"),
         "{doc}"
     );
     assert!(!run.stderr.contains("warning:"), "{}", run.stderr);

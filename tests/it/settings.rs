@@ -277,3 +277,59 @@ fn config_outside_a_repository_shows_the_global_settings() {
     );
     assert_eq!(colour["origin"], "command line:");
 }
+
+/// Every declared setting refuses a typo the same way, before the command does anything, naming
+/// its value and origin; `config` still shows it.
+#[test]
+fn a_typo_in_any_setting_is_refused_with_its_origin_and_changes_nothing() {
+    let repo = repo();
+    let cases: &[(&str, &str, &str)] = &[
+        ("papayu.rounds", "7", "a whole number from 1 to 5"),
+        ("papayu.strictJson", "maybe", "true or false"),
+        ("papayu.llmMode", "chatty", "chat, fixit, fix-plan"),
+        ("papayu.repro", "sometimes", "auto, always, never"),
+        ("papayu.maxCost", "lots", "an amount of US dollars"),
+        ("papayu.checkSandbox", "perhaps", "true or false"),
+        ("papayu.trace", "2x", "true or false"),
+    ];
+    let before = repo.snapshot();
+    for (key, value, must) in cases {
+        let set = format!("{key}={value}");
+        let run = repo.git(["-c", &set, "papayu", "list"]).code(1);
+        let code = match key.starts_with("papayu.check") {
+            true => "ERR_CHECK_CONFIG_INVALID",
+            false => "ERR_CONFIG_INVALID",
+        };
+        assert!(
+            run.stderr.starts_with(&format!(
+                "{code}: {key} is \"{value}\" (command line:); it must be {must}"
+            )),
+            "{key}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(&format!("git config --unset {key}")),
+            "{}",
+            run.stderr
+        );
+        // `config` shows the value it refuses, so it can be found and fixed.
+        let shown = config_entry(&repo, &[&set], key);
+        assert_eq!(shown["value"], *value, "{shown}");
+    }
+    let run = repo
+        .papayu_env(["list"], &[("PAPAYU_CONTEXT_MAX_FILES", "eight")])
+        .code(1);
+    assert!(
+        run.stderr.starts_with(
+            "ERR_CONFIG_INVALID: PAPAYU_CONTEXT_MAX_FILES is \"eight\" (env PAPAYU_CONTEXT_MAX_FILES)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("set PAPAYU_CONTEXT_MAX_FILES to"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(repo.snapshot(), before);
+}
