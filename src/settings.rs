@@ -205,6 +205,12 @@ pub const SETTINGS: &[Setting] = &[
         "trailer naming the assistance on proposal commits: assisted-by, co-authored-by or none",
     ),
     s(
+        Some("papayu.installMan"),
+        Some("PAPAYU_INSTALL_MAN"),
+        "true",
+        "write the manual where man finds it on the first run without it, so git papayu --help opens it",
+    ),
+    s(
         Some("notes.papayu.mergeStrategy"),
         None,
         "cat_sort_uniq",

@@ -195,6 +195,12 @@ pub fn main() -> ExitCode {
             format!("cannot change to {}: {e}", dir.display()),
         ))));
     }
+    if !matches!(
+        cli.command,
+        Command::InstallMan(_) | Command::Complete(_) | Command::Mcp(_)
+    ) {
+        manual::install_if_missing(&settings());
+    }
     if let Some(request) = request {
         return ui::finish(request.and_then(router::run));
     }
@@ -244,6 +250,7 @@ fn built_in_help(e: &clap::Error, no_pager: bool) -> ExitCode {
         },
         &settings(),
     );
+    manual::install_if_missing(&settings());
     ui::paged();
     ui::out(&e.render().to_string());
     ui::finish(Ok(()))

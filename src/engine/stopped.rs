@@ -32,7 +32,7 @@ pub fn conflicted_files(store: &Store) -> Vec<String> {
 }
 
 impl Stop<'_> {
-    fn into_name(&self) -> &str {
+    fn target(&self) -> &str {
         self.into.trim_start_matches("refs/heads/")
     }
 
@@ -40,7 +40,7 @@ impl Stop<'_> {
     fn next_steps(&self) -> String {
         format!(
             "plan it again from {into} as it is now: git papayu plan {goal}; or merge it yourself and resolve the conflicts: git merge {branch}",
-            into = self.into_name(),
+            into = self.target(),
             goal = sh_quote(&self.record.goal),
             branch = self.branch,
         )
@@ -58,7 +58,7 @@ impl Stop<'_> {
             format!(
                 "{branch} conflicts with {into} in {list}{more}: {into} changed since plan {id} was made; the merge was aborted and nothing changed",
                 branch = self.branch,
-                into = self.into_name(),
+                into = self.target(),
                 list = shown.join(", "),
                 id = self.record.short_id(),
             ),
@@ -73,7 +73,7 @@ impl Stop<'_> {
             format!(
                 "{into} has commits that {branch} does not, so --ff-only cannot fast-forward; nothing changed",
                 branch = self.branch,
-                into = self.into_name(),
+                into = self.target(),
             ),
         )
         .with_hint(format!(
