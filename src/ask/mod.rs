@@ -15,6 +15,7 @@
 //! caller stores whatever succeeded as one operation. Nothing here prints: progress and event
 //! lines go to the caller's sink.
 
+mod added;
 pub mod event;
 pub mod memory;
 pub mod prompt;
@@ -32,6 +33,7 @@ use crate::protocol::{self, Mode, ParseOptions, ProtocolVersion};
 use crate::store::records::PlanStats;
 use crate::store::{Oid, Store};
 
+pub use added::{ContextRound, Given};
 pub use event::Event;
 pub use prompt::LlmMode;
 
@@ -137,6 +139,9 @@ pub struct Transcript {
     pub events: Vec<String>,
     /// What the model was shown, as the plan's fingerprint records it.
     pub sent: Vec<crate::store::records::Fingerprint>,
+    /// What each context round asked for and was given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context_added: Vec<ContextRound>,
     #[serde(skip)]
     pub answers: Vec<String>,
 }
@@ -713,6 +718,12 @@ impl<'a> Conversation<'a> {
             .map(|(path, why)| format!("{path}: {why}"))
             .collect();
         let rendered = context::render(&fresh, self.version);
+        self.transcript.context_added.push(ContextRound::of(
+            self.transcript.requests.len(),
+            requests,
+            &fresh,
+            &withheld,
+        ));
         self.blocks.extend(fresh);
         let left = MAX_CONTEXT_ROUNDS - self.stats.context_rounds;
         self.push_turn(answer, prompt::context_round(&rendered, &withheld, left));

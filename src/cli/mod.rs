@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a user or plan error, reported as `ERR_CODE: reason` lines; 2 a
 //! usage error (clap's own); 3 an internal failure.
 
+mod answer;
 mod apply;
 mod asking;
 mod closing;
