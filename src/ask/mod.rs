@@ -93,6 +93,9 @@ pub enum Progress {
         of: u32,
         wait: std::time::Duration,
     },
+    /// A request went out to a provider (each try; one refused before sending, by the cost
+    /// cap, never does).
+    Sent { provider: String },
     /// Text is arriving from a provider.
     Received {
         provider: String,
@@ -560,7 +563,12 @@ impl<'a> Conversation<'a> {
                         wait_ms: wait.as_millis() as u64,
                     }
                 }
-                llm::Event::Sent { .. } => return,
+                llm::Event::Sent { .. } => {
+                    sink(Progress::Sent {
+                        provider: provider.clone(),
+                    });
+                    return;
+                }
             };
             lines.push(event.to_string());
             sink(Progress::Event(event));
