@@ -25,7 +25,8 @@ use super::{Cli, CliResult, ui};
 /// (for ~/.cargo/bin/git-papayu: ~/.cargo/share/man/man1; for a symlink ~/bin/git-papayu:
 /// ~/share/man/man1), which man searches for every directory on PATH, so `git papayu --help`
 /// works without setting MANPATH. When man still does not find the pages, it says which
-/// MANPATH to add.
+/// MANPATH to add. The first papayu command run without them writes them there too, once
+/// (papayu.installMan false turns that off).
 #[derive(Debug, Args)]
 pub struct InstallManArgs {
     /// Directory to write the pages into.

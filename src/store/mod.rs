@@ -241,7 +241,8 @@ impl Store {
         Ok(commit.id())
     }
 
-    /// The user's own identity, `Name <email>`, when git has one (see [`sig::user_identity`]).
+    /// The user's own author identity, `Name <email>`, when git has one (`GIT_AUTHOR_*`, else
+    /// `user.*`); `None` where bookkeeping commits fall back to papayu's fixed identity.
     pub fn user_identity(&self) -> Option<String> {
         sig::user_identity(&self.repo)
     }
