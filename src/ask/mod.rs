@@ -514,7 +514,8 @@ impl<'a> Conversation<'a> {
                 .iter()
                 .map(|m| m.content.len())
                 .sum::<usize>();
-        self.event(Event::LlmRequestSent {
+        // Said when the first try goes out: one the cost cap refuses is never sent.
+        let mut announce = Some(Event::LlmRequestSent {
             provider: self.ep.name.clone(),
             model: self.ep.model.clone(),
             schema_version: u8::from(self.version),
@@ -564,6 +565,10 @@ impl<'a> Conversation<'a> {
                     }
                 }
                 llm::Event::Sent { .. } => {
+                    if let Some(sent) = announce.take() {
+                        lines.push(sent.to_string());
+                        sink(Progress::Event(sent));
+                    }
                     sink(Progress::Sent {
                         provider: provider.clone(),
                     });
