@@ -326,6 +326,13 @@ pub const SETTINGS: &[Setting] = &[
         "trailer naming the assistance on proposal commits: assisted-by, co-authored-by or none",
         Kind::OneOf(&["assisted-by", "co-authored-by", "none"]),
     ),
+    t(
+        Some("papayu.installMan"),
+        Some("PAPAYU_INSTALL_MAN"),
+        "true",
+        "write the manual where man finds it on the first run without it, so git papayu --help opens it",
+        BOOL,
+    ),
     s(
         Some("notes.papayu.mergeStrategy"),
         None,

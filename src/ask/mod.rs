@@ -15,6 +15,7 @@
 //! caller stores whatever succeeded as one operation. Nothing here prints: progress and event
 //! lines go to the caller's sink.
 
+mod added;
 pub mod event;
 pub mod memory;
 pub mod prompt;
@@ -32,6 +33,7 @@ use crate::protocol::{self, Mode, ParseOptions, ProtocolVersion};
 use crate::store::records::PlanStats;
 use crate::store::{Oid, Store};
 
+pub use added::{ContextRound, Given};
 pub use event::Event;
 pub use prompt::LlmMode;
 
@@ -91,6 +93,9 @@ pub enum Progress {
         of: u32,
         wait: std::time::Duration,
     },
+    /// A request went out to a provider (each try; one refused before sending, by the cost
+    /// cap, never does).
+    Sent { provider: String },
     /// Text is arriving from a provider.
     Received {
         provider: String,
@@ -137,6 +142,9 @@ pub struct Transcript {
     pub events: Vec<String>,
     /// What the model was shown, as the plan's fingerprint records it.
     pub sent: Vec<crate::store::records::Fingerprint>,
+    /// What each context round asked for and was given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub context_added: Vec<ContextRound>,
     #[serde(skip)]
     pub answers: Vec<String>,
 }
@@ -506,7 +514,8 @@ impl<'a> Conversation<'a> {
                 .iter()
                 .map(|m| m.content.len())
                 .sum::<usize>();
-        self.event(Event::LlmRequestSent {
+        // Said when the first try goes out: one the cost cap refuses is never sent.
+        let mut announce = Some(Event::LlmRequestSent {
             provider: self.ep.name.clone(),
             model: self.ep.model.clone(),
             schema_version: u8::from(self.version),
@@ -555,7 +564,16 @@ impl<'a> Conversation<'a> {
                         wait_ms: wait.as_millis() as u64,
                     }
                 }
-                llm::Event::Sent { .. } => return,
+                llm::Event::Sent { .. } => {
+                    if let Some(sent) = announce.take() {
+                        lines.push(sent.to_string());
+                        sink(Progress::Event(sent));
+                    }
+                    sink(Progress::Sent {
+                        provider: provider.clone(),
+                    });
+                    return;
+                }
             };
             lines.push(event.to_string());
             sink(Progress::Event(event));
@@ -713,6 +731,12 @@ impl<'a> Conversation<'a> {
             .map(|(path, why)| format!("{path}: {why}"))
             .collect();
         let rendered = context::render(&fresh, self.version);
+        self.transcript.context_added.push(ContextRound::of(
+            self.transcript.requests.len(),
+            requests,
+            &fresh,
+            &withheld,
+        ));
         self.blocks.extend(fresh);
         let left = MAX_CONTEXT_ROUNDS - self.stats.context_rounds;
         self.push_turn(answer, prompt::context_round(&rendered, &withheld, left));

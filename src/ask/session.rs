@@ -290,7 +290,11 @@ impl Session {
                                 .map_or(line.clone(), |d| format!("{d}\n{line}"));
                             p = p.with_detail(detail);
                         }
-                        if several {
+                        let named = p
+                            .reason
+                            .strip_prefix(outcome.provider.as_str())
+                            .is_some_and(|rest| rest.starts_with([' ', ':']));
+                        if several && !named {
                             p.reason = format!("{}: {}", outcome.provider, p.reason);
                         }
                         p

@@ -82,10 +82,28 @@ pub fn ask_models(
         .into());
     };
     let answers = answers?;
-    for p in &answers.failures {
-        ui::warn(&format!("no plan from this provider: {p}"));
+    for (p, n) in alike(&answers.failures) {
+        match n {
+            1 => ui::warn(&format!("no plan from this provider: {p}")),
+            n => ui::warn(&format!(
+                "no plan from this provider ({n} requests, each refused alike): {p}"
+            )),
+        }
     }
     Ok(answers.candidates)
+}
+
+/// The failures with those alike counted once (`--samples 3` of an unpriced provider under a
+/// cost cap are three refusals of one sentence), in the order first seen.
+fn alike(failures: &[Problem]) -> Vec<(&Problem, usize)> {
+    let mut out: Vec<(&Problem, usize)> = Vec::new();
+    for p in failures {
+        match out.iter_mut().find(|(q, _)| q.to_string() == p.to_string()) {
+            Some((_, n)) => *n += 1,
+            None => out.push((p, 1)),
+        }
+    }
+    out
 }
 
 /// Shows a plan's `memory_patch` and writes it when the user accepts: with `--accept-memory`,

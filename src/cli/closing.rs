@@ -31,11 +31,12 @@ pub fn check_line(report: Option<&CheckReport>, verdict: Option<&Verdict>, confi
 
 /// The closing block of a proposal on its branch, after its check line: `headline`, the
 /// diffstat, and the commands that review, merge or discard plan `id`.
+///
+/// One write: `apply --all` closes several plans at once, and each block stays whole.
 pub fn closing(headline: &str, changes: &[git_papayu::executor::FileChange], id: &str) {
-    ui::outln(headline);
-    ui::out(&render::diffstat(changes, ui::columns().unwrap_or(80)));
-    ui::outln(&format!(
-        "Review: git papayu diff {id}   Merge: git papayu merge {id}   Discard: git papayu discard {id}"
+    let stat = render::diffstat(changes, ui::columns().unwrap_or(80));
+    ui::out(&format!(
+        "{headline}\n{stat}Review: git papayu diff {id}   Merge: git papayu merge {id}   Discard: git papayu discard {id}\n"
     ));
 }
 

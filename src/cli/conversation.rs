@@ -1,6 +1,7 @@
 //! `git papayu show --conversation`: the reasoning behind a plan, read from the notes, so a
 //! teammate who synced sees what the author's model was shown and said.
 
+use git_papayu::ask::ContextRound;
 use git_papayu::store::records::PlanRecord;
 use git_papayu::trace::conversation::{Answer, Conversation};
 
@@ -74,6 +75,9 @@ pub fn render(record: &PlanRecord, c: &Conversation) -> String {
         if let Some(a) = c.answers.get(i) {
             out.push_str(&answer(a));
         }
+        for round in tr.context_added.iter().filter(|r| r.after_request == i + 1) {
+            out.push_str(&added(round));
+        }
     }
     if !tr.validation_failures.is_empty() {
         out.push_str("\nRejected answers:\n");
@@ -98,13 +102,49 @@ pub fn render(record: &PlanRecord, c: &Conversation) -> String {
     out
 }
 
+/// An answer read out (see [`super::answer`]); as it was written when it holds no JSON, or was
+/// cut short (the JSON would not read).
 fn answer(a: &Answer) -> String {
     let mut out = String::from("  answer:\n");
-    for l in text::block(&a.text).lines() {
-        out.push_str(&format!("    {l}\n"));
+    match super::answer::readable(&a.text, "    ").filter(|_| !a.cut) {
+        Some(readable) => out.push_str(&readable),
+        None => {
+            for l in text::block(&a.text).lines() {
+                out.push_str(&format!("    {l}\n"));
+            }
+        }
     }
     if a.cut {
         out.push_str(&format!("    … ({} characters in all)\n", a.chars));
+    }
+    out
+}
+
+/// What a context round added after an answer: what it asked for, what was sent back.
+fn added(round: &ContextRound) -> String {
+    let mut out = String::from("  context added:\n");
+    for asked in &round.asked {
+        out.push_str(&format!("    asked  {}\n", text::line(asked)));
+    }
+    for g in &round.given {
+        let lines: Vec<String> = g.ranges.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+        let lines = match lines.is_empty() {
+            true => String::new(),
+            false => format!("lines {}, ", lines.join(", ")),
+        };
+        let cut = if g.truncated { ", cut" } else { "" };
+        out.push_str(&format!(
+            "    given  {:<6} {} ({lines}{} chars{cut})\n",
+            g.kind,
+            text::line(&g.title),
+            g.chars
+        ));
+    }
+    for w in &round.withheld {
+        out.push_str(&format!("    withheld {}\n", text::line(w)));
+    }
+    if round.given.is_empty() && round.withheld.is_empty() {
+        out.push_str("    given  nothing\n");
     }
     out
 }

@@ -26,6 +26,8 @@ pub fn run(args: ListArgs) -> CliResult {
     let ListArgs { max_count, all } = args;
     let store = Store::open()?;
     let (ledger, records, complete) = newest(&store, (!all).then_some(max_count))?;
+    let remote = store.remote_proposals()?;
+    let me = store.user_identity();
     let now = now_millis();
     let rows: Vec<serde_json::Value> = records
         .iter()
@@ -46,6 +48,8 @@ pub fn run(args: ListArgs) -> CliResult {
                 "verdict": verdict_of(&ledger, &r.id),
                 "group": r.group,
                 "cost_usd": r.stats.as_ref().and_then(|s| s.cost_usd),
+                "by": r.by,
+                "remote_branches": remote.get(&r.id).cloned().unwrap_or_default(),
             })
         })
         .collect();
@@ -64,10 +68,19 @@ pub fn run(args: ListArgs) -> CliResult {
             check: check_cell(&ledger, &r.id),
             cost: r.stats.as_ref().and_then(|s| s.cost_usd),
             provider: text::line(&super::show::provider_label(r)).into_owned(),
-            place: ledger.branch(&r.id).map_or_else(
-                || format!("base {}", git_papayu::store::short(r.base)),
-                |b| text::line(b).into_owned(),
-            ),
+            by: teammate(r, me.as_deref()).map(|who| text::line(name_of(who)).into_owned()),
+            place: ledger
+                .branch(&r.id)
+                .or_else(|| {
+                    remote
+                        .get(&r.id)
+                        .and_then(|b| b.first())
+                        .map(String::as_str)
+                })
+                .map_or_else(
+                    || format!("base {}", git_papayu::store::short(r.base)),
+                    |b| text::line(b).into_owned(),
+                ),
             goal: text::line(r.goal.lines().next().unwrap_or("").trim()).into_owned(),
         })
         .collect();
@@ -83,6 +96,19 @@ pub fn run(args: ListArgs) -> CliResult {
         ui::status(&format!("{newest}; git papayu list --all lists every plan"));
     }
     Ok(())
+}
+
+/// Who made `record`, when it was someone else than `me`: a teammate's plan, through the notes.
+pub fn teammate<'a>(record: &'a PlanRecord, me: Option<&str>) -> Option<&'a str> {
+    record.by.as_deref().filter(|by| Some(*by) != me)
+}
+
+/// The name part of `Name <email>`.
+fn name_of(identity: &str) -> &str {
+    identity
+        .split_once(" <")
+        .map_or(identity, |(name, _)| name)
+        .trim()
 }
 
 /// The newest check verdict of a plan, when a check judged it against its base.
@@ -254,6 +280,8 @@ struct Row {
     /// What asking for the plan cost, when priced: a COST column when any row has one.
     cost: Option<f64>,
     provider: String,
+    /// A teammate's name, for a plan someone else made: a BY column when any row has one.
+    by: Option<String>,
     place: String,
     goal: String,
 }
@@ -269,9 +297,13 @@ const MIN_GOAL: usize = 16;
 /// stdout is. A COST column comes after PROVIDER when any plan has a cost.
 fn render_table(rows: &[Row], columns: Option<usize>) -> String {
     let costs = rows.iter().any(|r| r.cost.is_some());
+    let teammates = rows.iter().any(|r| r.by.is_some());
     let mut header = vec!["PLAN", "STATUS", "AGE", "CHECK", "PROVIDER"];
     if costs {
         header.push("COST");
+    }
+    if teammates {
+        header.push("BY");
     }
     header.push("BRANCH");
     let branch_col = header.len() - 1;
@@ -287,6 +319,9 @@ fn render_table(rows: &[Row], columns: Option<usize>) -> String {
             ];
             if costs {
                 cells.push(r.cost.map_or("-".to_string(), git_papayu::cost::usd));
+            }
+            if teammates {
+                cells.push(r.by.clone().unwrap_or_else(|| "-".to_string()));
             }
             cells.push(r.place.clone());
             cells

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, CommandFactory, ValueEnum};
 use clap_complete::Shell;
+use git_papayu::settings::Settings;
 use git_papayu::store::Store;
+use git_papayu::store::cmdline::parse_bool;
 use git_papayu::{Code, Problem};
 
 use super::{Cli, CliResult, ui};
@@ -23,7 +25,8 @@ use super::{Cli, CliResult, ui};
 /// (for ~/.cargo/bin/git-papayu: ~/.cargo/share/man/man1; for a symlink ~/bin/git-papayu:
 /// ~/share/man/man1), which man searches for every directory on PATH, so `git papayu --help`
 /// works without setting MANPATH. When man still does not find the pages, it says which
-/// MANPATH to add.
+/// MANPATH to add. The first papayu command run without them writes them there too, once
+/// (papayu.installMan false turns that off).
 #[derive(Debug, Args)]
 pub struct InstallManArgs {
     /// Directory to write the pages into.
@@ -408,18 +411,14 @@ fn write_page(dir: &Path, name: &str, page: &[u8]) -> Result<PathBuf, Problem> {
     Ok(path)
 }
 
-pub fn install_man(args: InstallManArgs) -> CliResult {
-    let InstallManArgs { dir } = args;
-    let dir = match dir {
-        Some(dir) => dir,
-        None => default_man_dir()?,
-    };
-    std::fs::create_dir_all(&dir)
+/// Writes every page into `dir`: `git-papayu.1` and one per command.
+fn write_pages(dir: &Path) -> Result<Vec<PathBuf>, Problem> {
+    std::fs::create_dir_all(dir)
         .map_err(|e| Problem::new(Code::Io, format!("creating {}: {e}", dir.display())))?;
     let mut top = command();
     // Built, each command carries the global options (under their own heading).
     top.build();
-    let mut written = vec![write_page(&dir, "git-papayu", &render(top.clone(), None))?];
+    let mut written = vec![write_page(dir, "git-papayu", &render(top.clone(), None))?];
     for sub in top
         .get_subcommands()
         .filter(|s| !s.is_hide_set() && s.get_name() != "help")
@@ -431,23 +430,89 @@ pub fn install_man(args: InstallManArgs) -> CliResult {
                 .bin_name(format!("git papayu {}", sub.get_name())),
             Some(sub.get_name()),
         );
-        written.push(write_page(&dir, &name, &page)?);
+        written.push(write_page(dir, &name, &page)?);
     }
+    Ok(written)
+}
+
+/// The warning for a manual written where `man` does not look, when `man` says so.
+fn unseen_warning(dir: &Path) -> Option<String> {
+    if man_finds("git-papayu") != Some(false) {
+        return None;
+    }
+    let root = dir.parent().unwrap_or(dir);
+    Some(format!(
+        "man does not look in {}: add export MANPATH=\"{}:\" to your shell's profile (the trailing colon keeps man's own directories), then git papayu --help opens the manual",
+        root.display(),
+        root.display()
+    ))
+}
+
+pub fn install_man(args: InstallManArgs) -> CliResult {
+    let InstallManArgs { dir } = args;
+    let dir = match dir {
+        Some(dir) => dir,
+        None => default_man_dir()?,
+    };
+    let written = write_pages(&dir)?;
     ui::data(&serde_json::json!({ "dir": dir, "pages": written }));
     ui::outln(&format!(
         "Wrote {} manual pages to {}",
         written.len(),
         dir.display()
     ));
-    if man_finds("git-papayu") == Some(false) {
-        let root = dir.parent().unwrap_or(&dir);
-        ui::warn(&format!(
-            "man does not look in {}: add export MANPATH=\"{}:\" to your shell's profile (the trailing colon keeps man's own directories), then git papayu --help opens the manual",
-            root.display(),
-            root.display()
-        ));
+    if let Some(warning) = unseen_warning(&dir) {
+        ui::warn(&warning);
     }
     Ok(())
+}
+
+/// git turns `git papayu --help` into `man git-papayu` without running papayu, so a manual that
+/// is not installed yet cannot be helped at that moment. Instead the first papayu command run
+/// from an installation whose manual is missing (or from another version) writes it where
+/// `install-man` would, and says so in one status line; `papayu.installMan false`
+/// (`PAPAYU_INSTALL_MAN=0`) turns this off. A directory it cannot write (a system-wide
+/// install) is left alone without a word: the package's own pages, or `install-man DIR`, serve.
+pub fn install_if_missing(settings: &Settings) {
+    let wanted = settings
+        .env("PAPAYU_INSTALL_MAN")
+        .map(|v| parse_bool(Some(v)))
+        .unwrap_or_else(|| settings.git_bool("papayu.installMan").ok().flatten());
+    if wanted == Some(false) {
+        return;
+    }
+    let Ok(dir) = default_man_dir() else {
+        return;
+    };
+    if current_page(&dir.join("git-papayu.1")) {
+        return;
+    }
+    let Ok(written) = write_pages(&dir) else {
+        return;
+    };
+    ui::status(&format!(
+        "Installed the manual ({} pages) in {}, so git papayu --help opens it (papayu.installMan false turns this off)",
+        written.len(),
+        dir.display()
+    ));
+    if let Some(warning) = unseen_warning(&dir) {
+        ui::warn(&warning);
+    }
+}
+
+/// Whether `page` is this version's main page (its title line names the version).
+fn current_page(page: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 512];
+    let Ok(mut file) = std::fs::File::open(page) else {
+        return false;
+    };
+    let n = file.read(&mut head).unwrap_or(0);
+    let title = String::from_utf8_lossy(&head[..n]);
+    title
+        .lines()
+        .find(|l| l.starts_with(".TH"))
+        .is_some_and(|l| l.contains(&format!("git-papayu {}", env!("CARGO_PKG_VERSION"))))
 }
 
 pub fn completions(args: CompletionsArgs) -> CliResult {

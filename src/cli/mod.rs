@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a user or plan error, reported as `ERR_CODE: reason` lines; 2 a
 //! usage error (clap's own); 3 an internal failure.
 
+mod answer;
 mod apply;
 mod asking;
 mod closing;
@@ -209,6 +210,12 @@ pub fn main() -> ExitCode {
     if reads_settings && let Err(problem) = settings().check() {
         return ui::finish(Err(problem.into()));
     }
+    if !matches!(
+        cli.command,
+        Command::InstallMan(_) | Command::Complete(_) | Command::Mcp(_)
+    ) {
+        manual::install_if_missing(&settings());
+    }
     if let Some(request) = request {
         return ui::finish(request.and_then(router::run));
     }
@@ -258,6 +265,7 @@ fn built_in_help(e: &clap::Error, no_pager: bool) -> ExitCode {
         },
         &settings(),
     );
+    manual::install_if_missing(&settings());
     ui::paged();
     ui::out(&e.render().to_string());
     ui::finish(Ok(()))

@@ -258,7 +258,7 @@ pub fn show_planned(planned: &[Planned], applying: bool) {
         if i > 0 {
             ui::outln("");
         }
-        ui::out(&super::show::describe(&p.record, None, &[]));
+        ui::out(&super::show::describe(&p.record, None, &[], None));
         if !p.changes.is_empty() {
             ui::outln("");
             ui::out_painted(&render::diff(&p.changes, ui::palette()));

@@ -14,40 +14,47 @@ use super::ui;
 
 pub struct Spinners {
     multi: Option<MultiProgress>,
+    /// The model each provider is asked for, for its spinner's label.
+    models: BTreeMap<String, String>,
     bars: Mutex<BTreeMap<String, ProgressBar>>,
 }
 
 impl Spinners {
-    /// One spinner per (provider, model), when progress is visible (stderr is a terminal, no
-    /// `-q`).
+    /// One spinner per provider, when progress is visible (stderr is a terminal, no `-q`),
+    /// drawn from its first request on: a provider refused before anything is sent (no price
+    /// under a cost cap) never shows one.
     pub fn new(providers: &[(String, String)]) -> Spinners {
-        if !ui::progress_visible() {
-            return Spinners {
-                multi: None,
-                bars: Mutex::new(BTreeMap::new()),
-            };
+        let multi = ui::progress_visible()
+            .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+        Spinners {
+            multi,
+            models: providers.iter().cloned().collect(),
+            bars: Mutex::new(BTreeMap::new()),
         }
-        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+    }
+
+    /// Starts `provider`'s spinner, unless it runs already.
+    fn start(&self, provider: &str) {
+        let Some(multi) = &self.multi else { return };
+        let mut bars = self.bars.lock().expect("not poisoned");
+        if bars.contains_key(provider) {
+            return;
+        }
         let style = ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
             .expect("static template");
-        let mut bars = BTreeMap::new();
-        for (name, model) in providers {
-            let bar = multi.add(ProgressBar::new_spinner());
-            bar.set_style(style.clone());
-            bar.set_prefix(format!("{name}/{model}"));
-            bar.set_message("waiting");
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bars.insert(name.clone(), bar);
-        }
-        Spinners {
-            multi: Some(multi),
-            bars: Mutex::new(bars),
-        }
+        let bar = multi.add(ProgressBar::new_spinner());
+        bar.set_style(style);
+        let model = self.models.get(provider).map_or("", String::as_str);
+        bar.set_prefix(format!("{provider}/{model}"));
+        bar.set_message("waiting");
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bars.insert(provider.to_string(), bar);
     }
 
     /// Handles one report of the plan loop.
     pub fn report(&self, progress: Progress) {
         match progress {
+            Progress::Sent { provider } => self.start(&provider),
             Progress::Event(event) => {
                 if !ui::verbose() {
                     return;

@@ -38,6 +38,14 @@ pub fn run(args: ShowArgs) -> CliResult {
     let check = git_papayu::engine::compare::last_check(&ledger, &record.id);
     let claimed = git_papayu::engine::compare::claimed_checks(&store, &ledger, &record.id);
     let group = group_of(&store, &record)?;
+    let by = made_by(&store, &record);
+    let teammate = by
+        .as_deref()
+        .filter(|b| Some(*b) != store.user_identity().as_deref());
+    let remote = store
+        .remote_proposals()?
+        .remove(&record.id)
+        .unwrap_or_default();
     ui::data(&serde_json::json!({
         "plan": record,
         "verified": record.verified,
@@ -48,6 +56,8 @@ pub fn run(args: ShowArgs) -> CliResult {
         "check": check,
         "claimed_checks": claimed,
         "group": group,
+        "by": by,
+        "remote_branches": remote,
         "chain": chain.iter().map(|l| serde_json::json!({
             "plan": l.id,
             "status": l.status,
@@ -57,8 +67,15 @@ pub fn run(args: ShowArgs) -> CliResult {
         })).collect::<Vec<_>>(),
     }));
     ui::paged();
-    let mut out = describe(&record, Some(status), events);
+    let mut out = describe(&record, Some(status), events, teammate);
     out.push_str(&check_lines(&check, events));
+    for branch in &remote {
+        out.push_str(&format!(
+            "Published: {b} (review it with git log -p {b}; git papayu apply {} makes a branch of your own)\n",
+            record.short_id(),
+            b = text::line(branch)
+        ));
+    }
     if let Some(group) = &group {
         let cost = group["cost_usd"].as_f64().map_or(String::new(), |c| {
             format!(", {} in all", git_papayu::cost::usd(c))
@@ -332,7 +349,24 @@ fn check_lines(check: &Verdict, events: &[Event]) -> String {
 /// The human description of a plan shared by `plan` and `show`. Every string in a record or an
 /// event came from a model or a note: one-line fields show a newline as `^J`, and no control
 /// character reaches the terminal.
-pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -> String {
+/// Who made the plan, as a claim: the identity its record names, else (a record made before
+/// records named one) the author of the notes commit that brought the record in.
+fn made_by(store: &Store, record: &PlanRecord) -> Option<String> {
+    if let Some(by) = &record.by {
+        return Some(by.clone());
+    }
+    let hash = git_papayu::store::records::line_hash(&record.to_line());
+    store
+        .line_origin(record.base, &hash)
+        .map(|origin| git_papayu::context::mask_secrets(&origin.author))
+}
+
+pub fn describe(
+    record: &PlanRecord,
+    status: Option<Status>,
+    events: &[Event],
+    by: Option<&str>,
+) -> String {
     let plan = &record.plan;
     let mut out = format!(
         "plan {}  (protocol v{}, {} action{}, base {})\n",
@@ -356,6 +390,12 @@ pub fn describe(record: &PlanRecord, status: Option<Status>, events: &[Event]) -
         out.push_str(&format!(
             "Reproduction: {} (its tests run in every check of this plan)\n",
             &repro[..repro.len().min(10)]
+        ));
+    }
+    if let Some(by) = by {
+        out.push_str(&format!(
+            "By: {} (a teammate's plan, from the shared notes)\n",
+            text::line(by)
         ));
     }
     if let Some(summary) = &plan.summary {

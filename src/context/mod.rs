@@ -509,6 +509,12 @@ pub struct Fulfilled {
     pub events: Vec<String>,
 }
 
+/// How a context request is named in its cache key, event lines and traces:
+/// `read_file:src/app.py:1-40`, `search:QUERY in GLOB`, `logs:SOURCE:last N`, `env`.
+pub fn request_label(r: &ContextRequest) -> String {
+    request_key(r).0
+}
+
 fn request_key(r: &ContextRequest) -> (String, &'static str) {
     match r {
         ContextRequest::ReadFile {

@@ -377,11 +377,16 @@ fn mask_assignments(text: &str) -> std::borrow::Cow<'_, str> {
     })
 }
 
+/// The kinds of context request whose cache keys event lines give as `key=KIND:…`
+/// (`CONTEXT_CACHE_MISS type=read_file key=read_file:src/app.py`): a path or a query, no secret.
+const CONTEXT_KEY_KINDS: [&str; 3] = ["read_file:", "search:", "logs:"];
+
 /// An assignment's value that is code, not a secret (`os.environ["API_KEY"]`, `None`, a
-/// function call, a variable reference).
+/// function call, a variable reference, a context request's cache key).
 fn looks_like_code(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
-    value.contains('(')
+    CONTEXT_KEY_KINDS.iter().any(|kind| value.starts_with(kind))
+        || value.contains('(')
         || value.contains('[')
         || value.contains("://")
         || value.starts_with('$')
@@ -779,6 +784,31 @@ mod tests {
             mask_secrets(id),
             "FAILED tests/t.py::test_db[postgres://admin:[MASKED]@db/x]"
         );
+    }
+
+    /// `trace show` printed `key=[MASKED]` for every context round: the event line's cache
+    /// key (`key=read_file:src/app.py`) read as an assignment of a high-entropy value.
+    #[test]
+    fn context_request_keys_are_not_secrets() {
+        for line in [
+            "CONTEXT_CACHE_MISS type=read_file key=read_file:src/parser_utils/x9Qz.py",
+            "CONTEXT_CACHE_HIT type=read_file key=read_file:src/app/Main.java:10-80",
+            "CONTEXT_CACHE_MISS type=search key=\"search:parseValue in src/**/*.py\"",
+            "CONTEXT_CACHE_MISS type=logs key=logs:pytest.log:last 200",
+        ] {
+            assert_eq!(mask_secrets(line), line);
+        }
+        for (line, secret) in [
+            ("key=q8Zr2LmX9vTk3PwYzz", "q8Zr2LmX9vTk3PwYzz"),
+            ("API_KEY=read_file_q8Zr2LmX9vTk3PwY", "q8Zr2LmX9vTk3PwY"),
+            (
+                "key=read_file:sk-proj-abcdefghijklmnopqrst",
+                "sk-proj-abcdefghijklmnopqrst",
+            ),
+        ] {
+            let masked = mask_secrets(line);
+            assert!(!masked.contains(secret), "{line} → {masked}");
+        }
     }
 
     #[test]

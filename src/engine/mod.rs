@@ -23,6 +23,7 @@ pub mod review;
 pub mod sandbox;
 mod seen;
 pub mod setup;
+mod stopped;
 pub mod sync;
 pub mod votes;
 pub mod weaken;

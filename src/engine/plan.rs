@@ -294,6 +294,10 @@ pub fn prepare(
         conversation: conversation.as_ref().map(|(id, _)| *id),
         kind,
         repro,
+        // Travels to every teammate, as the goal does.
+        by: store
+            .user_identity()
+            .map(|who| crate::context::mask_secrets(&who)),
         verified: false,
     };
     // The preview is part of the record, so it cannot name the plan's id: it names the trace.

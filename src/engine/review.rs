@@ -10,6 +10,7 @@
 //! own commit; when the user added commits on top it asks for `--force`.
 
 use super::find::{Open, find_open};
+use super::stopped::{self, Stop};
 use crate::codes::{Code, Problem, Problems};
 use crate::executor::{self, BuildOptions};
 use crate::store::oplog::{self, OpKind, Pending};
@@ -285,7 +286,12 @@ fn merge_found(
         keep_branch,
         pid: std::process::id(),
     })?;
-    let merged = run_merge(store, &branch, tip, style);
+    let stop = Stop {
+        branch: &branch,
+        into: &into,
+        record: &record,
+    };
+    let merged = run_merge(store, &stop, (tip, old), style);
     let settled = merged.and_then(|()| {
         record_merge(
             store,
@@ -381,8 +387,14 @@ fn roll_back(store: &Store, old: Oid) {
     let _ = store.git_in_worktree(&["reset", "--keep", "--quiet", &old.to_string()]);
 }
 
-fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result<(), Problem> {
-    let tip = tip.to_string();
+/// Runs git's merge; one that stops is aborted and explained (see [`super::stopped`]).
+fn run_merge(
+    store: &Store,
+    stop: &Stop,
+    (tip, old): (Oid, Oid),
+    style: MergeStyle,
+) -> Result<(), Problem> {
+    let branch = stop.branch;
     let args: Vec<&str> = match style {
         MergeStyle::Merge => vec!["merge", "--no-edit", "--quiet", branch],
         MergeStyle::FastForwardOnly => vec!["merge", "--ff-only", "--quiet", branch],
@@ -390,7 +402,14 @@ fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result
     };
     let out = git_output(store, &args)?;
     if !out.status.success() {
+        let conflicted = stopped::conflicted_files(store);
         abort_merge(store);
+        if !conflicted.is_empty() {
+            return Err(stop.conflict(&conflicted).with_detail(git_said(&out)));
+        }
+        if style == MergeStyle::FastForwardOnly && !store.is_ancestor(old, tip) {
+            return Err(stop.diverged());
+        }
         return Err(git_refused(
             &out,
             &format!(
@@ -404,7 +423,7 @@ fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result
             return Ok(()); // Already contained: nothing to commit.
         }
         // The user's commit hooks run, as for any commit they make.
-        let out = git_output(store, &["commit", "--quiet", "-C", &tip])?;
+        let out = git_output(store, &["commit", "--quiet", "-C", &tip.to_string()])?;
         if !out.status.success() {
             abort_merge(store);
             return Err(git_refused(
@@ -418,11 +437,7 @@ fn run_merge(store: &Store, branch: &str, tip: Oid, style: MergeStyle) -> Result
 
 /// `ERR_MERGE_FAILED` with git's last line in the reason and everything it said in the detail.
 fn git_refused(out: &std::process::Output, what: &str) -> Problem {
-    let said = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout).trim(),
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
+    let said = git_said(out);
     let said = said.trim();
     let last = said.lines().last().unwrap_or("").trim();
     let reason = match last.is_empty() {
@@ -430,6 +445,17 @@ fn git_refused(out: &std::process::Output, what: &str) -> Problem {
         false => format!("{what} ({last})"),
     };
     Problem::new(Code::MergeFailed, reason).with_detail(said)
+}
+
+/// Everything git printed, stdout then stderr.
+fn git_said(out: &std::process::Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout).trim(),
+        String::from_utf8_lossy(&out.stderr).trim()
+    )
+    .trim()
+    .to_string()
 }
 
 /// Puts the working tree back after a merge that did not complete.

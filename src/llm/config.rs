@@ -226,18 +226,22 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
             ..common
         }]);
     };
+    // `--provider openai` names a provider the configuration may already give a model
+    // (`papayu.provider openai:gpt-5-mini`): that model is the one meant.
+    let configured = src
+        .setting("papayu.provider", "PAPAYU_LLM_PROVIDERS")
+        .map(str::to_string)
+        .unwrap_or_default();
     let mut out: Vec<Endpoint> = Vec::new();
     for spec in specs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (name, spec_model) = match spec.split_once(':') {
-            Some((n, m)) if !m.is_empty() && !n.contains('/') => (n, Some(m.to_string())),
-            _ => (spec, None),
-        };
+        let (name, spec_model) = split_spec(spec);
         let name = name.to_ascii_lowercase();
         if out.iter().any(|e| e.name == name) {
             continue;
         }
         let model = spec_model
             .or_else(|| src.git(&format!("papayu.{name}.model")).map(str::to_string))
+            .or_else(|| configured_model(&configured, &name))
             .or_else(|| model.clone());
         out.push(endpoint(src, &name, model, common.clone())?);
     }
@@ -247,6 +251,23 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
         ));
     }
     Ok(out)
+}
+
+/// `NAME:MODEL` or `NAME` (a URL-like name with `/` keeps its colon).
+fn split_spec(spec: &str) -> (&str, Option<String>) {
+    match spec.split_once(':') {
+        Some((n, m)) if !m.is_empty() && !n.contains('/') => (n, Some(m.to_string())),
+        _ => (spec, None),
+    }
+}
+
+/// The model the configured provider list gives `name`, if it gives one.
+fn configured_model(configured: &str, name: &str) -> Option<String> {
+    configured
+        .split(',')
+        .map(|spec| split_spec(spec.trim()))
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .and_then(|(_, model)| model)
 }
 
 fn ollama_url(src: &Sources) -> String {
@@ -531,6 +552,22 @@ mod tests {
         assert_eq!(eps[1].base_url, "http://127.0.0.1:8080/v1");
         assert_eq!(eps[1].api_key.as_deref(), Some("k-local"));
         assert_eq!(eps[1].model, "qwen");
+    }
+
+    /// `papayu.provider openai:gpt-5-mini`, then `--provider openai,anthropic` on one command:
+    /// openai was refused for want of a model the configuration had just given it.
+    #[test]
+    fn a_provider_named_by_the_flag_keeps_its_configured_model() {
+        let mut s = src(
+            &[("papayu.provider", "openai:gpt-5-mini")],
+            &[("OPENAI_API_KEY", "sk-a"), ("ANTHROPIC_API_KEY", "k")],
+        );
+        s.flags.provider = Some("openai,anthropic:claude-x".to_string());
+        let eps = resolve(&s).unwrap();
+        assert_eq!(eps[0].model, "gpt-5-mini");
+        assert_eq!(eps[1].model, "claude-x");
+        s.flags.provider = Some("openai:gpt-other".to_string());
+        assert_eq!(resolve(&s).unwrap()[0].model, "gpt-other");
     }
 
     #[test]

@@ -102,6 +102,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The JSON an answer holds — bare, in a ```` ```json ```` fence or amid prose — before any rule
+/// is checked: what a rejected answer is read from to be shown.
+pub fn answer_json(input: &[u8]) -> Result<serde_json::Value, Problem> {
+    extract::extract(input)
+}
+
 /// The protocol an answer is read as when none is forced: v2 when it fits the v2 schema,
 /// otherwise v1 (an answer that fits neither is reported against the version it evidently meant).
 pub fn detect_protocol(input: &[u8]) -> Result<ProtocolVersion, Problem> {

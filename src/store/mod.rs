@@ -241,6 +241,20 @@ impl Store {
         Ok(commit.id())
     }
 
+    /// The user's own author identity, `Name <email>`, when git has one (`GIT_AUTHOR_*`, else
+    /// `user.*`); `None` where bookkeeping commits fall back to papayu's fixed identity.
+    pub fn user_identity(&self) -> Option<String> {
+        sig::user_identity(&self.repo)
+    }
+
+    /// Teammates' published proposals: remote-tracking `papayu/*` branches by plan (see
+    /// [`proposals::scan_remote`]).
+    pub fn remote_proposals(
+        &self,
+    ) -> Result<std::collections::BTreeMap<String, Vec<String>>, StoreError> {
+        proposals::scan_remote(&self.repo)
+    }
+
     /// Everything the notes say about plans, with the local proposal branches.
     pub fn ledger(&self) -> Result<records::Ledger, StoreError> {
         let notes = self.ref_value(NOTES_REF)?;

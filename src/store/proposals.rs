@@ -93,6 +93,37 @@ pub fn scan(repo: &Repository) -> Result<BTreeMap<String, Vec<LocalBranch>>, Sto
     Ok(out)
 }
 
+/// Remote-tracking proposal branches (`refs/remotes/<remote>/papayu/…`), as `<remote>/papayu/…`,
+/// grouped by the plan their commits carry out: a teammate's published proposal. Only ever
+/// shown — papayu never moves, deletes or merges a remote-tracking branch.
+pub fn scan_remote(repo: &Repository) -> Result<BTreeMap<String, Vec<String>>, StoreError> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let refs = repo
+        .references_glob("refs/remotes/*")
+        .map_err(|e| StoreError::git("listing remote-tracking branches", e))?;
+    for reference in refs.flatten() {
+        let (Some(name), Some(tip)) = (reference.name().ok(), reference.target()) else {
+            continue;
+        };
+        let Some(short) = name.strip_prefix("refs/remotes/") else {
+            continue;
+        };
+        let is_proposal = short
+            .split_once('/')
+            .is_some_and(|(_, branch)| branch.starts_with("papayu/"));
+        if !is_proposal {
+            continue;
+        }
+        if let Some(Some((plan, _, _))) = owner(repo, tip) {
+            out.entry(plan).or_default().push(short.to_string());
+        }
+    }
+    for names in out.values_mut() {
+        names.sort();
+    }
+    Ok(out)
+}
+
 /// Follows first parents from `tip` to the first commit with a plan trailer. `None` when a
 /// commit on the way cannot be read (a shallow or damaged history): not known, so not
 /// remembered.

@@ -78,6 +78,10 @@ pub struct PlanRecord {
     /// Which of `--samples N` answers of one provider this is (1 to N); absent for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<u32>,
+    /// Who made the plan: the git identity (`Name <email>`) papayu ran under, when it had one.
+    /// A claim, as everything in the notes is: whoever writes a line chooses what it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
     /// The plan's conversation: the id of a self-note in the notes (see
     /// [`crate::trace::conversation`]), so it travels with the plan and is bound to its id.
     #[serde(

@@ -36,6 +36,22 @@ pub fn author(repo: &Repository) -> Signature<'static> {
     identity(repo, "AUTHOR")
 }
 
+/// The user's own author identity as `Name <email>`, when git has one (`GIT_AUTHOR_*`,
+/// `user.*`); `None` where bookkeeping commits would fall back to papayu's fixed identity.
+pub fn user_identity(repo: &Repository) -> Option<String> {
+    let config = repo.config().and_then(|mut c| c.snapshot()).ok();
+    let from_config = |key: &str| super::config::layered_string(config.as_ref(), key);
+    let given = |var: &str, key: &str| {
+        std::env::var(var)
+            .ok()
+            .or_else(|| from_config(key))
+            .filter(|v| !v.trim().is_empty())
+    };
+    let name = given("GIT_AUTHOR_NAME", "user.name")?;
+    let email = given("GIT_AUTHOR_EMAIL", "user.email")?;
+    Some(format!("{} <{}>", name.trim(), email.trim()))
+}
+
 fn identity(repo: &Repository, role: &str) -> Signature<'static> {
     let config = repo.config().and_then(|mut c| c.snapshot()).ok();
     let from_config = |key: &str| super::config::layered_string(config.as_ref(), key);

@@ -321,6 +321,65 @@ fn a_context_round_trip_then_a_patch() {
     );
 }
 
+/// `show --conversation` printed each answer as one line of JSON with the patch's newlines
+/// escaped, and said nothing of what a context round sent; `trace show` masked the round's
+/// cache key (`key=read_file:src/stats.py`) as if it were a credential.
+#[test]
+fn the_conversation_reads_out_context_rounds_and_patches() {
+    let repo = repo();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&context_only("src/stats.py")),
+        fake_llm::openai_chat(&patch_answer("    return total(items) / len(items)")),
+    ]);
+    let out = run(
+        &repo,
+        &["plan", "Make mean of an empty list 0", "--json"],
+        &compat_env(&fake),
+    )
+    .ok();
+    let stored: Value = serde_json::from_str(&out.stdout).unwrap();
+    let id = stored["plans"][0]["plan"]["id"].as_str().unwrap();
+    let trace_id = stored["plans"][0]["plan"]["trace_id"].as_str().unwrap();
+
+    let shown = repo.papayu(["show", id, "--conversation"]).ok().stdout;
+    let round1 = shown.split("Round 1:").nth(1).unwrap_or_default();
+    let round1 = round1.split("Round 2:").next().unwrap_or_default();
+    for expected in [
+        "    asks for context:\n      read_file src/stats.py\n",
+        "  context added:\n    asked  read_file:src/stats.py\n    given  file   src/stats.py (",
+    ] {
+        assert!(round1.contains(expected), "{expected:?} in\n{shown}");
+    }
+    let round2 = shown.split("Round 2:").nth(1).unwrap_or_default();
+    for expected in [
+        "    summary: mean([]) returns 0\n",
+        "    PATCH_FILE src/stats.py (base sha256 ",
+        "      @@ -5,2 +5,4 @@\n       def mean(items):\n      +    if not items:\n      +        return 0\n",
+    ] {
+        assert!(round2.contains(expected), "{expected:?} in\n{shown}");
+    }
+    assert!(!shown.contains("\\n"), "no escaped newlines:\n{shown}");
+
+    let json: Value = serde_json::from_str(
+        &repo
+            .papayu(["show", id, "--conversation", "--json"])
+            .ok()
+            .stdout,
+    )
+    .unwrap();
+    let added = &json["conversation"]["trace"]["context_added"][0];
+    assert_eq!(added["after_request"], 1);
+    assert_eq!(added["asked"][0], "read_file:src/stats.py");
+    assert_eq!(added["given"][0]["title"], "src/stats.py");
+
+    let trace = repo.papayu(["trace", "show", trace_id]).ok().stdout;
+    assert!(
+        trace.contains("key=read_file:src/stats.py"),
+        "a cache key is no secret:\n{trace}"
+    );
+    assert!(!trace.contains("[MASKED]"), "{trace}");
+}
+
 #[test]
 fn a_model_that_only_asks_for_context_is_stopped() {
     let repo = repo();

@@ -252,3 +252,69 @@ fn help_opens_the_installed_manual_through_man() {
     let help = repo.papayu(["help", "plan"]).ok();
     assert!(help.stdout.contains("--response"), "{}", help.stdout);
 }
+
+/// git runs `man git-papayu` for `git papayu --help` without asking papayu, so right after
+/// `cargo install` (before `install-man`) it said "No manual entry for git-papayu". The first
+/// command run from an installation without its manual now writes it where man looks, once.
+#[test]
+fn the_first_run_installs_the_manual_so_help_opens_it() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let prefix = repo.path().join(".git/install");
+    let bin = prefix.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(common::bin_dir().join("git-papayu"), bin.join("git-papayu"))
+        .unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let page = prefix.join("share/man/man1/git-papayu.1");
+
+    let off = [("PATH", path), ("PAPAYU_INSTALL_MAN", "0")];
+    common::run_in_env(repo.path(), "git", ["papayu", "list"], &off, None).ok();
+    assert!(!page.exists(), "PAPAYU_INSTALL_MAN=0 writes nothing");
+    repo.git(["config", "papayu.installMan", "false"]).ok();
+    let env = [("PATH", path), ("PAPAYU_INSTALL_MAN", "")];
+    common::run_in_env(repo.path(), "git", ["papayu", "list"], &env, None).ok();
+    assert!(!page.exists(), "papayu.installMan false writes nothing");
+    repo.git(["config", "--unset", "papayu.installMan"]).ok();
+
+    let first = common::run_in_env(repo.path(), "git", ["papayu", "list"], &env, None).ok();
+    assert!(page.is_file(), "{} written", page.display());
+    let lines: Vec<&str> = first
+        .stderr
+        .lines()
+        .filter(|l| l.contains("Installed the manual"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one line says so: {}", first.stderr);
+    assert!(
+        lines[0].contains(&prefix.join("share/man/man1").display().to_string())
+            && lines[0].contains("git papayu --help opens it"),
+        "{}",
+        first.stderr
+    );
+    assert!(
+        prefix.join("share/man/man1/git-papayu-plan.1").is_file(),
+        "every command's page"
+    );
+    let again = common::run_in_env(repo.path(), "git", ["papayu", "list"], &env, None).ok();
+    assert!(
+        !again.stderr.contains("Installed the manual"),
+        "only once: {}",
+        again.stderr
+    );
+
+    if !common::tool("man", "git papayu --help cannot open a manual without it") {
+        return;
+    }
+    let env = [("PATH", path), ("MANPAGER", "cat"), ("MANWIDTH", "80")];
+    let help = common::run_in_env(repo.path(), "git", ["papayu", "--help"], &env, None).ok();
+    assert!(help.stdout.contains("SUBCOMMANDS"), "{}", help.stdout);
+    assert!(
+        help.stdout.contains("git-papayu-plan(1)"),
+        "{}",
+        help.stdout
+    );
+}

@@ -718,12 +718,17 @@ fn max_cost_refuses_before_any_request_is_sent() {
     common::openai_provider(&repo, "alpha", &fake, Some("3,15,0.3"));
     let run = papayu(
         &repo,
-        &["plan", "Add docs", "--max-cost", "0.0001"],
+        &["-v", "plan", "Add docs", "--max-cost", "0.0001"],
         "alpha",
     )
     .err("ERR_COST_CAP");
     assert!(run.stderr.contains("cost cap of $0.0001"), "{}", dump(&run));
     assert!(fake.requests().is_empty());
+    assert!(
+        !run.stderr.contains("LLM_REQUEST_SENT"),
+        "a refused request is not said to be sent: {}",
+        dump(&run)
+    );
     assert!(
         repo.git(["notes", "--ref=papayu", "list"])
             .stdout

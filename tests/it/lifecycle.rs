@@ -605,16 +605,46 @@ fn merge_refuses_dirty_tree_and_aborts_failed_merges() {
     repo.write("src/parser.py", "def parse(value):\n    return value\n");
     repo.commit_all("conflicting");
     let before = repo.logical_snapshot();
-    repo.papayu(["merge", &id, "--ff-only"])
+    let diverged = repo
+        .papayu(["merge", &id, "--ff-only"])
         .err("ERR_MERGE_FAILED");
     assert_eq!(repo.logical_snapshot(), before);
-    repo.papayu(["merge", &id]).err("ERR_MERGE_FAILED");
+    let branch = repo.proposal_branch();
+    assert!(
+        diverged.stderr.contains(&format!(
+            "main has commits that {branch} does not, so --ff-only cannot fast-forward; nothing changed"
+        )),
+        "{}",
+        diverged.stderr
+    );
+    assert!(
+        diverged
+            .stderr
+            .contains(&format!("git papayu merge {}", &id[..10])),
+        "the merge that works is named: {}",
+        diverged.stderr
+    );
+    let conflict = repo.papayu(["merge", &id]).err("ERR_MERGE_FAILED");
     assert_eq!(
         repo.logical_snapshot(),
         before,
         "a conflicted merge is aborted"
     );
     assert!(!repo.path().join(".git/MERGE_HEAD").exists());
+    let first = conflict.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!(
+            "ERR_MERGE_FAILED: {branch} conflicts with main in src/parser.py: main changed since plan"
+        )) && first.contains("the merge was aborted and nothing changed"),
+        "which files, and that nothing changed: {}",
+        conflict.stderr
+    );
+    assert!(
+        first.contains("git papayu plan 'Fix parse on None'")
+            && first.contains(&format!("git merge {branch}")),
+        "the next commands: {}",
+        conflict.stderr
+    );
 }
 
 #[test]

@@ -439,3 +439,100 @@ fn init_says_why_and_offers_the_notes_refspec() {
     let again = json_of(&team.alice.papayu(["--json", "init"]).ok());
     assert!(again["offer"].is_null(), "shared already: {again}");
 }
+
+/// `list` and `show` gave no sign that a plan came from a teammate, and a published proposal
+/// branch (`origin/papayu/…`) was not shown at all: Bob saw "base 1a2b3c" for Alice's proposal.
+#[test]
+fn a_teammates_plans_show_who_made_them_and_their_published_branch() {
+    let team = team();
+    let alice = &team.alice;
+    let as_alice = [
+        ("GIT_AUTHOR_NAME", "Alice Liddell"),
+        ("GIT_AUTHOR_EMAIL", "alice@example.com"),
+    ];
+    let answer_file = alice.path().join(".git/b.json");
+    std::fs::write(&answer_file, answer("b.txt", "b\n")).unwrap();
+    let planned = json_of(
+        &alice
+            .papayu_env(
+                [
+                    "--json",
+                    "plan",
+                    "Add b",
+                    "--response",
+                    answer_file.to_str().unwrap(),
+                ],
+                &as_alice,
+            )
+            .ok(),
+    );
+    let id = planned["plans"][0]["plan"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        planned["plans"][0]["plan"]["by"], "Alice Liddell <alice@example.com>",
+        "the record names who made it"
+    );
+    let applied = json_of(&alice.papayu(["--json", "apply", &id, "--no-check"]).ok());
+    let branch = applied["branch"].as_str().unwrap().to_string();
+    alice.papayu(["publish", &id]).ok();
+    // Alice's own plan is hers: no BY column, no "By:" line.
+    let hers = alice.papayu_env(["list"], &as_alice).ok().stdout;
+    assert!(!hers.contains("Alice"), "{hers}");
+    let hers = alice.papayu_env(["show", &id], &as_alice).ok().stdout;
+    assert!(!hers.contains("By:"), "{hers}");
+
+    let bob = &team.bob;
+    bob.papayu(["sync"]).ok();
+    bob.git(["fetch", "-q", "origin"]).ok();
+    let own = bob.plan_id("Add c", &answer("c.txt", "c\n"));
+    let listed = bob.papayu(["list"]).ok().stdout;
+    let line_of = |id: &str| {
+        listed
+            .lines()
+            .find(|l| l.starts_with(&id[..10]))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let hers = line_of(&id);
+    assert!(hers.contains("Alice Liddell"), "{listed}");
+    assert!(
+        hers.contains(&format!("origin/{branch}")),
+        "her published branch, as a remote one: {listed}"
+    );
+    assert!(
+        hers.contains("proposed"),
+        "her apply is not Bob's: {listed}"
+    );
+    let mine = line_of(&own);
+    assert!(!mine.contains("Alice"), "{listed}");
+
+    let shown = bob.papayu(["show", &id]).ok().stdout;
+    assert!(
+        shown.contains(
+            "By: Alice Liddell <alice@example.com> (a teammate's plan, from the shared notes)"
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "Published: origin/{branch} (review it with git log -p origin/{branch}"
+        )),
+        "{shown}"
+    );
+    let json = json_of(&bob.papayu(["--json", "show", &id]).ok());
+    assert_eq!(json["by"], "Alice Liddell <alice@example.com>");
+    assert_eq!(json["remote_branches"][0], format!("origin/{branch}"));
+    let rows = json_of(&bob.papayu(["--json", "list"]).ok());
+    let row = rows["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["by"], "Alice Liddell <alice@example.com>");
+    assert_eq!(row["remote_branches"][0], format!("origin/{branch}"));
+    assert!(!bob.papayu(["show", &own]).ok().stdout.contains("By:"));
+}

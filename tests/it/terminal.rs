@@ -649,3 +649,55 @@ fn help_opens_the_commands_manual_page_and_falls_back_to_the_built_in_help() {
         "{out:?}"
     );
 }
+
+/// `plan --provider priced,unpriced --samples 2 --max-cost 1`: the unpriced provider's samples
+/// are refused before anything is sent. It drew a spinner that waited for nothing, and each
+/// sample warned the same sentence.
+#[test]
+fn a_provider_refused_before_sending_warns_once_and_draws_no_spinner() {
+    let repo = repo();
+    let fake = common::fake_llm::FakeLlm::start(vec![
+        common::fake_llm::openai_chat(ANSWER).delay(std::time::Duration::from_millis(400)),
+    ]);
+    common::openai_provider(&repo, "priced", &fake, Some("1,2,0.5"));
+    common::openai_provider(&repo, "unpriced", &fake, None);
+    let (out, status) = on_terminal(
+        &repo,
+        &[
+            "--no-pager",
+            "plan",
+            "Add b",
+            "--samples",
+            "2",
+            "--max-cost",
+            "1",
+        ],
+        &[
+            ("PAPAYU_LLM_PROVIDERS", "priced,unpriced"),
+            ("PAPAYU_LLM_RETRY_BASE_MS", "1"),
+        ],
+    );
+    assert_eq!(status, Some(0), "{out}");
+    assert!(
+        out.contains("priced/priced-model"),
+        "the asked one spins: {out:?}"
+    );
+    assert!(
+        !out.contains("unpriced/unpriced-model"),
+        "no spinner for the refused one: {out:?}"
+    );
+    assert_eq!(
+        out.matches("unpriced has no price").count(),
+        1,
+        "one warning for both samples: {out:?}"
+    );
+    assert!(
+        out.contains("no plan from this provider (2 requests, each refused alike): ERR_COST_CAP: unpriced has no price"),
+        "{out:?}"
+    );
+    assert_eq!(
+        fake.requests().len(),
+        2,
+        "the priced provider's two samples"
+    );
+}

@@ -271,8 +271,8 @@ impl Ui {
 
 /// Writes `text` and a newline to stdout.
 pub fn outln(text: &str) {
-    out(text);
-    out("\n");
+    // One write, so lines printed from several threads never run together.
+    out(&format!("{text}\n"));
 }
 
 /// Writes a value as pretty JSON as the command's human output (`validate` prints the plan it

@@ -40,6 +40,18 @@ enum Content {
     /// A stream that keeps sending text deltas until `bytes` of text went out or the client
     /// stops reading; it never ends with its end marker.
     Flood { wire: Wire, bytes: usize },
+    /// An answer written for each request from its body, as a model reads its prompt.
+    Computed { wire: Wire, model: Model },
+}
+
+/// A function from a request's body to the model's answer.
+#[derive(Clone)]
+pub struct Model(Arc<dyn Fn(&str) -> String + Send + Sync>);
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Model")
+    }
 }
 
 /// One scripted reply.
@@ -177,6 +189,21 @@ pub fn empty_stream(wire: Wire) -> Reply {
 }
 
 /// A status with a raw body (errors).
+/// Answers every request with what `model` writes from the request's body (the raw JSON), in
+/// `wire`'s format: a scripted model that reads the files it is shown.
+pub fn computed(wire: Wire, model: impl Fn(&str) -> String + Send + Sync + 'static) -> Reply {
+    Reply {
+        status: 200,
+        headers: Vec::new(),
+        content: Content::Computed {
+            wire,
+            model: Model(Arc::new(model)),
+        },
+        delay: Duration::ZERO,
+        never_stream: false,
+    }
+}
+
 pub fn status(code: u16, body: &str) -> Reply {
     Reply {
         status: code,
@@ -309,6 +336,17 @@ fn serve(stream: TcpStream, reply: Reply, seen: Arc<Mutex<Vec<Recorded>>>) -> bo
     std::thread::sleep(reply.delay);
     let (content_type, body) = match &reply.content {
         Content::Raw(text) => ("application/json", text.clone().into_bytes()),
+        Content::Computed { wire, model } => {
+            let text = (model.0)(
+                &seen
+                    .lock()
+                    .expect("not poisoned")
+                    .last()
+                    .expect("recorded")
+                    .body,
+            );
+            render(*wire, &text, false, None, false, wants_stream)
+        }
         Content::Answer {
             wire,
             text,

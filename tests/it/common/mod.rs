@@ -42,7 +42,9 @@ pub fn hermetic(program: &str, cwd: &Path) -> Command {
         .env("GIT_PAGER", "cat")
         .env("PAGER", "cat")
         .env("LANG", "C")
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        // The manual's first-run install writes beside the built binary; its own tests turn it on.
+        .env("PAPAYU_INSTALL_MAN", "0");
     cmd
 }
 
