@@ -14,7 +14,7 @@ use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{self, CheckChoice, CheckSettings, ResolvedCheck};
 use git_papayu::engine::plan::{CheckOptions, Planned, Seen};
 use git_papayu::engine::repro::{self, Mode};
-use git_papayu::engine::reproduce::{self, NotReproduced, Reproduced, Tried};
+use git_papayu::engine::reproduce::{self, Reproduced, Tried};
 use git_papayu::protocol::Mode as Phase;
 use git_papayu::settings::Settings;
 use git_papayu::store::records::PlanKind;
@@ -85,7 +85,8 @@ pub fn first(
         sources: Sources::resolve(config)?,
         attribution: Attribution::configured(config)?,
     };
-    let mut tried: Option<NotReproduced> = None;
+    // Why the last try reproduced nothing, and its check's output.
+    let mut tried: Option<(String, String)> = None;
     // A recorded reproduction is tried once; a model's is repaired once.
     let tries = match asking.source {
         Source::Model => 2,
@@ -97,14 +98,24 @@ pub fn first(
     };
     for n in 1..=tries {
         let planned = match &asking.source {
-            Source::Model => asked(
-                store,
-                config,
-                (base, goal),
-                asking,
-                &checking,
-                tried.as_ref(),
-            )?,
+            Source::Model => {
+                let last = tried.as_ref().map(|(w, o)| (w.as_str(), o.as_str()));
+                match asked(store, config, (base, goal), asking, &checking, last)? {
+                    Ok(planned) => planned,
+                    // A model's test that touches code is told so once, as one that reproduces
+                    // nothing is.
+                    Err(problem) if n < tries => {
+                        ui::status(&format!(
+                            "reproduction rejected ({}); asking again (repair 1/1)",
+                            problem.reason
+                        ));
+                        let why = format!("{} (only test files may change)", problem.reason);
+                        tried = Some((why, String::new()));
+                        continue;
+                    }
+                    Err(problem) => return Err(problem.into()),
+                }
+            }
             Source::File(file) => recorded(store, config, (base, goal), file, &kind)?,
             Source::Agent { answer, agent } => super::pasted::agent_answer(
                 store,
@@ -133,7 +144,7 @@ pub fn first(
                 ui::data(&serde_json::json!({
                     "repro": { "plan": not.record.id, "reproduces": false, "why": not.why },
                 }));
-                tried = Some(*not);
+                tried = Some((not.why, not.output_tail));
             }
         }
     }
@@ -148,11 +159,11 @@ fn asked(
     (base, goal): (Oid, &str),
     asking: &Asking,
     checking: &Checking,
-    tried: Option<&NotReproduced>,
-) -> Result<Planned, CliError> {
+    tried: Option<(&str, &str)>,
+) -> Result<Result<Planned, Problem>, CliError> {
     let command = &checking.check.command;
     let question = match tried {
-        Some(not) => reproduce::instruction_again(goal, command, not),
+        Some(tried) => reproduce::instruction_again(goal, command, tried),
         None => repro::instruction(goal, command),
     };
     let ask = Ask {
@@ -166,13 +177,13 @@ fn asked(
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     if let Err(problem) = repro::only_tests(&candidate.plan) {
         tracer.write_failed(store, &mut trace, std::slice::from_ref(&problem));
-        return Err(problem.into());
+        return Ok(Err(problem));
     }
     provenance.goal = goal.to_string();
     provenance.kind = Some(PlanKind::Repro);
     provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
     let mut planned = session::store_all(store, &tracer, vec![(candidate, provenance, trace)])?;
-    Ok(planned.remove(0))
+    Ok(Ok(planned.remove(0)))
 }
 
 /// The reproduction read from `file`, stored as a `repro` plan.

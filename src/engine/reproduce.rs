@@ -18,13 +18,18 @@ use crate::store::{Oid, Store};
 use crate::verdict::{CheckStatus, Verdict};
 
 /// What the model is told when its reproduction did not reproduce (one repair round).
-pub fn instruction_again(goal: &str, check: &str, tried: &NotReproduced) -> String {
-    format!(
-        "{}\n\nThe test you wrote does not reproduce the problem: {}. Its output (trimmed):\n{}",
+pub fn instruction_again(goal: &str, check: &str, (why, output): (&str, &str)) -> String {
+    let mut text = format!(
+        "{}\n\nThe test you wrote does not reproduce the problem: {why}.",
         instruction(goal, check),
-        tried.why,
-        trim_middle(&tried.output_tail, FAILURE_OUTPUT_BUDGET)
-    )
+    );
+    if !output.is_empty() {
+        text.push_str(&format!(
+            " Its output (trimmed):\n{}",
+            trim_middle(output, FAILURE_OUTPUT_BUDGET)
+        ));
+    }
+    text
 }
 
 /// A reproduction that fails at the base, on its own branch.

@@ -160,6 +160,9 @@ fn guard(body: &str) -> String {
 /// is sent (the v2 FILE block carries the file's SHA-256) and answers with a REPLACE_RANGE that
 /// adds the next guard under the `def` line; without the file, it asks for it.
 fn parser_model(body: &str) -> String {
+    if body.contains("Write a test that reproduces the problem") {
+        return reproducing_test(body);
+    }
     let marker = "FILE[textparse.py] (sha256=";
     let Some(at) = body.find(marker) else {
         return serde_json::json!({
@@ -183,6 +186,29 @@ fn parser_model(body: &str) -> String {
         }]
     });
     format!("Here is the plan:\n```json\n{answer}\n```\n")
+}
+
+/// Asked for a reproduction, the model writes a test of the case its next guard handles: it
+/// fails until the fix adds that guard.
+fn reproducing_test(body: &str) -> String {
+    let guard = guard(body);
+    let case = match guard.as_str() {
+        "if value is None:" => "None".to_string(),
+        "if value == []:" => "[]".to_string(),
+        "if not value:" => "\"\"".to_string(),
+        other => other
+            .trim_start_matches("if value == ")
+            .trim_end_matches(':')
+            .to_string(),
+    };
+    let test = format!(
+        "from textparse import parse\n\n\ndef test_case():\n    assert parse({case}) is None\n"
+    );
+    serde_json::json!({
+        "summary": format!("reproduce parse({case})"),
+        "actions": [{"kind": "CREATE_FILE", "path": "test_repro.py", "content": test}]
+    })
+    .to_string()
 }
 
 /// A recorded answer, as pasted from a chat: a new file.

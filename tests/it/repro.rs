@@ -430,3 +430,41 @@ fn a_teammate_who_syncs_sees_the_reproduction_and_its_evidence() {
     assert_eq!(applied["verdict"]["reproduction"], true, "{applied:#}");
     bob.fsck();
 }
+
+/// A model's reproduction that changes code too is told so once, then asked again.
+#[test]
+fn a_model_s_reproduction_that_touches_code_is_sent_back_once() {
+    let Some(repo) = project() else { return };
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&answer(&[
+            ("test_repro.py", &repro_test("5")),
+            ("helpers.py", "HELP = 1\n"),
+        ])),
+        fake_llm::openai_chat(&answer(&[("test_repro.py", &repro_test("5"))])),
+        fake_llm::openai_chat(&update("calc.py", FIXED)),
+    ]);
+    let run = common::run_with_env(
+        &repo,
+        &["plan", "add(2, 3) gives 6", "--repro", "--protocol", "1"],
+        &common::compat_env(&fake),
+    )
+    .ok();
+    assert!(
+        run.stderr.contains("reproduction rejected"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("1 test fails at the base"),
+        "{}",
+        run.stderr
+    );
+    assert!(fake.requests()[1].body.contains("helpers.py"));
+    assert!(
+        fake.requests()[1]
+            .body
+            .contains("only test files may change"),
+        "the model is told why"
+    );
+    assert_eq!(repro_branches(&repo).len(), 1);
+}
