@@ -131,8 +131,7 @@ pub fn claimed_lines(claimed: &[git_papayu::engine::compare::ClaimedCheck]) -> S
     if claimed.is_empty() {
         return String::new();
     }
-    let mut out =
-        "Claimed checks from shared notes (no check here made them; not in effect):\n".to_string();
+    let mut out = "Claimed checks from shared notes or untrusted workers (no check here made them; not in effect):\n".to_string();
     let now = git_papayu::store::records::now_millis();
     for c in claimed {
         let event = if c.event == EventKind::Failed {
@@ -140,8 +139,13 @@ pub fn claimed_lines(claimed: &[git_papayu::engine::compare::ClaimedCheck]) -> S
         } else {
             "applied"
         };
-        let by = match (&c.by, &c.notes_commit) {
-            (Some(by), Some(commit)) => {
+        let by = match (&c.worker, &c.by, &c.notes_commit) {
+            (Some(worker), _, _) => format!(
+                "by worker {} ({})",
+                text::line(worker),
+                c.why.as_deref().unwrap_or("not trusted")
+            ),
+            (None, Some(by), Some(commit)) => {
                 format!("by {} (notes commit {})", text::line(by), &commit[..10])
             }
             _ => "by someone unknown (not found in the notes history)".to_string(),

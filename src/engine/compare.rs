@@ -75,6 +75,11 @@ pub struct ClaimedCheck {
     /// when it is not found in the notes history).
     pub notes_commit: Option<String>,
     pub by: Option<String>,
+    /// For a worker's result: the worker's name, and why its verdict is a claim here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// The proposals compared, and their ranking (ids, best first).
@@ -110,21 +115,39 @@ impl Comparison {
 /// else is a claim (see [`claimed_checks`]): it never ranks a proposal, picks it, or lets
 /// `merge` through.
 pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
+    let own = own_check(ledger, id);
+    let worker = ledger
+        .worker_verdicts
+        .get(id)
+        .and_then(|list| list.iter().rev().find(|e| e.vouched.is_some()))
+        .and_then(|e| Some((e.at, (**e.check.as_ref()?).clone())));
+    match (own, worker) {
+        (Some((mine, _)), Some((theirs, verdict))) if theirs > mine => verdict,
+        (Some((_, verdict)), _) | (None, Some((_, verdict))) => verdict,
+        (None, None) => Verdict::unchecked(),
+    }
+}
+
+/// The newest verdict of this clone's own checks on plan `id`, and when it was recorded.
+fn own_check(ledger: &Ledger, id: &str) -> Option<(i64, Verdict)> {
     for event in ledger.events_of(id).iter().rev() {
         if event.vouched.is_none() {
             continue;
         }
         if let Some(verdict) = &event.check {
-            return (**verdict).clone();
+            return Some((event.at, (**verdict).clone()));
         }
         if event.event == EventKind::Failed {
-            return Verdict {
-                status: CheckStatus::Failed,
-                ..Verdict::unchecked()
-            };
+            return Some((
+                event.at,
+                Verdict {
+                    status: CheckStatus::Failed,
+                    ..Verdict::unchecked()
+                },
+            ));
         }
     }
-    Verdict::unchecked()
+    None
 }
 
 /// The verdicts on plan `id` from shared notes that this clone does not act on, oldest first,
@@ -137,7 +160,10 @@ pub fn claimed_checks(store: &Store, ledger: &Ledger, id: &str) -> Vec<ClaimedCh
     claimed
         .iter()
         .map(|c| {
-            let origin = store.line_origin(c.on, &c.line);
+            let origin = match c.worker {
+                Some(_) => None,
+                None => store.line_origin(c.on, &c.line),
+            };
             ClaimedCheck {
                 event: c.event.event,
                 at: c.event.at,
@@ -147,6 +173,8 @@ pub fn claimed_checks(store: &Store, ledger: &Ledger, id: &str) -> Vec<ClaimedCh
                 }),
                 notes_commit: origin.as_ref().map(|o| o.commit.to_string()),
                 by: origin.map(|o| o.author),
+                worker: c.worker.clone(),
+                why: c.why.clone(),
             }
         })
         .collect()

@@ -24,3 +24,4 @@ pub mod setup;
 pub mod sync;
 pub mod votes;
 pub mod weaken;
+pub mod workers;

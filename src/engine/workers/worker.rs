@@ -1,0 +1,494 @@
+//! `git papayu worker`: take open check requests from a remote, run them, push the verdicts.
+//!
+//! One round fetches the remote's requests, claims and result notes, then for each open request
+//! claims it (see [`super::claim`]), refuses it as stale when a candidate branch moved since it
+//! was asked, and otherwise runs the very check `apply` runs here — the proposal in a proposal
+//! worktree, its base in a base worktree (cached per base tree and command, so the candidates
+//! of one base share one base run), sandboxed, judged test by test. Each verdict becomes one
+//! result line on the candidate commit's note in `refs/notes/papayu-checks/<worker>`, signed
+//! when the worker has a key, pushed with a lease on the value fetched (so a worker never
+//! overwrites another's or its own lines from elsewhere). A check the worker cannot run — the
+//! command or a toolchain missing, failing alike on the base — is reported `cannot-run`, never
+//! as a verdict on the proposal. A worker's results are not operations to undo: like a sync,
+//! they only add lines.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::claim::{self, Claim, ClaimState};
+use super::request::{Request, VERSION};
+use crate::codes::{Code, Problem};
+use crate::context::mask_secrets;
+use crate::engine::apply::{self, Progress};
+use crate::engine::baseline::Sources;
+use crate::engine::check::{CheckSettings, ResolvedCheck};
+use crate::executor::{ChangeKind, FileChange};
+use crate::store::checks::{
+    REQUEST_BRANCHES, REQUEST_FILE, RESULTS, fetched_claims, fetched_requests, fetched_results,
+    results_refspec,
+};
+use crate::store::records::now_millis;
+use crate::store::remote::Pushed;
+use crate::store::results::{CheckResult, OUTPUT_KEPT, RESULT_FORMAT, ResultOutcome, result_line};
+use crate::store::{FileAt, Oid, Store, StoreError, sshsig};
+use crate::verdict::CheckStatus;
+
+/// How often a worker pushes its results again when the remote moved meanwhile.
+const PUSH_ATTEMPTS: u32 = 5;
+
+/// Who the worker is and how it works.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub remote: String,
+    /// Its name: its results go to `refs/notes/papayu-checks/<name>`.
+    pub name: String,
+    /// The SSH key results are signed with (`papayu.workerKey`, else `user.signingKey`).
+    pub key: Option<PathBuf>,
+    /// How long a claim holds without renewal.
+    pub lease: Duration,
+    /// The worker's own check settings (sandbox, writable directories, caches); the request
+    /// sets the command, time limit, network and variables.
+    pub settings: CheckSettings,
+}
+
+/// What one request came to.
+#[derive(Debug, Clone, Serialize)]
+pub struct Worked {
+    pub request: String,
+    pub outcome: WorkOutcome,
+    /// The results written (for `checked`).
+    pub results: Vec<CheckResult>,
+    /// Why it was refused (for `stale`, `refused`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<Problem>,
+    /// The worker holding it (for `taken`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkOutcome {
+    /// Claimed and checked: its results are pushed.
+    Checked,
+    /// Claimed, and refused because a candidate branch moved since the request.
+    Stale,
+    /// Not run: malformed, or from a newer papayu.
+    Refused,
+    /// Another worker holds an unexpired claim on it (or won the race for it).
+    Taken,
+}
+
+/// What a round reports while it runs.
+pub enum Step<'a> {
+    /// This many requests are open on the remote.
+    Open(usize),
+    /// Claimed request `.0`, taking over from worker `.1` whose claim expired.
+    Claimed(&'a str, Option<&'a str>),
+    /// Checking candidate `n` of `of` (plan id) of a request.
+    Checking { plan: &'a str, n: usize, of: usize },
+    /// Output of the check.
+    Output(&'a [u8]),
+}
+
+/// One round: fetch, then claim and run open requests — only `only` when given (an error when
+/// the remote has no such request), and at most `max` of them.
+pub fn round(
+    store: &Store,
+    setup: &Setup,
+    only: Option<&str>,
+    max: Option<usize>,
+    step: &mut dyn FnMut(Step<'_>),
+) -> Result<Vec<Worked>, Problem> {
+    store.require_remote(&setup.remote)?;
+    fetch(store, &setup.remote)?;
+    let prefix = fetched_requests(&setup.remote);
+    let mut open: Vec<(String, Oid)> = store
+        .refs_under(&prefix)
+        .map_err(|e| e.to_problem())?
+        .into_iter()
+        .map(|(name, oid)| (name[prefix.len()..].to_string(), oid))
+        .collect();
+    if let Some(id) = only {
+        open.retain(|(name, _)| name == id);
+        if open.is_empty() {
+            return Err(Problem::new(
+                Code::RequestNotFound,
+                format!("{} has no open check request {id}", setup.remote),
+            )
+            .with_hint(format!(
+                "list them with git ls-remote {} 'refs/heads/papayu/check/*'",
+                setup.remote
+            )));
+        }
+    }
+    let claims = fetched_claims(&setup.remote);
+    let mut waiting = Vec::new();
+    for (id, commit) in open {
+        let held = store
+            .ref_value(&format!("{claims}{id}"))
+            .map_err(|e| e.to_problem())?
+            .map(|c| claim::read(store, c));
+        if held
+            .as_ref()
+            .and_then(|h| h.claim.as_ref())
+            .is_some_and(|c| c.state != ClaimState::Running)
+        {
+            continue;
+        }
+        waiting.push((id, commit, held));
+    }
+    step(Step::Open(waiting.len()));
+    let mut done = Vec::new();
+    for (id, commit, held) in waiting {
+        if max.is_some_and(|m| done.iter().filter(|w: &&Worked| w.outcome != WorkOutcome::Taken).count() >= m) {
+            break;
+        }
+        let worked = take(store, setup, &id, commit, held, step)?;
+        if only.is_some()
+            && let Some(problem) = worked.problem.clone().filter(|_| worked.outcome == WorkOutcome::Refused)
+        {
+            return Err(problem);
+        }
+        done.push(worked);
+    }
+    Ok(done)
+}
+
+/// Fetches the remote's requests, claims and result notes, pruning what it no longer has.
+fn fetch(store: &Store, remote: &str) -> Result<(), Problem> {
+    store.fetch_refs(
+        remote,
+        &[
+            format!("+{REQUEST_BRANCHES}*:{}*", fetched_requests(remote)),
+            format!("+{}*:{}*", crate::store::checks::CLAIMS, fetched_claims(remote)),
+            results_refspec(remote),
+        ],
+    )
+}
+
+/// Reads, claims and runs one request.
+fn take(
+    store: &Store,
+    setup: &Setup,
+    id: &str,
+    commit: Oid,
+    held: Option<claim::Held>,
+    step: &mut dyn FnMut(Step<'_>),
+) -> Result<Worked, Problem> {
+    let worked = |outcome, problem: Option<Problem>, holder: Option<String>| Worked {
+        request: id.to_string(),
+        outcome,
+        results: Vec::new(),
+        problem,
+        holder,
+    };
+    let text = store.commit_file(commit, REQUEST_FILE).unwrap_or_default();
+    let request = match Request::parse(&text) {
+        Ok(r) if r.id == id => r,
+        Ok(r) => {
+            let p = Problem::new(
+                Code::RequestMalformed,
+                format!("the check request on papayu/check/{id} names itself {}; nothing was run", r.id),
+            );
+            return Ok(worked(WorkOutcome::Refused, Some(p), None));
+        }
+        Err(p) => return Ok(worked(WorkOutcome::Refused, Some(p), None)),
+    };
+    let now = now_millis();
+    let (old, before) = match &held {
+        None => (None, None),
+        Some(h) => match &h.claim {
+            Some(c) if !c.open_at(now) => {
+                return Ok(worked(WorkOutcome::Taken, None, Some(c.worker.clone())));
+            }
+            Some(c) => (Some(h.commit), Some(c.worker.clone())),
+            None => (Some(h.commit), None),
+        },
+    };
+    let lease_ms = i64::try_from(setup.lease.as_millis()).unwrap_or(i64::MAX);
+    let mine = claim::running(id, &setup.name, lease_ms);
+    let Some(claimed) = claim::push(store, &setup.remote, &mine, old)? else {
+        return Ok(worked(WorkOutcome::Taken, None, None));
+    };
+    step(Step::Claimed(id, before.as_deref()));
+    if let Some(problem) = stale(store, &setup.remote, &request)? {
+        let mut last = mine.clone();
+        last.state = ClaimState::Stale;
+        last.reason = Some(problem.reason.clone());
+        claim::push(store, &setup.remote, &last, Some(claimed))?;
+        return Ok(worked(WorkOutcome::Stale, Some(problem), None));
+    }
+    let renewal = Renewal::start(store, setup, &mine, claimed);
+    let checked = check_all(store, setup, &request, step);
+    let claimed = renewal.stop();
+    let results = checked?;
+    publish(store, setup, &results)?;
+    let mut last = mine;
+    last.state = ClaimState::Done;
+    last.at = now_millis();
+    claim::push(store, &setup.remote, &last, Some(claimed))?;
+    Ok(Worked {
+        results,
+        ..worked(WorkOutcome::Checked, None, None)
+    })
+}
+
+/// Why the request is stale, if it is: a candidate branch that is gone or moved on the remote,
+/// or a candidate commit whose parent is not the base the request names.
+fn stale(store: &Store, remote: &str, request: &Request) -> Result<Option<Problem>, Problem> {
+    let tracking = |i: usize| format!("refs/papayu/remotes/{remote}/candidates/{}/{i}", request.id);
+    let specs: Vec<String> = request
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("+refs/heads/{}:{}", c.branch, tracking(i)))
+        .collect();
+    let gone = |branch: &str, why: &str| {
+        Problem::new(
+            Code::RequestStale,
+            format!(
+                "check request {} is stale: {branch} {why} since it was asked; nothing was run",
+                request.id
+            ),
+        )
+        .with_hint("ask again from the requesting clone with git papayu apply --on REMOTE")
+    };
+    if let Err(problem) = store.fetch_refs(remote, &specs) {
+        if problem.reason.contains("couldn't find remote ref") {
+            return Ok(Some(gone("a proposal branch", "was deleted")));
+        }
+        return Err(problem);
+    }
+    for (i, c) in request.candidates.iter().enumerate() {
+        let tip = store.ref_value(&tracking(i)).map_err(|e| e.to_problem())?;
+        let _ = store.swap_ref(&tracking(i), tip, None, "papayu worker: candidate read");
+        if tip.map(|t| t.to_string()).as_deref() != Some(c.commit.as_str()) {
+            return Ok(Some(gone(&c.branch, "moved")));
+        }
+        let parent = tip.and_then(|t| store.first_parent(t));
+        if parent.map(|p| p.to_string()).as_deref() != Some(c.base.as_str()) {
+            return Ok(Some(gone(&c.branch, "is no longer on the base it names")));
+        }
+    }
+    Ok(None)
+}
+
+/// Runs the check on every candidate, in order; the base runs are shared through the base-run
+/// cache (one per base tree and command).
+fn check_all(
+    store: &Store,
+    setup: &Setup,
+    request: &Request,
+    step: &mut dyn FnMut(Step<'_>),
+) -> Result<Vec<CheckResult>, Problem> {
+    let check = ResolvedCheck {
+        command: request.check.command.clone(),
+        source: format!("check request {}", request.id),
+    };
+    let settings = CheckSettings {
+        network: request.check.network,
+        timeout: request.check.timeout_secs.filter(|s| *s > 0).map(Duration::from_secs),
+        sandbox: setup.settings.sandbox || request.sandbox.confine,
+        env: request.check.env.clone(),
+        configured: None,
+        ..setup.settings.clone()
+    };
+    let sources = Sources {
+        junit: request.check.junit.as_ref().map(PathBuf::from),
+    };
+    let mut results = Vec::new();
+    let of = request.candidates.len();
+    for (n, c) in request.candidates.iter().enumerate() {
+        step(Step::Checking {
+            plan: &c.plan,
+            n: n + 1,
+            of,
+        });
+        let oid = |s: &str| Oid::from_str(s).map_err(|_| Problem::new(Code::RequestMalformed, "bad object id"));
+        let (commit, base) = (oid(&c.commit)?, oid(&c.base)?);
+        let changes = tree_changes(store, base, commit).map_err(|e| e.to_problem())?;
+        let mut progress = |p: Progress<'_>| {
+            if let Progress::Output(chunk) = p {
+                step(Step::Output(chunk));
+            }
+        };
+        let (report, verdict, base_run) = apply::check_proposal(
+            store,
+            (base, commit),
+            (&check, &changes),
+            (&settings, &sources),
+            &c.plan,
+            &mut progress,
+        )
+        .map_err(|e| e.to_problem())?;
+        let like_base = apply::fails_like_base(&base_run, &report, &verdict);
+        let missing = matches!(report.exit_code, Some(126 | 127));
+        let cannot_run = !report.passed
+            && like_base
+            && (missing || verdict.status == CheckStatus::DidNotRun);
+        let tail: String = report
+            .output_tail
+            .chars()
+            .rev()
+            .take(OUTPUT_KEPT)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let reason = cannot_run.then(|| {
+            let last = report.output_tail.lines().rev().find(|l| !l.trim().is_empty());
+            mask_secrets(
+                verdict
+                    .reason
+                    .as_deref()
+                    .or(last)
+                    .unwrap_or("the check fails the same way on the base"),
+            )
+        });
+        results.push(CheckResult {
+            format: RESULT_FORMAT,
+            request: request.id.clone(),
+            plan: c.plan.clone(),
+            commit: c.commit.clone(),
+            base: c.base.clone(),
+            worker: setup.name.clone(),
+            at: now_millis(),
+            outcome: match cannot_run {
+                true => ResultOutcome::CannotRun,
+                false => ResultOutcome::Checked,
+            },
+            check: apply::shared(&verdict),
+            command: report.command.clone(),
+            exit_code: report.exit_code,
+            seconds: report.seconds,
+            sandbox: serde_json::to_value(&report.sandbox).ok(),
+            reason,
+            output_tail: mask_secrets(&tail),
+            papayu: VERSION.to_string(),
+        });
+    }
+    Ok(results)
+}
+
+/// What a candidate changes against its base, both sides of each file (what tells a weakened
+/// test, as `apply` tells it from the plan's own changes).
+fn tree_changes(store: &Store, base: Oid, commit: Oid) -> Result<Vec<FileChange>, StoreError> {
+    let mut out = Vec::new();
+    for path in store.changed_paths(base, commit)? {
+        let side = |at: Oid| -> Result<Option<std::sync::Arc<[u8]>>, StoreError> {
+            Ok(match store.file_at(at, &path)? {
+                FileAt::File(bytes) => Some(bytes.into()),
+                _ => None,
+            })
+        };
+        let (old, new) = (side(base)?, side(commit)?);
+        let kind = match (&old, &new) {
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Deleted,
+            (Some(_), Some(_)) => ChangeKind::Modified,
+            (None, None) => continue,
+        };
+        out.push(FileChange {
+            path,
+            kind,
+            old,
+            new,
+            hunks: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// Signs and pushes the results: appended to the remote's notes of this worker as fetched,
+/// with a lease on that value; when the remote moved meanwhile (another run of this worker),
+/// fetched and appended again.
+fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), Problem> {
+    let mut lines = Vec::new();
+    for r in results {
+        let payload = serde_json::to_string(r).expect("a result serializes");
+        let signature = match &setup.key {
+            Some(key) => Some(sshsig::sign(key, payload.as_bytes())?),
+            None => None,
+        };
+        let on = Oid::from_str(&r.commit).map_err(|_| Problem::new(Code::Internal, "a result names no commit"))?;
+        lines.push((on, result_line(&payload, signature.as_deref())));
+    }
+    let name = format!("{RESULTS}{}", setup.name);
+    let tracking = format!("{}{}", fetched_results(&setup.remote), setup.name);
+    let message = format!("papayu worker {}: results", setup.name);
+    for attempt in 0..PUSH_ATTEMPTS {
+        if attempt > 0 {
+            store.fetch_refs(&setup.remote, &[results_refspec(&setup.remote)])?;
+        }
+        let theirs = store.ref_value(&tracking).map_err(|e| e.to_problem())?;
+        let mut tip = theirs;
+        for (on, line) in &lines {
+            tip = Some(
+                store
+                    .note_appended(tip, *on, line, &message)
+                    .map_err(|e| e.to_problem())?,
+            );
+        }
+        let tip = tip.expect("at least one result line");
+        let lease = format!("{name}:{}", theirs.map(|o| o.to_string()).unwrap_or_default());
+        match store.push_refs(&setup.remote, &[format!("{tip}:{name}")], &[lease], "the results")? {
+            Pushed::Done => {
+                let ours = store.ref_value(&name).map_err(|e| e.to_problem())?;
+                let set = |r: &str, old| store.swap_ref(r, old, Some(tip), &message);
+                set(&name, ours).map_err(|e| e.to_problem())?;
+                set(&tracking, theirs).map_err(|e| e.to_problem())?;
+                return Ok(());
+            }
+            Pushed::Rejected => continue,
+        }
+    }
+    Err(Problem::new(
+        Code::PushRejected,
+        format!(
+            "{}'s {name} moved at every one of {PUSH_ATTEMPTS} tries; the results are not pushed",
+            setup.remote
+        ),
+    )
+    .with_hint("is another worker running under the same name? Give each its own papayu.workerName"))
+}
+
+/// The lease, renewed from a thread of its own while the checks run.
+struct Renewal {
+    stop: mpsc::Sender<()>,
+    handle: std::thread::JoinHandle<Oid>,
+}
+
+impl Renewal {
+    fn start(store: &Store, setup: &Setup, claim: &Claim, current: Oid) -> Renewal {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let dir = store.git_dir().to_path_buf();
+        let (remote, name, request) = (setup.remote.clone(), setup.name.clone(), claim.request.clone());
+        let lease = setup.lease;
+        let handle = std::thread::spawn(move || {
+            let mut current = current;
+            let Ok(store) = Store::open_at(&dir) else {
+                return current;
+            };
+            let every = (lease / 3).max(Duration::from_millis(200));
+            let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let renewed = claim::running(&request, &name, lease_ms);
+                if let Ok(Some(new)) = claim::push(&store, &remote, &renewed, Some(current)) {
+                    current = new;
+                }
+            }
+            current
+        });
+        Renewal { stop, handle }
+    }
+
+    /// Stops renewing; returns the claim's newest commit.
+    fn stop(self) -> Oid {
+        let _ = self.stop.send(());
+        self.handle.join().expect("the renewal thread does not panic")
+    }
+}
