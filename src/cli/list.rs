@@ -26,6 +26,7 @@ pub fn run(args: ListArgs) -> CliResult {
     let ListArgs { max_count, all } = args;
     let store = Store::open()?;
     let (ledger, records, complete) = newest(&store, (!all).then_some(max_count))?;
+    let remote = git_papayu::engine::workers::pending::remote_states(&store, &ledger);
     let now = now_millis();
     let rows: Vec<serde_json::Value> = records
         .iter()
@@ -46,6 +47,7 @@ pub fn run(args: ListArgs) -> CliResult {
                 "verdict": verdict_of(&ledger, &r.id),
                 "group": r.group,
                 "cost_usd": r.stats.as_ref().and_then(|s| s.cost_usd),
+                "remote_check": remote.get(&r.id),
             })
         })
         .collect();
@@ -61,7 +63,10 @@ pub fn run(args: ListArgs) -> CliResult {
             id: r.short_id().to_string(),
             status: ledger.status(&r.id),
             age: render::age(r.created_at, now),
-            check: check_cell(&ledger, &r.id),
+            check: match (remote.get(&r.id), check_cell(&ledger, &r.id)) {
+                (Some(asked), (_, None)) => (asked.cell(), Some("yellow")),
+                (_, cell) => cell,
+            },
             cost: r.stats.as_ref().and_then(|s| s.cost_usd),
             provider: text::line(&super::show::provider_label(r)).into_owned(),
             place: ledger.branch(&r.id).map_or_else(

@@ -395,6 +395,7 @@ fn apply_plans(id: Option<String>) -> CliResult {
         onto: None,
         all: false,
         rounds: None,
+        on: None,
     })
 }
 

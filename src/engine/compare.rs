@@ -90,6 +90,8 @@ pub struct Comparison {
     pub proposals: Vec<Proposal>,
     /// Every proposal not discarded nor refined, best first.
     pub ranking: Vec<String>,
+    /// Proposals asked of a remote's workers (`apply --on`) with no verdict back yet.
+    pub remote: std::collections::BTreeMap<String, super::workers::pending::Remote>,
 }
 
 impl Comparison {
@@ -218,10 +220,12 @@ pub fn select(store: &Store, specs: &[String]) -> Result<Comparison, Problem> {
     }
     count_votes(&mut proposals);
     let ranking = rank(&proposals);
+    let remote = super::workers::pending::remote_states(store, &ledger);
     Ok(Comparison {
         group,
         proposals,
         ranking,
+        remote,
     })
 }
 

@@ -17,4 +17,5 @@ pub mod claim;
 pub mod identity;
 pub mod pending;
 pub mod request;
+pub mod tidy;
 pub mod worker;
