@@ -25,13 +25,13 @@ pub struct WorkerArgs {
     /// The remote to take requests from (default: the current branch's upstream remote, else
     /// origin).
     pub remote: Option<String>,
-    /// Take at most one request, then stop.
-    #[arg(long, conflicts_with = "r#loop")]
+    /// Take at most one request, then stop (with --loop: wait for one, take it, stop).
+    #[arg(long)]
     pub once: bool,
     /// Keep taking requests, fetching again every papayu.workerPoll seconds (30) when none is
     /// open, until interrupted.
     #[arg(long = "loop")]
-    pub r#loop: bool,
+    pub repeat: bool,
     /// Take only this request (its id, as in papayu/check/<id>).
     #[arg(long, value_name = "ID")]
     pub request: Option<String>,
@@ -41,7 +41,7 @@ pub fn run(args: WorkerArgs) -> CliResult {
     let WorkerArgs {
         remote,
         once,
-        r#loop,
+        repeat,
         request,
     } = args;
     let store = Store::open()?;
@@ -77,7 +77,7 @@ pub fn run(args: WorkerArgs) -> CliResult {
             describe(w);
         }
         all.extend(worked);
-        if !r#loop || (once && took) {
+        if !repeat || (once && took) {
             break;
         }
         if !took {

@@ -262,6 +262,8 @@ fn moved_meanwhile(line: &str) -> bool {
                 "cannot lock ref",
                 "failed to lock",
                 "failed to update ref",
+                "reference already exists",
+                "atomic transaction failed",
             ]
             .iter()
             .any(|why| line.contains(why)))

@@ -148,8 +148,9 @@ pub fn round(
             break;
         }
         let worked = take(store, setup, &id, commit, held, step)?;
+        let refused = matches!(worked.outcome, WorkOutcome::Refused | WorkOutcome::Stale);
         if only.is_some()
-            && let Some(problem) = worked.problem.clone().filter(|_| worked.outcome == WorkOutcome::Refused)
+            && let Some(problem) = worked.problem.clone().filter(|_| refused)
         {
             return Err(problem);
         }
