@@ -205,6 +205,36 @@ pub const SETTINGS: &[Setting] = &[
         "trailer naming the assistance on proposal commits: assisted-by, co-authored-by or none",
     ),
     s(
+        Some("papayu.trustedWorkers"),
+        None,
+        "",
+        "workers whose signed verdicts count as this clone's own, one per value: an SSH public key, or NAME and key as in an allowed-signers file",
+    ),
+    s(
+        Some("papayu.workerKey"),
+        None,
+        "user.signingKey (with gpg.format ssh)",
+        "private SSH key a worker signs its results with",
+    ),
+    s(
+        Some("papayu.workerName"),
+        None,
+        "from the key, else the host name",
+        "a worker's name: its results go to refs/notes/papayu-checks/<name>",
+    ),
+    s(
+        Some("papayu.workerLease"),
+        None,
+        "300",
+        "seconds a worker's claim holds without renewal (renewed every third of it while it checks)",
+    ),
+    s(
+        Some("papayu.workerPoll"),
+        None,
+        "30",
+        "seconds a worker --loop waits before fetching again when no request is open",
+    ),
+    s(
         Some("notes.papayu.mergeStrategy"),
         None,
         "cat_sort_uniq",

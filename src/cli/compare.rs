@@ -109,7 +109,11 @@ fn table(c: &Comparison) -> String {
         .iter()
         .map(|(rank, p)| {
             let mut row = row(rank, p);
-            if let Some(asked) = c.remote.get(&p.record.id).filter(|_| p.check.status == git_papayu::verdict::CheckStatus::Unchecked) {
+            if let Some(asked) = c
+                .remote
+                .get(&p.record.id)
+                .filter(|_| p.check.status == git_papayu::verdict::CheckStatus::Unchecked)
+            {
                 row[4] = asked.cell();
             }
             row

@@ -110,11 +110,21 @@ pub fn run(args: GcArgs) -> CliResult {
         bytes(report.cache_bytes)
     ));
     if !report.requests.withdrawn.is_empty() {
-        let verb = if report.dry_run { "would withdraw" } else { "withdrew" };
+        let verb = if report.dry_run {
+            "would withdraw"
+        } else {
+            "withdrew"
+        };
         ui::outln(&format!(
             "check requests: {verb} {} ({}): their proposals are merged or discarded",
             report.requests.withdrawn.len(),
             report.requests.withdrawn.join(", ")
+        ));
+    }
+    if report.requests.results_dropped > 0 {
+        ui::outln(&format!(
+            "worker results: {verb} {} fetched notes ref(s): no check request is left",
+            report.requests.results_dropped
         ));
     }
     for (id, why) in &report.requests.kept {

@@ -54,11 +54,19 @@ fn report(headline: &str, reverted: &Reverted) {
 fn remote_requests(store: &Store, reverted: &Reverted) {
     use git_papayu::engine::workers::ask;
     use git_papayu::store::checks::REQUESTS;
-    for change in reverted.changes.iter().filter(|c| c.name.starts_with(REQUESTS)) {
+    for change in reverted
+        .changes
+        .iter()
+        .filter(|c| c.name.starts_with(REQUESTS))
+    {
         let id = &change.name[REQUESTS.len()..];
         let done = match (change.old, change.new) {
-            (Some(request), None) => ask::withdraw(store, request).map(|r| r.map(|r| ("withdrew", r))),
-            (None, Some(request)) => ask::resend(store, request).map(|r| r.map(|r| ("sent again", r))),
+            (Some(request), None) => {
+                ask::withdraw(store, request).map(|r| r.map(|r| ("withdrew", r)))
+            }
+            (None, Some(request)) => {
+                ask::resend(store, request).map(|r| r.map(|r| ("sent again", r)))
+            }
             _ => Ok(None),
         };
         match done {

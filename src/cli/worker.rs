@@ -62,11 +62,20 @@ pub fn run(args: WorkerArgs) -> CliResult {
     let mut all = Vec::new();
     loop {
         let mut step = |s: Step<'_>| match s {
-            Step::Open(n) if n > 0 => ui::status(&format!("{} open on {}", super::render::count(n, "request"), setup.remote)),
+            Step::Open(n) if n > 0 => ui::status(&format!(
+                "{} open on {}",
+                super::render::count(n, "request"),
+                setup.remote
+            )),
             Step::Open(_) => {}
-            Step::Claimed(id, Some(from)) => ui::status(&format!("claimed {id}, taking it over from {from} (its lease expired)")),
+            Step::Claimed(id, Some(from)) => ui::status(&format!(
+                "claimed {id}, taking it over from {from} (its lease expired)"
+            )),
             Step::Claimed(id, None) => ui::status(&format!("claimed {id}")),
-            Step::Checking { plan, n, of } => ui::status(&format!("checking {} ({n} of {of})", git_papayu::store::short(plan))),
+            Step::Checking { plan, n, of } => ui::status(&format!(
+                "checking {} ({n} of {of})",
+                git_papayu::store::short(plan)
+            )),
             Step::Output(chunk) if verbose => ui::status(String::from_utf8_lossy(chunk).trim_end()),
             Step::Output(_) => {}
         };
@@ -86,7 +95,10 @@ pub fn run(args: WorkerArgs) -> CliResult {
     }
     ui::data(&serde_json::json!({ "worker": setup.name, "remote": setup.remote, "requests": all }));
     if all.iter().all(|w| w.outcome == WorkOutcome::Taken) {
-        ui::outln(&format!("No open check request on {} for worker {}.", setup.remote, setup.name));
+        ui::outln(&format!(
+            "No open check request on {} for worker {}.",
+            setup.remote, setup.name
+        ));
     }
     Ok(())
 }
@@ -95,16 +107,26 @@ pub fn run(args: WorkerArgs) -> CliResult {
 fn describe(w: &Worked) {
     match w.outcome {
         WorkOutcome::Checked => {
-            ui::outln(&format!("Request {}: checked {}, results pushed.", w.request, super::render::count(w.results.len(), "proposal")));
+            ui::outln(&format!(
+                "Request {}: checked {}, results pushed.",
+                w.request,
+                super::render::count(w.results.len(), "proposal")
+            ));
             for r in &w.results {
                 let what = match r.outcome {
                     ResultOutcome::Checked => r.check.line(),
                     ResultOutcome::CannotRun => format!(
                         "cannot run: {}",
-                        r.reason.as_deref().unwrap_or("the check fails the same way on the base")
+                        r.reason
+                            .as_deref()
+                            .unwrap_or("the check fails the same way on the base")
                     ),
                 };
-                ui::outln(&format!("  {} {}", git_papayu::store::short(&r.plan), super::text::line(&what)));
+                ui::outln(&format!(
+                    "  {} {}",
+                    git_papayu::store::short(&r.plan),
+                    super::text::line(&what)
+                ));
             }
         }
         WorkOutcome::Taken => ui::status(&format!(

@@ -75,7 +75,8 @@ impl Store {
         let git = |e| StoreError::git("writing a check request or claim", e);
         let blob = repo.blob(text.as_bytes()).map_err(git)?;
         let mut tree = repo.treebuilder(None).map_err(git)?;
-        tree.insert(name, blob, FileMode::Blob.into()).map_err(git)?;
+        tree.insert(name, blob, FileMode::Blob.into())
+            .map_err(git)?;
         let tree = repo.find_tree(tree.write().map_err(git)?).map_err(git)?;
         let parent = match parent {
             Some(p) => Some(repo.find_commit(p).map_err(git)?),

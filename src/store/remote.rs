@@ -182,7 +182,10 @@ impl Store {
         let out = self.git_remote(&args)?;
         match out.status.success() {
             true => Ok(()),
-            false => Err(remote_failed(&format!("fetching from {remote} failed"), &out)),
+            false => Err(remote_failed(
+                &format!("fetching from {remote} failed"),
+                &out,
+            )),
         }
     }
 
@@ -212,7 +215,12 @@ impl Store {
             (true, _) => Ok(Pushed::Done),
             (false, Some(line)) if moved_meanwhile(line) => Ok(Pushed::Rejected),
             // An atomic push refuses every ref when one is refused: the others say only that.
-            (false, Some(_)) if said.lines().filter(|l| l.starts_with('!')).any(moved_meanwhile) => {
+            (false, Some(_))
+                if said
+                    .lines()
+                    .filter(|l| l.starts_with('!'))
+                    .any(moved_meanwhile) =>
+            {
                 Ok(Pushed::Rejected)
             }
             (false, Some(line)) => Err(Problem::new(

@@ -198,7 +198,10 @@ impl Store {
         for (plan, tip) in local {
             for found in self.results_in(&refs, tip)? {
                 let r = &found.result;
-                if r.plan != plan || r.commit != tip.to_string() || r.outcome != ResultOutcome::Checked {
+                if r.plan != plan
+                    || r.commit != tip.to_string()
+                    || r.outcome != ResultOutcome::Checked
+                {
                     continue;
                 }
                 let event = worker_event(r, tip);
@@ -206,7 +209,11 @@ impl Store {
                     None => {
                         let mut event = event;
                         event.vouched = Some(Voucher::Worker);
-                        ledger.worker_verdicts.entry(plan.clone()).or_default().push(event);
+                        ledger
+                            .worker_verdicts
+                            .entry(plan.clone())
+                            .or_default()
+                            .push(event);
                     }
                     Some(why) => ledger
                         .claimed_verdicts
@@ -288,7 +295,8 @@ fn judge(hash: &str, trusted: &[String], worker: &str, payload: &str, sig: &str)
         },
     };
     if let Ok(mut m) = VERIFIED.lock() {
-        m.get_or_insert_with(HashMap::new).insert(key, standing.clone());
+        m.get_or_insert_with(HashMap::new)
+            .insert(key, standing.clone());
     }
     standing
 }

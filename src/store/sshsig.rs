@@ -57,9 +57,7 @@ pub fn verify(
     if allowed.is_empty() {
         return Ok(false);
     }
-    let dir = tempfile::Builder::new()
-        .prefix("papayu-verify")
-        .tempdir()?;
+    let dir = tempfile::Builder::new().prefix("papayu-verify").tempdir()?;
     let signers = dir.path().join("allowed_signers");
     std::fs::write(&signers, format!("{}\n", allowed.join("\n")))?;
     let sig = dir.path().join("result.sig");
@@ -101,11 +99,10 @@ pub fn is_valid(data: &[u8], signature: &str) -> bool {
 /// name. `None` for a value that is neither.
 pub fn allowed_line(value: &str) -> Option<String> {
     let words: Vec<&str> = value.split_whitespace().collect();
-    let is_key_type = |w: &str| w.starts_with("ssh-") || w.starts_with("ecdsa-") || w.starts_with("sk-");
+    let is_key_type =
+        |w: &str| w.starts_with("ssh-") || w.starts_with("ecdsa-") || w.starts_with("sk-");
     match words.as_slice() {
-        [kind, key, ..] if is_key_type(kind) && !key.is_empty() => {
-            Some(format!("* {kind} {key}"))
-        }
+        [kind, key, ..] if is_key_type(kind) && !key.is_empty() => Some(format!("* {kind} {key}")),
         [name, kind, key, ..] if is_key_type(kind) && !key.is_empty() => {
             Some(format!("{name} {kind} {key}"))
         }
@@ -121,7 +118,9 @@ pub fn public_key(key: &std::path::Path) -> Option<String> {
         return Some(text.trim().to_string());
     }
     if key.extension().is_some_and(|e| e == "pub") {
-        return std::fs::read_to_string(key).ok().map(|t| t.trim().to_string());
+        return std::fs::read_to_string(key)
+            .ok()
+            .map(|t| t.trim().to_string());
     }
     let out = Command::new("ssh-keygen")
         .args(["-y", "-f"])

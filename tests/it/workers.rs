@@ -63,7 +63,9 @@ const CHECK: &str = "test -f fix.txt";
 fn ask_all(fleet: &Fleet) -> String {
     let run = fleet
         .alice
-        .papayu(["--json", "apply", "--all", "--on", "origin", "--check", CHECK])
+        .papayu([
+            "--json", "apply", "--all", "--on", "origin", "--check", CHECK,
+        ])
         .ok();
     json(&run)["request"]["id"]
         .as_str()
@@ -77,13 +79,18 @@ fn json(run: &Run) -> Value {
 
 /// The remote's refs under `prefix`: (name, object).
 fn remote_refs(fleet: &Fleet, prefix: &str) -> Vec<(String, String)> {
-    run_in(&fleet.remote, "git", ["for-each-ref", "--format=%(refname) %(objectname)", prefix], None)
-        .ok()
-        .stdout
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
+    run_in(
+        &fleet.remote,
+        "git",
+        ["for-each-ref", "--format=%(refname) %(objectname)", prefix],
+        None,
+    )
+    .ok()
+    .stdout
+    .lines()
+    .filter_map(|l| l.split_once(' '))
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect()
 }
 
 /// What a claim on the remote says.
@@ -108,7 +115,17 @@ fn key(fleet: &Fleet, name: &str) -> Option<(PathBuf, String)> {
     run_in(
         fleet.home.path(),
         "ssh-keygen",
-        ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", path.to_str().unwrap()],
+        [
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            name,
+            "-f",
+            path.to_str().unwrap(),
+        ],
         None,
     )
     .ok();
@@ -144,7 +161,13 @@ fn fsck(fleet: &Fleet) {
     for repo in [&fleet.alice, &fleet.bob, &fleet.carol] {
         repo.fsck();
     }
-    run_in(&fleet.remote, "git", ["fsck", "--strict", "--no-progress"], None).ok();
+    run_in(
+        &fleet.remote,
+        "git",
+        ["fsck", "--strict", "--no-progress"],
+        None,
+    )
+    .ok();
 }
 
 #[test]
@@ -159,7 +182,10 @@ fn workers_apply_on_pushes_proposals_and_a_request_and_returns_pending() {
     let request = run_in(
         &fleet.remote,
         "git",
-        ["show", &format!("refs/heads/papayu/check/{id}:request.json")],
+        [
+            "show",
+            &format!("refs/heads/papayu/check/{id}:request.json"),
+        ],
         None,
     )
     .ok()
@@ -222,9 +248,14 @@ fn leave_claim(fleet: &Fleet, id: &str, worker: &str, expires: i64) {
         "request": id, "worker": worker, "state": "running", "expires": expires, "at": 1
     })
     .to_string();
-    let blob = common::run_in(repo.path(), "git", ["hash-object", "-w", "--stdin"], Some(text.as_bytes()))
-        .ok()
-        .stdout;
+    let blob = common::run_in(
+        repo.path(),
+        "git",
+        ["hash-object", "-w", "--stdin"],
+        Some(text.as_bytes()),
+    )
+    .ok()
+    .stdout;
     let entry = format!("100644 blob {}\tclaim.json\n", blob.trim());
     let tree = common::run_in(repo.path(), "git", ["mktree"], Some(entry.as_bytes()))
         .ok()
@@ -260,8 +291,44 @@ fn workers_an_expired_lease_is_taken_over_and_a_live_one_is_not() {
     assert_eq!(json(&run)["requests"][0]["outcome"], "checked", "{run:?}");
     assert!(run.stderr.contains("taking it over from ghost"), "{run:?}");
     let claim = claim(&fleet, &id);
-    assert_eq!((claim["worker"].as_str(), claim["state"].as_str()), (Some("bob"), Some("done")));
+    assert_eq!(
+        (claim["worker"].as_str(), claim["state"].as_str()),
+        (Some("bob"), Some("done"))
+    );
     fsck(&fleet);
+}
+
+#[test]
+fn workers_renew_their_lease_while_the_check_runs() {
+    let fleet = fleet();
+    plan(&fleet.alice, "fix it", "fix.txt");
+    let run = fleet
+        .alice
+        .papayu([
+            "--json",
+            "apply",
+            "--all",
+            "--on",
+            "origin",
+            "--check",
+            "sleep 2; test -f fix.txt",
+        ])
+        .ok();
+    let id = json(&run)["request"]["id"].as_str().unwrap().to_string();
+    fleet.bob.git(["config", "papayu.workerLease", "3"]).ok();
+    fleet.bob.papayu(["worker", "--once"]).ok();
+    // The claim, at least one renewal (every second), and the closing `done`, each a commit on
+    // the last: the claim ref only ever moved forward.
+    let count = run_in(
+        &fleet.remote,
+        "git",
+        ["rev-list", "--count", &format!("refs/papayu/claims/{id}")],
+        None,
+    )
+    .ok()
+    .stdout;
+    assert!(count.trim().parse::<u32>().unwrap() >= 3, "{count}");
+    assert_eq!(claim(&fleet, &id)["state"], "done");
 }
 
 #[test]
@@ -270,12 +337,16 @@ fn workers_pushing_results_at_once_both_land_on_their_own_refs() {
     plan(&fleet.alice, "fix it", "fix.txt");
     let first = fleet
         .alice
-        .papayu(["--json", "apply", "--all", "--on", "origin", "--check", CHECK])
+        .papayu([
+            "--json", "apply", "--all", "--on", "origin", "--check", CHECK,
+        ])
         .ok();
     plan(&fleet.alice, "another", "other.txt");
     let second = fleet
         .alice
-        .papayu(["--json", "apply", "--all", "--on", "origin", "--check", CHECK])
+        .papayu([
+            "--json", "apply", "--all", "--on", "origin", "--check", CHECK,
+        ])
         .ok();
     let ids = [&first, &second].map(|r| json(r)["request"]["id"].as_str().unwrap().to_string());
     std::thread::scope(|s| {
@@ -290,21 +361,37 @@ fn workers_pushing_results_at_once_both_land_on_their_own_refs() {
         .collect();
     assert_eq!(
         results,
-        ["refs/notes/papayu-checks/bob", "refs/notes/papayu-checks/carol"]
+        [
+            "refs/notes/papayu-checks/bob",
+            "refs/notes/papayu-checks/carol"
+        ]
     );
     // Each worker's note is on the commit it checked, read with git's own notes command.
     for (worker, id) in [("bob", &ids[0]), ("carol", &ids[1])] {
         let request: Value = serde_json::from_str(
-            &run_in(&fleet.remote, "git", ["show", &format!("refs/heads/papayu/check/{id}:request.json")], None)
-                .ok()
-                .stdout,
+            &run_in(
+                &fleet.remote,
+                "git",
+                [
+                    "show",
+                    &format!("refs/heads/papayu/check/{id}:request.json"),
+                ],
+                None,
+            )
+            .ok()
+            .stdout,
         )
         .unwrap();
         let commit = request["candidates"][0]["commit"].as_str().unwrap();
         let note = run_in(
             &fleet.remote,
             "git",
-            ["notes", &format!("--ref=papayu-checks/{worker}"), "show", commit],
+            [
+                "notes",
+                &format!("--ref=papayu-checks/{worker}"),
+                "show",
+                commit,
+            ],
             None,
         )
         .ok()
@@ -313,14 +400,18 @@ fn workers_pushing_results_at_once_both_land_on_their_own_refs() {
     }
     fleet.alice.papayu(["sync"]).ok();
     let verdicts: Vec<_> = listed(&fleet.alice);
-    assert!(verdicts.iter().all(|(_, _, remote)| remote.is_none()), "{verdicts:?}");
+    assert!(
+        verdicts.iter().all(|(_, _, remote)| remote.is_none()),
+        "{verdicts:?}"
+    );
     fsck(&fleet);
 }
 
 #[test]
 fn workers_a_trusted_worker_ranks_and_an_untrusted_one_is_a_claim() {
     let fleet = fleet();
-    let (Some((bob_key, bob_pub)), Some((mallory_key, _))) = (key(&fleet, "bob"), key(&fleet, "mallory"))
+    let (Some((bob_key, bob_pub)), Some((mallory_key, _))) =
+        (key(&fleet, "bob"), key(&fleet, "mallory"))
     else {
         return;
     };
@@ -330,7 +421,15 @@ fn workers_a_trusted_worker_ranks_and_an_untrusted_one_is_a_claim() {
     // Carol works under mallory's key, which alice does not trust.
     use_key(&fleet.carol, &mallory_key);
     fleet.carol.papayu(["worker", "--once"]).ok();
-    fleet.alice.git(["config", "--add", "papayu.trustedWorkers", &format!("bob {bob_pub}")]).ok();
+    fleet
+        .alice
+        .git([
+            "config",
+            "--add",
+            "papayu.trustedWorkers",
+            &format!("bob {bob_pub}"),
+        ])
+        .ok();
     fleet.alice.papayu(["sync"]).ok();
     let show = fleet.alice.papayu(["--json", "show", &fix]).ok();
     let claims = &json(&show)["claimed_checks"];
@@ -353,9 +452,20 @@ fn workers_a_trusted_worker_ranks_and_an_untrusted_one_is_a_claim() {
     ask_all(&fleet2);
     use_key(&fleet2.bob, &bob_key);
     fleet2.bob.papayu(["worker", "--once"]).ok();
-    fleet2.alice.git(["config", "--add", "papayu.trustedWorkers", &format!("bob {bob_pub}")]).ok();
+    fleet2
+        .alice
+        .git([
+            "config",
+            "--add",
+            "papayu.trustedWorkers",
+            &format!("bob {bob_pub}"),
+        ])
+        .ok();
     fleet2.alice.papayu(["sync"]).ok();
-    let compared = fleet2.alice.papayu(["--json", "compare", &fix, &other]).ok();
+    let compared = fleet2
+        .alice
+        .papayu(["--json", "compare", &fix, &other])
+        .ok();
     let compared = json(&compared);
     assert_eq!(compared["ranking"][0], fix.as_str());
     let status = |id: &str| {
@@ -367,7 +477,10 @@ fn workers_a_trusted_worker_ranks_and_an_untrusted_one_is_a_claim() {
             .unwrap()["check"]["status"]
             .clone()
     };
-    assert_eq!((status(&fix), status(&other)), ("passed".into(), "failed".into()));
+    assert_eq!(
+        (status(&fix), status(&other)),
+        ("passed".into(), "failed".into())
+    );
     fsck(&fleet2);
 }
 
@@ -380,22 +493,65 @@ fn workers_a_result_whose_signature_does_not_verify_is_a_claim() {
     let fix = plan(&fleet.alice, "fix it", "fix.txt");
     let id = ask_all(&fleet);
     let _ = id;
-    fleet.alice.git(["config", "--add", "papayu.trustedWorkers", &bob_pub]).ok();
+    fleet
+        .alice
+        .git(["config", "--add", "papayu.trustedWorkers", &bob_pub])
+        .ok();
     use_key(&fleet.bob, &bob_key);
     fleet.bob.papayu(["worker", "--once"]).ok();
     // Someone rewrites bob's verdict (failed → passed is what a forger wants; here the other
     // way round, to see it matters) and keeps bob's signature.
     let commit = fleet.alice.rev(&fleet.alice.proposal_branch());
-    let note = fleet.bob.git(["notes", "--ref=papayu-checks/bob", "show", &commit]).ok().stdout;
-    let forged = note.trim().replace("\\\"status\\\":\\\"passed\\\"", "\\\"status\\\":\\\"failed\\\"");
+    let note = fleet
+        .bob
+        .git(["notes", "--ref=papayu-checks/bob", "show", &commit])
+        .ok()
+        .stdout;
+    let forged = note.trim().replace(
+        "\\\"status\\\":\\\"passed\\\"",
+        "\\\"status\\\":\\\"failed\\\"",
+    );
     assert_ne!(forged, note.trim());
-    fleet.carol.git(["fetch", "-q", "origin", "refs/notes/papayu-checks/bob:refs/notes/papayu-checks/forger"]).ok();
-    fleet.carol.git(["notes", "--ref=papayu-checks/forger", "add", "-f", "-m", &forged, &commit]).ok();
-    fleet.carol.git(["push", "-q", "origin", "refs/notes/papayu-checks/forger"]).ok();
+    fleet
+        .carol
+        .git([
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/papayu-checks/bob:refs/notes/papayu-checks/forger",
+        ])
+        .ok();
+    fleet
+        .carol
+        .git([
+            "notes",
+            "--ref=papayu-checks/forger",
+            "add",
+            "-f",
+            "-m",
+            &forged,
+            &commit,
+        ])
+        .ok();
+    fleet
+        .carol
+        .git(["push", "-q", "origin", "refs/notes/papayu-checks/forger"])
+        .ok();
     // Only the forged line is read: bob's own ref is not fetched in this clone.
-    fleet.alice.git(["fetch", "-q", "origin", "refs/notes/papayu-checks/forger:refs/notes/papayu-checks/forger"]).ok();
+    fleet
+        .alice
+        .git([
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/papayu-checks/forger:refs/notes/papayu-checks/forger",
+        ])
+        .ok();
     let show = json(&fleet.alice.papayu(["--json", "show", &fix]).ok());
-    assert_eq!(show["claimed_checks"][0]["why"], "its signature does not verify", "{show}");
+    assert_eq!(
+        show["claimed_checks"][0]["why"], "its signature does not verify",
+        "{show}"
+    );
     assert_eq!(show["check"]["status"], "unchecked", "{show}");
     // bob's true verdict, once fetched, verifies and counts.
     fleet.alice.papayu(["sync"]).ok();
@@ -409,18 +565,20 @@ fn workers_a_stale_request_is_refused_after_the_proposal_branch_moved() {
     let fleet = fleet();
     plan(&fleet.alice, "fix it", "fix.txt");
     let id = ask_all(&fleet);
-    let branch = fleet
-        .alice
-        .proposal_branch();
+    let branch = fleet.alice.proposal_branch();
     // A teammate pushes a commit of their own onto the proposal branch.
     let bob = &fleet.bob;
-    bob.git(["fetch", "-q", "origin", &format!("{branch}:{branch}")]).ok();
+    bob.git(["fetch", "-q", "origin", &format!("{branch}:{branch}")])
+        .ok();
     bob.git(["checkout", "-q", &branch]).ok();
     bob.write("later.txt", "later\n");
     bob.commit_all("a later change");
     bob.git(["push", "-q", "origin", &branch]).ok();
     bob.git(["checkout", "-q", "main"]).ok();
-    let run = fleet.carol.papayu(["worker", "--request", &id]).err("ERR_REQUEST_STALE");
+    let run = fleet
+        .carol
+        .papayu(["worker", "--request", &id])
+        .err("ERR_REQUEST_STALE");
     assert!(run.stderr.contains("moved"), "{run:?}");
     assert_eq!(claim(&fleet, &id)["state"], "stale");
     assert!(remote_refs(&fleet, "refs/notes/papayu-checks/").is_empty());
@@ -433,7 +591,15 @@ fn workers_a_worker_missing_the_command_reports_cannot_run() {
     plan(&fleet.alice, "fix it", "fix.txt");
     let asked = fleet
         .alice
-        .papayu(["--json", "apply", "--all", "--on", "origin", "--check", "papayu-no-such-tool --all"])
+        .papayu([
+            "--json",
+            "apply",
+            "--all",
+            "--on",
+            "origin",
+            "--check",
+            "papayu-no-such-tool --all",
+        ])
         .ok();
     assert!(json(&asked)["request"]["id"].is_string());
     let run = fleet.bob.papayu(["worker", "--once"]).ok();
@@ -441,7 +607,10 @@ fn workers_a_worker_missing_the_command_reports_cannot_run() {
     assert!(!run.stdout.contains(" failed"), "{run:?}");
     fleet.alice.papayu(["sync"]).ok();
     let listed = listed(&fleet.alice);
-    assert_eq!(listed[0].1, None, "a check that could not run is no verdict: {listed:?}");
+    assert_eq!(
+        listed[0].1, None,
+        "a check that could not run is no verdict: {listed:?}"
+    );
     assert_eq!(listed[0].2.as_deref(), Some("cannot-run"));
     let text = fleet.alice.papayu(["list"]).ok().stdout;
     assert!(text.contains("cannot run on bob"), "{text}");
@@ -474,7 +643,14 @@ fn workers_bad_input_is_refused_and_changes_nothing() {
         .papayu(["apply", "--all", "--on", "origin", "--check", CHECK])
         .err("ERR_REMOTE_FAILED");
     assert_eq!(fleet.alice.proposal_branch(), "");
-    assert!(fleet.alice.git(["for-each-ref", "refs/papayu/requests/"]).ok().stdout.is_empty());
+    assert!(
+        fleet
+            .alice
+            .git(["for-each-ref", "refs/papayu/requests/"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
     std::fs::remove_file(&hook).unwrap();
     fsck(&fleet);
 }
@@ -482,27 +658,57 @@ fn workers_bad_input_is_refused_and_changes_nothing() {
 /// Pushes a request commit holding `text` to `papayu/check/<id>`.
 fn push_request(fleet: &Fleet, id: &str, text: &str) {
     let repo = &fleet.carol;
-    let blob = common::run_in(repo.path(), "git", ["hash-object", "-w", "--stdin"], Some(text.as_bytes()))
-        .ok()
-        .stdout;
+    let blob = common::run_in(
+        repo.path(),
+        "git",
+        ["hash-object", "-w", "--stdin"],
+        Some(text.as_bytes()),
+    )
+    .ok()
+    .stdout;
     let entry = format!("100644 blob {}\trequest.json\n", blob.trim());
     let tree = common::run_in(repo.path(), "git", ["mktree"], Some(entry.as_bytes()))
         .ok()
         .stdout;
-    let commit = repo.git(["commit-tree", tree.trim(), "-m", "a request"]).ok().stdout;
-    repo.git(["push", "-q", "origin", &format!("{}:refs/heads/papayu/check/{id}", commit.trim())])
-        .ok();
+    let commit = repo
+        .git(["commit-tree", tree.trim(), "-m", "a request"])
+        .ok()
+        .stdout;
+    repo.git([
+        "push",
+        "-q",
+        "origin",
+        &format!("{}:refs/heads/papayu/check/{id}", commit.trim()),
+    ])
+    .ok();
 }
 
 #[test]
 fn workers_refuse_requests_from_a_newer_papayu_and_malformed_ones() {
     let fleet = fleet();
-    push_request(&fleet, "0123456789ab", r#"{"format": 99, "papayu": "9.0.0", "anything": "new"}"#);
-    let run = fleet.bob.papayu(["worker", "--request", "0123456789ab"]).err("ERR_REQUEST_TOO_NEW");
+    push_request(
+        &fleet,
+        "0123456789ab",
+        r#"{"format": 99, "papayu": "9.0.0", "anything": "new"}"#,
+    );
+    let run = fleet
+        .bob
+        .papayu(["worker", "--request", "0123456789ab"])
+        .err("ERR_REQUEST_TOO_NEW");
     assert!(run.stderr.contains("9.0.0"), "{run:?}");
-    push_request(&fleet, "ba9876543210", r#"{"format": 1, "candidates": "none"}"#);
-    fleet.bob.papayu(["worker", "--request", "ba9876543210"]).err("ERR_REQUEST_MALFORMED");
-    fleet.bob.papayu(["worker", "--request", "ffffffffffff"]).err("ERR_REQUEST_NOT_FOUND");
+    push_request(
+        &fleet,
+        "ba9876543210",
+        r#"{"format": 1, "candidates": "none"}"#,
+    );
+    fleet
+        .bob
+        .papayu(["worker", "--request", "ba9876543210"])
+        .err("ERR_REQUEST_MALFORMED");
+    fleet
+        .bob
+        .papayu(["worker", "--request", "ffffffffffff"])
+        .err("ERR_REQUEST_NOT_FOUND");
     // Nothing was claimed, nothing was written.
     assert!(remote_refs(&fleet, "refs/papayu/claims/").is_empty());
     assert!(remote_refs(&fleet, "refs/notes/papayu-checks/").is_empty());
@@ -515,17 +721,45 @@ fn workers_undo_withdraws_a_request_and_gc_a_finished_one() {
     let id = ask_all(&fleet);
     fleet.alice.papayu(["undo"]).ok();
     assert!(remote_refs(&fleet, "refs/heads/papayu/check/").is_empty());
-    assert!(fleet.alice.git(["for-each-ref", "refs/papayu/requests/"]).ok().stdout.is_empty());
+    assert!(
+        fleet
+            .alice
+            .git(["for-each-ref", "refs/papayu/requests/"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
     fleet.alice.papayu(["redo"]).ok();
     assert_eq!(remote_refs(&fleet, "refs/heads/papayu/check/").len(), 1);
     // Checked, then discarded: gc withdraws the request and its claim.
     fleet.bob.papayu(["worker", "--once"]).ok();
     assert_eq!(remote_refs(&fleet, "refs/papayu/claims/").len(), 1);
+    fleet.alice.papayu(["sync"]).ok();
+    let fetched = || {
+        fleet
+            .alice
+            .git(["for-each-ref", "refs/notes/remotes/origin/papayu-checks/"])
+            .ok()
+            .stdout
+    };
+    assert!(!fetched().is_empty());
     fleet.alice.papayu(["discard", &fix]).ok();
+    let dry = fleet.alice.papayu(["gc", "--dry-run"]).ok();
+    assert!(dry.stdout.contains("would withdraw 1"), "{dry:?}");
+    assert_eq!(remote_refs(&fleet, "refs/heads/papayu/check/").len(), 1);
     let gc = fleet.alice.papayu(["gc"]).ok();
     assert!(gc.stdout.contains(&id), "{gc:?}");
     assert!(remote_refs(&fleet, "refs/heads/papayu/check/").is_empty());
     assert!(remote_refs(&fleet, "refs/papayu/claims/").is_empty());
+    assert!(fetched().is_empty(), "{gc:?}");
+    assert!(
+        fleet
+            .alice
+            .git(["for-each-ref", "refs/papayu/requests/"])
+            .ok()
+            .stdout
+            .is_empty()
+    );
     fsck(&fleet);
 }
 
@@ -549,7 +783,9 @@ fn workers_ci_workflows_parse_as_yaml_and_name_the_one_step() {
             Some(text.as_bytes()),
         );
         if python.status != Some(0) {
-            common::skip("python3 with PyYAML is not installed: the workflow is checked by structure only");
+            common::skip(
+                "python3 with PyYAML is not installed: the workflow is checked by structure only",
+            );
             continue;
         }
         let doc: Value = serde_json::from_str(&python.stdout).unwrap();
@@ -561,7 +797,10 @@ fn workers_ci_workflows_parse_as_yaml_and_name_the_one_step() {
             }
             _ => {
                 // YAML 1.1 readers (PyYAML) read the key `on` as `true`; CI systems read `on`.
-                let on = doc.get("on").or_else(|| doc.get("true")).expect("an `on` key");
+                let on = doc
+                    .get("on")
+                    .or_else(|| doc.get("true"))
+                    .expect("an `on` key");
                 assert_eq!(on["push"]["branches"][0], "papayu/check/**");
                 let steps = doc["jobs"]["check"]["steps"].as_array().unwrap();
                 let papayu: Vec<&Value> = steps
@@ -573,6 +812,9 @@ fn workers_ci_workflows_parse_as_yaml_and_name_the_one_step() {
                 papayu[0]["run"].as_str().unwrap().to_string()
             }
         };
-        assert!(script.contains("git papayu worker origin --once --request"), "{script}");
+        assert!(
+            script.contains("git papayu worker origin --once --request"),
+            "{script}"
+        );
     }
 }

@@ -8,7 +8,7 @@
 //! `refs/papayu/requests/<id>` by an operation of its own, which `undo` inverts and withdraws.
 //! When the push is refused, the applies made for it are undone and nothing is requested.
 
-use super::request::{CheckSpec, Candidate, REQUEST_FORMAT, Request, SandboxSpec, VERSION, new_id};
+use super::request::{Candidate, CheckSpec, REQUEST_FORMAT, Request, SandboxSpec, VERSION, new_id};
 use crate::codes::{Code, Problem, Problems};
 use crate::engine::apply::{self, ApplyRequest, Outcome};
 use crate::engine::attribution::Attribution;
@@ -238,7 +238,12 @@ pub fn withdraw(store: &Store, request: Oid) -> Result<Option<String>, Problem> 
     let request_data = Request::parse(&text)?;
     let branch = format!("{REQUEST_BRANCHES}{}", request_data.id);
     let lease = vec![format!("{branch}:{request}")];
-    match store.push_refs(&request_data.remote, &[format!(":{branch}")], &lease, "the withdrawal")? {
+    match store.push_refs(
+        &request_data.remote,
+        &[format!(":{branch}")],
+        &lease,
+        "the withdrawal",
+    )? {
         Pushed::Done | Pushed::Rejected => Ok(Some(request_data.remote)),
     }
 }
@@ -250,6 +255,11 @@ pub fn resend(store: &Store, request: Oid) -> Result<Option<String>, Problem> {
     };
     let data = Request::parse(&text)?;
     let branch = format!("{REQUEST_BRANCHES}{}", data.id);
-    store.push_refs(&data.remote, &[format!("{request}:{branch}")], &[format!("{branch}:")], "the check request")?;
+    store.push_refs(
+        &data.remote,
+        &[format!("{request}:{branch}")],
+        &[format!("{branch}:")],
+        "the check request",
+    )?;
     Ok(Some(data.remote))
 }

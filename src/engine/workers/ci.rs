@@ -45,7 +45,10 @@ fn indent(text: &str, by: usize) -> String {
 /// Where the workflow goes in the repository, and its text.
 pub fn workflow(system: System) -> (&'static str, String) {
     match system {
-        System::Github => (".github/workflows/papayu-check.yml", actions("ubuntu-latest", "actions/checkout@v4")),
+        System::Github => (
+            ".github/workflows/papayu-check.yml",
+            actions("ubuntu-latest", "actions/checkout@v4"),
+        ),
         System::Forgejo => (
             ".forgejo/workflows/papayu-check.yml",
             actions("docker", "https://code.forgejo.org/actions/checkout@v4"),

@@ -62,7 +62,14 @@ fn key(config: &Settings) -> Result<Option<PathBuf>, Problem> {
     let value = config
         .git("papayu.workerKey")
         .map(|v| ("papayu.workerKey", v))
-        .or_else(|| ssh.then(|| config.git("user.signingKey").map(|v| ("user.signingKey", v))).flatten());
+        .or_else(|| {
+            ssh.then(|| {
+                config
+                    .git("user.signingKey")
+                    .map(|v| ("user.signingKey", v))
+            })
+            .flatten()
+        });
     let Some((setting, value)) = value.filter(|(_, v)| !v.trim().is_empty()) else {
         return Ok(None);
     };
@@ -75,7 +82,9 @@ fn key(config: &Settings) -> Result<Option<PathBuf>, Problem> {
             Code::WorkerKey,
             format!("{setting} names {}, which is no file here", path.display()),
         )
-        .with_hint(format!("point it at the worker's private SSH key: git config {setting} PATH")));
+        .with_hint(format!(
+            "point it at the worker's private SSH key: git config {setting} PATH"
+        )));
     }
     Ok(Some(path))
 }
@@ -95,10 +104,12 @@ fn default_name(key: Option<&std::path::Path>) -> String {
     let host: String = host
         .trim()
         .chars()
-        .map(|c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-            true => c,
-            false => '-',
-        })
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                true => c,
+                false => '-',
+            },
+        )
         .take(48)
         .collect();
     match is_ref_component(&host) {
@@ -112,5 +123,7 @@ fn invalid(key: &str, what: &str) -> Problem {
         Code::WorkerConfigInvalid,
         format!("git config {key} {what}"),
     )
-    .with_hint(format!("fix it with git config {key} VALUE (docs/config.md)"))
+    .with_hint(format!(
+        "fix it with git config {key} VALUE (docs/config.md)"
+    ))
 }

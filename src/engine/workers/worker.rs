@@ -144,7 +144,12 @@ pub fn round(
     step(Step::Open(waiting.len()));
     let mut done = Vec::new();
     for (id, commit, held) in waiting {
-        if max.is_some_and(|m| done.iter().filter(|w: &&Worked| w.outcome != WorkOutcome::Taken).count() >= m) {
+        if max.is_some_and(|m| {
+            done.iter()
+                .filter(|w: &&Worked| w.outcome != WorkOutcome::Taken)
+                .count()
+                >= m
+        }) {
             break;
         }
         let worked = take(store, setup, &id, commit, held, step)?;
@@ -165,7 +170,11 @@ fn fetch(store: &Store, remote: &str) -> Result<(), Problem> {
         remote,
         &[
             format!("+{REQUEST_BRANCHES}*:{}*", fetched_requests(remote)),
-            format!("+{}*:{}*", crate::store::checks::CLAIMS, fetched_claims(remote)),
+            format!(
+                "+{}*:{}*",
+                crate::store::checks::CLAIMS,
+                fetched_claims(remote)
+            ),
             results_refspec(remote),
         ],
     )
@@ -193,7 +202,10 @@ fn take(
         Ok(r) => {
             let p = Problem::new(
                 Code::RequestMalformed,
-                format!("the check request on papayu/check/{id} names itself {}; nothing was run", r.id),
+                format!(
+                    "the check request on papayu/check/{id} names itself {}; nothing was run",
+                    r.id
+                ),
             );
             return Ok(worked(WorkOutcome::Refused, Some(p), None));
         }
@@ -292,7 +304,11 @@ fn check_all(
     };
     let settings = CheckSettings {
         network: request.check.network,
-        timeout: request.check.timeout_secs.filter(|s| *s > 0).map(Duration::from_secs),
+        timeout: request
+            .check
+            .timeout_secs
+            .filter(|s| *s > 0)
+            .map(Duration::from_secs),
         sandbox: setup.settings.sandbox || request.sandbox.confine,
         env: request.check.env.clone(),
         configured: None,
@@ -309,7 +325,9 @@ fn check_all(
             n: n + 1,
             of,
         });
-        let oid = |s: &str| Oid::from_str(s).map_err(|_| Problem::new(Code::RequestMalformed, "bad object id"));
+        let oid = |s: &str| {
+            Oid::from_str(s).map_err(|_| Problem::new(Code::RequestMalformed, "bad object id"))
+        };
         let (commit, base) = (oid(&c.commit)?, oid(&c.base)?);
         let changes = tree_changes(store, base, commit).map_err(|e| e.to_problem())?;
         let mut progress = |p: Progress<'_>| {
@@ -328,9 +346,8 @@ fn check_all(
         .map_err(|e| e.to_problem())?;
         let like_base = apply::fails_like_base(&base_run, &report, &verdict);
         let missing = matches!(report.exit_code, Some(126 | 127));
-        let cannot_run = !report.passed
-            && like_base
-            && (missing || verdict.status == CheckStatus::DidNotRun);
+        let cannot_run =
+            !report.passed && like_base && (missing || verdict.status == CheckStatus::DidNotRun);
         let tail: String = report
             .output_tail
             .chars()
@@ -341,7 +358,11 @@ fn check_all(
             .rev()
             .collect();
         let reason = cannot_run.then(|| {
-            let last = report.output_tail.lines().rev().find(|l| !l.trim().is_empty());
+            let last = report
+                .output_tail
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty());
             mask_secrets(
                 verdict
                     .reason
@@ -366,7 +387,7 @@ fn check_all(
             command: report.command.clone(),
             exit_code: report.exit_code,
             seconds: report.seconds,
-            sandbox: serde_json::to_value(&report.sandbox).ok(),
+            sandbox: serde_json::to_value(report.sandbox).ok(),
             reason,
             output_tail: mask_secrets(&tail),
             papayu: VERSION.to_string(),
@@ -415,7 +436,8 @@ fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), 
             Some(key) => Some(sshsig::sign(key, payload.as_bytes())?),
             None => None,
         };
-        let on = Oid::from_str(&r.commit).map_err(|_| Problem::new(Code::Internal, "a result names no commit"))?;
+        let on = Oid::from_str(&r.commit)
+            .map_err(|_| Problem::new(Code::Internal, "a result names no commit"))?;
         lines.push((on, result_line(&payload, signature.as_deref())));
     }
     let name = format!("{RESULTS}{}", setup.name);
@@ -435,8 +457,16 @@ fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), 
             );
         }
         let tip = tip.expect("at least one result line");
-        let lease = format!("{name}:{}", theirs.map(|o| o.to_string()).unwrap_or_default());
-        match store.push_refs(&setup.remote, &[format!("{tip}:{name}")], &[lease], "the results")? {
+        let lease = format!(
+            "{name}:{}",
+            theirs.map(|o| o.to_string()).unwrap_or_default()
+        );
+        match store.push_refs(
+            &setup.remote,
+            &[format!("{tip}:{name}")],
+            &[lease],
+            "the results",
+        )? {
             Pushed::Done => {
                 let ours = store.ref_value(&name).map_err(|e| e.to_problem())?;
                 let set = |r: &str, old| store.swap_ref(r, old, Some(tip), &message);
@@ -454,7 +484,9 @@ fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), 
             setup.remote
         ),
     )
-    .with_hint("is another worker running under the same name? Give each its own papayu.workerName"))
+    .with_hint(
+        "is another worker running under the same name? Give each its own papayu.workerName",
+    ))
 }
 
 /// The lease, renewed from a thread of its own while the checks run.
@@ -467,7 +499,11 @@ impl Renewal {
     fn start(store: &Store, setup: &Setup, claim: &Claim, current: Oid) -> Renewal {
         let (stop, stopped) = mpsc::channel::<()>();
         let dir = store.git_dir().to_path_buf();
-        let (remote, name, request) = (setup.remote.clone(), setup.name.clone(), claim.request.clone());
+        let (remote, name, request) = (
+            setup.remote.clone(),
+            setup.name.clone(),
+            claim.request.clone(),
+        );
         let lease = setup.lease;
         let handle = std::thread::spawn(move || {
             let mut current = current;
@@ -490,6 +526,8 @@ impl Renewal {
     /// Stops renewing; returns the claim's newest commit.
     fn stop(self) -> Oid {
         let _ = self.stop.send(());
-        self.handle.join().expect("the renewal thread does not panic")
+        self.handle
+            .join()
+            .expect("the renewal thread does not panic")
     }
 }
