@@ -13,13 +13,13 @@
 //! they only add lines.
 
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
 
 use serde::Serialize;
 
 use super::claim::{self, Claim, ClaimState};
-use super::request::{Request, VERSION};
+use super::request::{Candidate, Request, VERSION};
 use crate::codes::{Code, Problem};
 use crate::context::mask_secrets;
 use crate::engine::apply::{self, Progress};
@@ -33,6 +33,7 @@ use crate::store::checks::{
 use crate::store::records::now_millis;
 use crate::store::remote::Pushed;
 use crate::store::results::{CheckResult, OUTPUT_KEPT, RESULT_FORMAT, ResultOutcome, result_line};
+use crate::store::worktree;
 use crate::store::{FileAt, Oid, Store, StoreError, sshsig};
 use crate::verdict::CheckStatus;
 
@@ -290,34 +291,50 @@ fn stale(store: &Store, remote: &str, request: &Request) -> Result<Option<Proble
     Ok(None)
 }
 
-/// Runs the check on every candidate, in order; the base runs are shared through the base-run
-/// cache (one per base tree and command).
+/// How a request's check runs: the command, the settings (the worker's own, with the request's
+/// command, time limit, network and variables; the sandbox always on) and where results come
+/// from.
+struct How {
+    check: ResolvedCheck,
+    settings: CheckSettings,
+    sources: Sources,
+}
+
+fn how(setup: &Setup, request: &Request) -> How {
+    How {
+        check: ResolvedCheck {
+            command: request.check.command.clone(),
+            source: format!("check request {}", request.id),
+        },
+        settings: CheckSettings {
+            network: request.check.network,
+            timeout: request
+                .check
+                .timeout_secs
+                .filter(|s| *s > 0)
+                .map(Duration::from_secs),
+            sandbox: setup.settings.sandbox || request.sandbox.confine,
+            env: request.check.env.clone(),
+            configured: None,
+            ..setup.settings.clone()
+        },
+        sources: Sources {
+            junit: request.check.junit.as_ref().map(PathBuf::from),
+        },
+    }
+}
+
+/// Runs the check on every candidate: one alone with its output streamed, several side by side
+/// in as many check worktrees as there are, as `apply --all` runs them. The base runs are shared
+/// through the base-run cache (one per base tree and command: the first candidate to need it
+/// makes it while the others wait). Results come back in the request's order.
 fn check_all(
     store: &Store,
     setup: &Setup,
     request: &Request,
     step: &mut dyn FnMut(Step<'_>),
 ) -> Result<Vec<CheckResult>, Problem> {
-    let check = ResolvedCheck {
-        command: request.check.command.clone(),
-        source: format!("check request {}", request.id),
-    };
-    let settings = CheckSettings {
-        network: request.check.network,
-        timeout: request
-            .check
-            .timeout_secs
-            .filter(|s| *s > 0)
-            .map(Duration::from_secs),
-        sandbox: setup.settings.sandbox || request.sandbox.confine,
-        env: request.check.env.clone(),
-        configured: None,
-        ..setup.settings.clone()
-    };
-    let sources = Sources {
-        junit: request.check.junit.as_ref().map(PathBuf::from),
-    };
-    let mut results = Vec::new();
+    let how = how(setup, request);
     let of = request.candidates.len();
     for (n, c) in request.candidates.iter().enumerate() {
         step(Step::Checking {
@@ -325,75 +342,125 @@ fn check_all(
             n: n + 1,
             of,
         });
-        let oid = |s: &str| {
-            Oid::from_str(s).map_err(|_| Problem::new(Code::RequestMalformed, "bad object id"))
-        };
-        let (commit, base) = (oid(&c.commit)?, oid(&c.base)?);
-        let changes = tree_changes(store, base, commit).map_err(|e| e.to_problem())?;
-        let mut progress = |p: Progress<'_>| {
-            if let Progress::Output(chunk) = p {
-                step(Step::Output(chunk));
-            }
-        };
-        let (report, verdict, base_run) = apply::check_proposal(
-            store,
-            (base, commit),
-            (&check, &changes),
-            (&settings, &sources),
-            &c.plan,
-            &mut progress,
-        )
-        .map_err(|e| e.to_problem())?;
-        let like_base = apply::fails_like_base(&base_run, &report, &verdict);
-        let missing = matches!(report.exit_code, Some(126 | 127));
-        let cannot_run =
-            !report.passed && like_base && (missing || verdict.status == CheckStatus::DidNotRun);
-        let tail: String = report
-            .output_tail
-            .chars()
-            .rev()
-            .take(OUTPUT_KEPT)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        let reason = cannot_run.then(|| {
-            let last = report
-                .output_tail
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty());
-            mask_secrets(
-                verdict
-                    .reason
-                    .as_deref()
-                    .or(last)
-                    .unwrap_or("the check fails the same way on the base"),
-            )
-        });
-        results.push(CheckResult {
-            format: RESULT_FORMAT,
-            request: request.id.clone(),
-            plan: c.plan.clone(),
-            commit: c.commit.clone(),
-            base: c.base.clone(),
-            worker: setup.name.clone(),
-            at: now_millis(),
-            outcome: match cannot_run {
-                true => ResultOutcome::CannotRun,
-                false => ResultOutcome::Checked,
-            },
-            check: apply::shared(&verdict),
-            command: report.command.clone(),
-            exit_code: report.exit_code,
-            seconds: report.seconds,
-            sandbox: serde_json::to_value(report.sandbox).ok(),
-            reason,
-            output_tail: mask_secrets(&tail),
-            papayu: VERSION.to_string(),
-        });
     }
-    Ok(results)
+    let slots = of.min(worktree::MAX_SLOTS);
+    if slots <= 1 {
+        return request
+            .candidates
+            .iter()
+            .map(|c| check_one(store, setup, request, c, &how, step))
+            .collect();
+    }
+    let dir = store.git_dir().to_path_buf();
+    let queue = Mutex::new(
+        request
+            .candidates
+            .iter()
+            .enumerate()
+            .rev()
+            .collect::<Vec<_>>(),
+    );
+    let done = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..slots {
+            scope.spawn(|| {
+                // git2's repository is not shared between threads: each opens its own.
+                let store = Store::open_at(&dir).map_err(|e| e.to_problem());
+                loop {
+                    let next = queue.lock().ok().and_then(|mut q| q.pop());
+                    let Some((i, c)) = next else { break };
+                    let result = match &store {
+                        Ok(store) => check_one(store, setup, request, c, &how, &mut |_| {}),
+                        Err(p) => Err(p.clone()),
+                    };
+                    if let Ok(mut done) = done.lock() {
+                        done.push((i, result));
+                    }
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The check of one candidate against its base, as a result.
+fn check_one(
+    store: &Store,
+    setup: &Setup,
+    request: &Request,
+    c: &Candidate,
+    how: &How,
+    step: &mut dyn FnMut(Step<'_>),
+) -> Result<CheckResult, Problem> {
+    let oid = |s: &str| {
+        Oid::from_str(s).map_err(|_| Problem::new(Code::RequestMalformed, "bad object id"))
+    };
+    let (commit, base) = (oid(&c.commit)?, oid(&c.base)?);
+    let changes = tree_changes(store, base, commit).map_err(|e| e.to_problem())?;
+    let mut progress = |p: Progress<'_>| {
+        if let Progress::Output(chunk) = p {
+            step(Step::Output(chunk));
+        }
+    };
+    let (report, verdict, base_run) = apply::check_proposal(
+        store,
+        (base, commit),
+        (&how.check, &changes),
+        (&how.settings, &how.sources),
+        &c.plan,
+        &mut progress,
+    )
+    .map_err(|e| e.to_problem())?;
+    let like_base = apply::fails_like_base(&base_run, &report, &verdict);
+    let missing = matches!(report.exit_code, Some(126 | 127));
+    let cannot_run =
+        !report.passed && like_base && (missing || verdict.status == CheckStatus::DidNotRun);
+    let tail: String = report
+        .output_tail
+        .chars()
+        .rev()
+        .take(OUTPUT_KEPT)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let reason = cannot_run.then(|| {
+        let last = report
+            .output_tail
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty());
+        mask_secrets(
+            verdict
+                .reason
+                .as_deref()
+                .or(last)
+                .unwrap_or("the check fails the same way on the base"),
+        )
+    });
+    Ok(CheckResult {
+        format: RESULT_FORMAT,
+        request: request.id.clone(),
+        plan: c.plan.clone(),
+        commit: c.commit.clone(),
+        base: c.base.clone(),
+        worker: setup.name.clone(),
+        at: now_millis(),
+        outcome: match cannot_run {
+            true => ResultOutcome::CannotRun,
+            false => ResultOutcome::Checked,
+        },
+        check: apply::shared(&verdict),
+        command: report.command.clone(),
+        exit_code: report.exit_code,
+        seconds: report.seconds,
+        sandbox: serde_json::to_value(report.sandbox).ok(),
+        reason,
+        output_tail: mask_secrets(&tail),
+        papayu: VERSION.to_string(),
+    })
 }
 
 /// What a candidate changes against its base, both sides of each file (what tells a weakened
