@@ -332,6 +332,32 @@ fn workers_renew_their_lease_while_the_check_runs() {
 }
 
 #[test]
+fn workers_a_worker_that_cannot_finish_gives_the_request_back() {
+    let fleet = fleet();
+    if !common::tool("ssh-keygen", "workers sign their results with SSH keys") {
+        return;
+    }
+    plan(&fleet.alice, "fix it", "fix.txt");
+    let id = ask_all(&fleet);
+    // A key file that is no key: the check runs, the signing fails.
+    let broken = fleet.home.path().join("not-a-key");
+    std::fs::write(&broken, "not a key\n").unwrap();
+    use_key(&fleet.bob, &broken);
+    fleet.bob.papayu(["worker", "--once"]).err("ERR_WORKER_KEY");
+    let left = claim(&fleet, &id);
+    assert_eq!(left["state"], "running");
+    assert!(
+        left["reason"].as_str().unwrap().contains("given back"),
+        "{left}"
+    );
+    assert!(remote_refs(&fleet, "refs/notes/papayu-checks/").is_empty());
+    // The next worker takes it over at once.
+    let run = fleet.carol.papayu(["--json", "worker", "--once"]).ok();
+    assert_eq!(json(&run)["requests"][0]["outcome"], "checked", "{run:?}");
+    assert_eq!(claim(&fleet, &id)["worker"], "carol");
+}
+
+#[test]
 fn workers_pushing_results_at_once_both_land_on_their_own_refs() {
     let fleet = fleet();
     plan(&fleet.alice, "fix it", "fix.txt");

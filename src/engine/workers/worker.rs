@@ -229,7 +229,11 @@ fn take(
         return Ok(worked(WorkOutcome::Taken, None, None));
     };
     step(Step::Claimed(id, before.as_deref()));
-    if let Some(problem) = stale(store, &setup.remote, &request)? {
+    let stale = stale(store, &setup.remote, &request);
+    if !matches!(stale, Ok(None)) {
+        forget_candidates(store, &setup.remote, &request);
+    }
+    if let Some(problem) = stale? {
         let mut last = mine.clone();
         last.state = ClaimState::Stale;
         last.reason = Some(problem.reason.clone());
@@ -239,8 +243,15 @@ fn take(
     let renewal = Renewal::start(store, setup, &mine, claimed);
     let checked = check_all(store, setup, &request, step);
     let claimed = renewal.stop();
-    let results = checked?;
-    publish(store, setup, &results)?;
+    forget_candidates(store, &setup.remote, &request);
+    let published = checked.and_then(|results| publish(store, setup, &results).map(|()| results));
+    let results = match published {
+        Ok(results) => results,
+        Err(problem) => {
+            give_back(store, setup, &mine, claimed, &problem);
+            return Err(problem);
+        }
+    };
     let mut last = mine;
     last.state = ClaimState::Done;
     last.at = now_millis();
@@ -251,10 +262,36 @@ fn take(
     })
 }
 
+/// Hands a claimed request back when its check or its results could not be finished here: the
+/// claim is left running but expired, so the next worker takes it over at once instead of
+/// waiting out the lease.
+fn give_back(store: &Store, setup: &Setup, mine: &Claim, claimed: Oid, problem: &Problem) {
+    let mut back = mine.clone();
+    back.expires = now_millis();
+    back.at = back.expires;
+    back.reason = Some(format!("given back: {}", problem.text()));
+    let _ = claim::push(store, &setup.remote, &back, Some(claimed));
+}
+
+/// Where a request's candidate branches are fetched to while it is checked.
+fn candidate_ref(remote: &str, request: &str, i: usize) -> String {
+    format!("refs/papayu/remotes/{remote}/candidates/{request}/{i}")
+}
+
+/// Drops the refs that held a request's candidates while it was checked.
+fn forget_candidates(store: &Store, remote: &str, request: &Request) {
+    for i in 0..request.candidates.len() {
+        let name = candidate_ref(remote, &request.id, i);
+        if let Ok(Some(tip)) = store.ref_value(&name) {
+            let _ = store.swap_ref(&name, Some(tip), None, "papayu worker: request done");
+        }
+    }
+}
+
 /// Why the request is stale, if it is: a candidate branch that is gone or moved on the remote,
 /// or a candidate commit whose parent is not the base the request names.
 fn stale(store: &Store, remote: &str, request: &Request) -> Result<Option<Problem>, Problem> {
-    let tracking = |i: usize| format!("refs/papayu/remotes/{remote}/candidates/{}/{i}", request.id);
+    let tracking = |i: usize| candidate_ref(remote, &request.id, i);
     let specs: Vec<String> = request
         .candidates
         .iter()
@@ -279,7 +316,6 @@ fn stale(store: &Store, remote: &str, request: &Request) -> Result<Option<Proble
     }
     for (i, c) in request.candidates.iter().enumerate() {
         let tip = store.ref_value(&tracking(i)).map_err(|e| e.to_problem())?;
-        let _ = store.swap_ref(&tracking(i), tip, None, "papayu worker: candidate read");
         if tip.map(|t| t.to_string()).as_deref() != Some(c.commit.as_str()) {
             return Ok(Some(gone(&c.branch, "moved")));
         }
