@@ -4,8 +4,9 @@
 //! several times (`--samples N`), each answer its own plan and, once applied, its own branch.
 //! Nothing beyond notes and branches is needed to compare them: the group id is in each
 //! record, the verdict of each check in its `applied` or `failed` event. Only the verdicts of
-//! checks this clone ran count; a teammate's verdict that arrived with the notes is a claim,
-//! shown beside the proposal and never ranked.
+//! checks this clone ran count, and those a worker it trusts signed (`apply --on`); a
+//! teammate's verdict that arrived with the notes, or an untrusted worker's, is a claim, shown
+//! beside the proposal and never ranked.
 //!
 //! The ranking puts last a proposal whose check never ran its tests (a syntax error that stops
 //! the runner at collection must not look better than a harmless change that ran them all),
@@ -112,10 +113,11 @@ impl Comparison {
 
 /// The newest check verdict of a plan that this clone trusts: the newest `applied` or `failed`
 /// event someone this clone trusts vouches for (see [`crate::store::vouch`]) that carries one
-/// (an apply with `--no-check` is no check: the one before it still counts); such a failed
-/// event from before verdicts reads as `failed`; none is `unchecked`. A verdict from anyone
-/// else is a claim (see [`claimed_checks`]): it never ranks a proposal, picks it, or lets
-/// `merge` through.
+/// (an apply with `--no-check` is no check: the one before it still counts), or a verdict a
+/// trusted worker signed for the plan's proposal commit (see [`crate::store::results`]),
+/// whichever is newer; such a failed event from before verdicts reads as `failed`; none is
+/// `unchecked`. A verdict from anyone else is a claim (see [`claimed_checks`]): it never ranks
+/// a proposal, picks it, or lets `merge` through.
 pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
     let own = own_check(ledger, id);
     let worker = ledger

@@ -207,7 +207,39 @@ fn workers_apply_on_pushes_proposals_and_a_request_and_returns_pending() {
     }
     let text = fleet.alice.papayu(["list"]).ok().stdout;
     assert!(text.contains("pending on origin"), "{text}");
+    let text = fleet.alice.papayu(["compare", &fix, &other]).ok().stdout;
+    assert_eq!(text.matches("pending on origin").count(), 2, "{text}");
     fsck(&fleet);
+}
+
+#[test]
+fn workers_a_looping_worker_waits_for_a_request_and_takes_it() {
+    let fleet = fleet();
+    plan(&fleet.alice, "fix it", "fix.txt");
+    fleet.bob.git(["config", "papayu.workerPoll", "1"]).ok();
+    let worker = std::thread::scope(|s| {
+        let worker = s.spawn(|| {
+            common::run_in(
+                fleet.bob.path(),
+                "timeout",
+                [
+                    "120", "git", "papayu", "--json", "worker", "--once", "--loop",
+                ],
+                None,
+            )
+        });
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        ask_all(&fleet);
+        worker.join().unwrap().ok()
+    });
+    let took = &json(&worker)["requests"];
+    assert!(
+        took.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["outcome"] == "checked"),
+        "{worker:?}"
+    );
 }
 
 #[test]
@@ -655,6 +687,18 @@ fn workers_bad_input_is_refused_and_changes_nothing() {
         .alice
         .papayu(["apply", "--all", "--on", "origin"])
         .err("ERR_REQUEST_NO_CHECK");
+    fleet
+        .bob
+        .papayu(["worker", "nowhere"])
+        .err("ERR_NO_SUCH_REMOTE");
+    fleet
+        .bob
+        .git(["config", "papayu.workerName", "no/slashes"])
+        .ok();
+    fleet
+        .bob
+        .papayu(["worker"])
+        .err("ERR_WORKER_CONFIG_INVALID");
     assert_eq!(fleet.alice.logical_snapshot(), before);
     // A remote whose hook refuses the push: the proposal applied for it is taken back.
     let hook = fleet.remote.join("hooks").join("pre-receive");
