@@ -70,6 +70,23 @@ pub struct Worked {
     pub holder: Option<String>,
 }
 
+impl Worked {
+    fn new(request: &str, outcome: WorkOutcome) -> Worked {
+        Worked {
+            request: request.to_string(),
+            outcome,
+            results: Vec::new(),
+            problem: None,
+            holder: None,
+        }
+    }
+
+    fn with_problem(mut self, problem: Problem) -> Worked {
+        self.problem = Some(problem);
+        self
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WorkOutcome {
@@ -190,34 +207,17 @@ fn take(
     held: Option<claim::Held>,
     step: &mut dyn FnMut(Step<'_>),
 ) -> Result<Worked, Problem> {
-    let worked = |outcome, problem: Option<Problem>, holder: Option<String>| Worked {
-        request: id.to_string(),
-        outcome,
-        results: Vec::new(),
-        problem,
-        holder,
+    let request = match read_request(store, id, commit) {
+        Ok(request) => request,
+        Err(p) => return Ok(Worked::new(id, WorkOutcome::Refused).with_problem(p)),
     };
-    let text = store.commit_file(commit, REQUEST_FILE).unwrap_or_default();
-    let request = match Request::parse(&text) {
-        Ok(r) if r.id == id => r,
-        Ok(r) => {
-            let p = Problem::new(
-                Code::RequestMalformed,
-                format!(
-                    "the check request on papayu/check/{id} names itself {}; nothing was run",
-                    r.id
-                ),
-            );
-            return Ok(worked(WorkOutcome::Refused, Some(p), None));
-        }
-        Err(p) => return Ok(worked(WorkOutcome::Refused, Some(p), None)),
-    };
-    let now = now_millis();
     let (old, before) = match &held {
         None => (None, None),
         Some(h) => match &h.claim {
-            Some(c) if !c.open_at(now) => {
-                return Ok(worked(WorkOutcome::Taken, None, Some(c.worker.clone())));
+            Some(c) if !c.open_at(now_millis()) => {
+                let mut taken = Worked::new(id, WorkOutcome::Taken);
+                taken.holder = Some(c.worker.clone());
+                return Ok(taken);
             }
             Some(c) => (Some(h.commit), Some(c.worker.clone())),
             None => (Some(h.commit), None),
@@ -226,40 +226,74 @@ fn take(
     let lease_ms = i64::try_from(setup.lease.as_millis()).unwrap_or(i64::MAX);
     let mine = claim::running(id, &setup.name, lease_ms);
     let Some(claimed) = claim::push(store, &setup.remote, &mine, old)? else {
-        return Ok(worked(WorkOutcome::Taken, None, None));
+        return Ok(Worked::new(id, WorkOutcome::Taken));
     };
     step(Step::Claimed(id, before.as_deref()));
-    let stale = stale(store, &setup.remote, &request);
-    if !matches!(stale, Ok(None)) {
-        forget_candidates(store, &setup.remote, &request);
-    }
-    if let Some(problem) = stale? {
-        let mut last = mine.clone();
-        last.state = ClaimState::Stale;
-        last.reason = Some(problem.reason.clone());
-        claim::push(store, &setup.remote, &last, Some(claimed))?;
-        return Ok(worked(WorkOutcome::Stale, Some(problem), None));
-    }
-    let renewal = Renewal::start(store, setup, &mine, claimed);
-    let checked = check_all(store, setup, &request, step);
-    let claimed = renewal.stop();
+    let worked = run_claimed(store, setup, &request, (&mine, claimed), step);
     forget_candidates(store, &setup.remote, &request);
-    let published = checked.and_then(|results| publish(store, setup, &results).map(|()| results));
-    let results = match published {
-        Ok(results) => results,
+    worked
+}
+
+/// The request on `commit`, which must name itself `id`.
+fn read_request(store: &Store, id: &str, commit: Oid) -> Result<Request, Problem> {
+    let text = store.commit_file(commit, REQUEST_FILE).unwrap_or_default();
+    let request = Request::parse(&text)?;
+    if request.id != id {
+        return Err(Problem::new(
+            Code::RequestMalformed,
+            format!(
+                "the check request on papayu/check/{id} names itself {}; nothing was run",
+                request.id
+            ),
+        ));
+    }
+    Ok(request)
+}
+
+/// Runs a request this worker holds the claim `claimed` on: refused as stale, or checked and
+/// its results pushed; the claim ends `stale` or `done`, or is given back when something here
+/// failed.
+fn run_claimed(
+    store: &Store,
+    setup: &Setup,
+    request: &Request,
+    (mine, claimed): (&Claim, Oid),
+    step: &mut dyn FnMut(Step<'_>),
+) -> Result<Worked, Problem> {
+    let finish = |state: ClaimState, reason: Option<String>, on: Oid| {
+        let mut last = mine.clone();
+        last.state = state;
+        last.at = now_millis();
+        last.reason = reason;
+        claim::push(store, &setup.remote, &last, Some(on))
+    };
+    match stale(store, &setup.remote, request) {
+        Ok(None) => {}
+        Ok(Some(problem)) => {
+            finish(ClaimState::Stale, Some(problem.reason.clone()), claimed)?;
+            return Ok(Worked::new(&request.id, WorkOutcome::Stale).with_problem(problem));
+        }
         Err(problem) => {
-            give_back(store, setup, &mine, claimed, &problem);
+            give_back(store, setup, mine, claimed, &problem);
             return Err(problem);
         }
-    };
-    let mut last = mine;
-    last.state = ClaimState::Done;
-    last.at = now_millis();
-    claim::push(store, &setup.remote, &last, Some(claimed))?;
-    Ok(Worked {
-        results,
-        ..worked(WorkOutcome::Checked, None, None)
-    })
+    }
+    let renewal = Renewal::start(store, setup, mine, claimed);
+    let checked = check_all(store, setup, request, step);
+    let claimed = renewal.stop();
+    let published = checked.and_then(|results| publish(store, setup, &results).map(|()| results));
+    match published {
+        Ok(results) => {
+            finish(ClaimState::Done, None, claimed)?;
+            let mut worked = Worked::new(&request.id, WorkOutcome::Checked);
+            worked.results = results;
+            Ok(worked)
+        }
+        Err(problem) => {
+            give_back(store, setup, mine, claimed, &problem);
+            Err(problem)
+        }
+    }
 }
 
 /// Hands a claimed request back when its check or its results could not be finished here: the
