@@ -36,6 +36,7 @@ pub fn run(args: ShowArgs) -> CliResult {
     let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);
     let chain = chain(&store, &record.id)?;
     let check = git_papayu::engine::compare::last_check(&ledger, &record.id);
+    let checked_by = git_papayu::engine::compare::last_check_by(&ledger, &record.id);
     let claimed = git_papayu::engine::compare::claimed_checks(&store, &ledger, &record.id);
     let group = group_of(&store, &record)?;
     ui::data(&serde_json::json!({
@@ -46,6 +47,7 @@ pub fn run(args: ShowArgs) -> CliResult {
         "events": events,
         "claims": claims,
         "check": check,
+        "checked_by": checked_by,
         "claimed_checks": claimed,
         "group": group,
         "chain": chain.iter().map(|l| serde_json::json!({
@@ -59,6 +61,12 @@ pub fn run(args: ShowArgs) -> CliResult {
     ui::paged();
     let mut out = describe(&record, Some(status), events);
     out.push_str(&check_lines(&check, events));
+    if let Some(by) = &checked_by {
+        out.push_str(&format!(
+            "  {} (a worker papayu.trustedWorkers lists)\n",
+            text::line(by)
+        ));
+    }
     if let Some(group) = &group {
         let cost = group["cost_usd"].as_f64().map_or(String::new(), |c| {
             format!(", {} in all", git_papayu::cost::usd(c))

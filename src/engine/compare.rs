@@ -132,6 +132,20 @@ pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
     }
 }
 
+/// The worker that made plan `id`'s [`last_check`] when it was a trusted worker's (`checked by
+/// worker NAME`), `None` when this clone's own check made it or none did.
+pub fn last_check_by(ledger: &Ledger, id: &str) -> Option<String> {
+    let own = own_check(ledger, id).map(|(at, _)| at);
+    let worker = ledger
+        .worker_verdicts
+        .get(id)
+        .and_then(|list| list.iter().rev().find(|e| e.vouched.is_some()))?;
+    match own {
+        Some(mine) if mine >= worker.at => None,
+        _ => worker.detail.clone(),
+    }
+}
+
 /// The newest verdict of this clone's own checks on plan `id`, and when it was recorded.
 fn own_check(ledger: &Ledger, id: &str) -> Option<(i64, Verdict)> {
     for event in ledger.events_of(id).iter().rev() {
