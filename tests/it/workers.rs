@@ -19,7 +19,12 @@ struct Fleet {
 }
 
 fn fleet() -> Fleet {
-    let origin = TestRepo::with_files(&[("a.txt", "one\n")]);
+    fleet_with(&[("a.txt", "one\n")])
+}
+
+/// A fleet whose project holds `files`.
+fn fleet_with(files: &[(&str, &str)]) -> Fleet {
+    let origin = TestRepo::with_files(files);
     let home = tempfile::Builder::new()
         .prefix("papayu-test")
         .tempdir()
@@ -887,4 +892,72 @@ fn workers_ci_workflows_parse_as_yaml_and_name_the_one_step() {
             "{script}"
         );
     }
+}
+
+#[test]
+fn workers_a_trusted_verdict_that_breaks_tests_blocks_the_merge_as_a_local_one_does() {
+    if !common::tool("python3", "the check is a Python unittest run") {
+        return;
+    }
+    let fleet = fleet_with(&[
+        ("calc.py", "def add(a, b):\n    return a + b\n"),
+        (
+            "test_calc.py",
+            "import unittest\nfrom calc import add\n\n\nclass Calc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+        ),
+    ]);
+    let Some((bob_key, bob_pub)) = key(&fleet, "bob") else {
+        return;
+    };
+    let answer = serde_json::json!({"summary": "break add", "actions": [{"kind": "UPDATE_FILE",
+        "path": "calc.py", "content": "def add(a, b):\n    return a - b\n"}]})
+    .to_string();
+    let run = fleet.alice.papayu_stdin(
+        [
+            "--json",
+            "plan",
+            "break add",
+            "--response",
+            "-",
+            "--protocol",
+            "1",
+        ],
+        answer.as_bytes(),
+    );
+    let plan: Value = serde_json::from_str(&run.ok().stdout).unwrap();
+    let id = plan["plans"][0]["plan"]["id"].as_str().unwrap().to_string();
+    fleet
+        .alice
+        .papayu([
+            "apply",
+            &id,
+            "--on",
+            "origin",
+            "--check",
+            "python3 -m unittest -v 2>&1",
+        ])
+        .ok();
+    use_key(&fleet.bob, &bob_key);
+    let worked = fleet.bob.papayu(["--json", "worker", "--once"]).ok();
+    assert_eq!(
+        json(&worked)["requests"][0]["results"][0]["check"]["breaks"],
+        1,
+        "{worked:?}"
+    );
+    fleet.alice.papayu(["sync"]).ok();
+    // Untrusted, the verdict decides nothing: nothing stands in the merge's way but a dry run.
+    let show = json(&fleet.alice.papayu(["--json", "show", &id]).ok());
+    assert_eq!(show["check"]["status"], "unchecked");
+    fleet
+        .alice
+        .git([
+            "config",
+            "--add",
+            "papayu.trustedWorkers",
+            &format!("bob {bob_pub}"),
+        ])
+        .ok();
+    let before = fleet.alice.rev("main");
+    fleet.alice.papayu(["merge", &id]).err("ERR_CHECK_BROKE");
+    assert_eq!(fleet.alice.rev("main"), before);
 }
