@@ -111,6 +111,7 @@ codes! {
     RequestTooNew => "ERR_REQUEST_TOO_NEW",
     RequestStale => "ERR_REQUEST_STALE",
     RequestNotFound => "ERR_REQUEST_NOT_FOUND",
+    RequestCommandRefused => "ERR_REQUEST_COMMAND_REFUSED",
     WorkerKey => "ERR_WORKER_KEY",
     WorkerConfigInvalid => "ERR_WORKER_CONFIG_INVALID",
     BadRevision => "ERR_BAD_REVISION",

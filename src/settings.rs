@@ -229,6 +229,12 @@ pub const SETTINGS: &[Setting] = &[
         "seconds a worker's claim holds without renewal (renewed every third of it while it checks)",
     ),
     s(
+        Some("papayu.workerCommands"),
+        None,
+        "",
+        "the only check commands a worker runs, one per value; unset: any a request asks for",
+    ),
+    s(
         Some("papayu.workerPoll"),
         None,
         "30",

@@ -50,6 +50,13 @@ pub fn setup(config: &Settings, remote: String) -> Result<Setup, Problem> {
         key,
         lease: Duration::from_secs(lease),
         settings: CheckSettings::resolve(config, false, None)?,
+        commands: config
+            .git_all("papayu.workerCommands")
+            .into_iter()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect(),
     })
 }
 

@@ -53,6 +53,8 @@ pub struct Setup {
     /// The worker's own check settings (sandbox, writable directories, caches); the request
     /// sets the command, time limit, network and variables.
     pub settings: CheckSettings,
+    /// The only check commands this worker runs (`papayu.workerCommands`); empty: any.
+    pub commands: Vec<String>,
 }
 
 /// What one request came to.
@@ -207,7 +209,7 @@ fn take(
     held: Option<claim::Held>,
     step: &mut dyn FnMut(Step<'_>),
 ) -> Result<Worked, Problem> {
-    let request = match read_request(store, id, commit) {
+    let request = match read_request(store, setup, id, commit) {
         Ok(request) => request,
         Err(p) => return Ok(Worked::new(id, WorkOutcome::Refused).with_problem(p)),
     };
@@ -234,10 +236,22 @@ fn take(
     worked
 }
 
-/// The request on `commit`, which must name itself `id`.
-fn read_request(store: &Store, id: &str, commit: Oid) -> Result<Request, Problem> {
+/// The request on `commit`, which must name itself `id` and ask for a command this worker runs.
+fn read_request(store: &Store, setup: &Setup, id: &str, commit: Oid) -> Result<Request, Problem> {
     let text = store.commit_file(commit, REQUEST_FILE).unwrap_or_default();
     let request = Request::parse(&text)?;
+    let command = &request.check.command;
+    if !setup.commands.is_empty() && !setup.commands.iter().any(|c| c == command) {
+        return Err(Problem::new(
+            Code::RequestCommandRefused,
+            format!(
+                "check request {id} asks for `{command}`, which is not among the commands this worker runs (papayu.workerCommands); nothing was run and nothing claimed"
+            ),
+        )
+        .with_hint(format!(
+            "leave it to another worker, or allow it here with git config --add papayu.workerCommands \"{command}\""
+        )));
+    }
     if request.id != id {
         return Err(Problem::new(
             Code::RequestMalformed,
