@@ -37,6 +37,8 @@ pub fn run(args: ShowArgs) -> CliResult {
     let chain = chain(&store, &record.id)?;
     let check = git_papayu::engine::compare::last_check(&ledger, &record.id);
     let checked_by = git_papayu::engine::compare::last_check_by(&ledger, &record.id);
+    let remote_check =
+        git_papayu::engine::workers::pending::remote_states(&store, &ledger).remove(&record.id);
     let claimed = git_papayu::engine::compare::claimed_checks(&store, &ledger, &record.id);
     let group = group_of(&store, &record)?;
     ui::data(&serde_json::json!({
@@ -48,6 +50,7 @@ pub fn run(args: ShowArgs) -> CliResult {
         "claims": claims,
         "check": check,
         "checked_by": checked_by,
+        "remote_check": remote_check,
         "claimed_checks": claimed,
         "group": group,
         "chain": chain.iter().map(|l| serde_json::json!({
@@ -61,6 +64,20 @@ pub fn run(args: ShowArgs) -> CliResult {
     ui::paged();
     let mut out = describe(&record, Some(status), events);
     out.push_str(&check_lines(&check, events));
+    if let Some(asked) = remote_check
+        .as_ref()
+        .filter(|_| check.status == CheckStatus::Unchecked)
+    {
+        let why = asked
+            .reason
+            .as_deref()
+            .map_or(String::new(), |r| format!(": {}", text::line(r)));
+        out.push_str(&format!(
+            "Check: {} (request {}){why}\n",
+            asked.cell(),
+            asked.request
+        ));
+    }
     if let Some(by) = &checked_by {
         out.push_str(&format!(
             "  {} (a worker papayu.trustedWorkers lists)\n",

@@ -677,6 +677,11 @@ fn workers_a_worker_missing_the_command_reports_cannot_run() {
     assert_eq!(listed[0].2.as_deref(), Some("cannot-run"));
     let text = fleet.alice.papayu(["list"]).ok().stdout;
     assert!(text.contains("cannot run on bob"), "{text}");
+    let text = fleet.alice.papayu(["show"]).ok().stdout;
+    assert!(
+        text.contains("Check: cannot run on bob") && text.contains("not found"),
+        "{text}"
+    );
 }
 
 #[test]

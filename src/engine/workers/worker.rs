@@ -376,8 +376,8 @@ fn stale(store: &Store, remote: &str, request: &Request) -> Result<Option<Proble
 }
 
 /// How a request's check runs: the command, the settings (the worker's own, with the request's
-/// command, time limit, network and variables; the sandbox always on) and where results come
-/// from.
+/// command, time limit and network, the request's variables beside the worker's
+/// `papayu.checkEnv`; the sandbox always on) and where results come from.
 struct How {
     check: ResolvedCheck,
     settings: CheckSettings,
@@ -398,7 +398,14 @@ fn how(setup: &Setup, request: &Request) -> How {
                 .filter(|s| *s > 0)
                 .map(Duration::from_secs),
             sandbox: setup.settings.sandbox || request.sandbox.confine,
-            env: request.check.env.clone(),
+            // The request's names, and those the worker's own machine needs (a toolchain's).
+            env: request
+                .check
+                .env
+                .iter()
+                .chain(&setup.settings.env)
+                .cloned()
+                .collect(),
             configured: None,
             ..setup.settings.clone()
         },
