@@ -300,3 +300,60 @@ fn judge(hash: &str, trusted: &[String], worker: &str, payload: &str, sig: &str)
     }
     standing
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(worker: &str, format: u32) -> CheckResult {
+        CheckResult {
+            format,
+            request: "0123456789ab".to_string(),
+            plan: "a".repeat(40),
+            commit: "b".repeat(40),
+            base: "c".repeat(40),
+            worker: worker.to_string(),
+            at: 1,
+            outcome: ResultOutcome::Checked,
+            check: Verdict::unchecked(),
+            command: "true".to_string(),
+            exit_code: Some(0),
+            seconds: 0.1,
+            sandbox: None,
+            reason: None,
+            output_tail: String::new(),
+            papayu: "0.1.0".to_string(),
+        }
+    }
+
+    fn line(r: &CheckResult, sig: Option<&str>) -> String {
+        result_line(&serde_json::to_string(r).unwrap(), sig)
+    }
+
+    #[test]
+    fn a_result_line_reads_back_unsigned_as_a_claim() {
+        let r = result("ci", RESULT_FORMAT);
+        let found = read_line(&line(&r, None), &[]).expect("read");
+        assert_eq!(found.result, r);
+        assert_eq!(found.standing, Standing::Unsigned);
+        assert_eq!(found.standing.why(), Some("unsigned"));
+    }
+
+    #[test]
+    fn lines_from_a_newer_format_or_with_odd_names_are_not_read() {
+        assert!(read_line(&line(&result("ci", RESULT_FORMAT + 1), None), &[]).is_none());
+        assert!(read_line(&line(&result("../x", RESULT_FORMAT), None), &[]).is_none());
+        let mut short = result("ci", RESULT_FORMAT);
+        short.commit = "b".repeat(7);
+        assert!(read_line(&line(&short, None), &[]).is_none());
+        assert!(read_line("not json", &[]).is_none());
+    }
+
+    #[test]
+    fn a_signature_of_other_bytes_does_not_verify() {
+        let r = result("ci", RESULT_FORMAT);
+        let bogus = "-----BEGIN SSH SIGNATURE-----\nAAAA\n-----END SSH SIGNATURE-----\n";
+        let found = read_line(&line(&r, Some(bogus)), &[]).expect("read");
+        assert_eq!(found.standing, Standing::BadSignature);
+    }
+}
