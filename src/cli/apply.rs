@@ -5,7 +5,7 @@ use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
-use git_papayu::engine::find;
+use git_papayu::engine::{find, workers};
 use git_papayu::store::records::Status;
 use git_papayu::store::{Store, worktree};
 use git_papayu::trace::outcome;
@@ -63,9 +63,18 @@ pub struct ApplyArgs {
     #[arg(long, value_name = "N", conflicts_with_all = ["all", "no_check"],
           value_parser = clap::value_parser!(u32).range(1..=5))]
     pub rounds: Option<u32>,
+    /// Check on other machines: apply without checking here, push the proposal branches and a
+    /// check request (branch papayu/check/<id>) to REMOTE, and return at once; a
+    /// `git papayu worker` there (or a CI job from `git papayu ci`) checks them, and
+    /// `git papayu sync` brings the verdicts back (docs/teams.md).
+    #[arg(long, value_name = "REMOTE", conflicts_with_all = ["no_check", "rounds", "onto"])]
+    pub on: Option<String>,
 }
 
 pub fn run(args: ApplyArgs) -> CliResult {
+    if args.on.is_some() {
+        return run_on(args);
+    }
     if args.all {
         return run_all(args);
     }
@@ -149,6 +158,7 @@ fn apply_one(
         onto,
         all: _,
         rounds: _,
+        on: _,
     } = args;
     let mut result = serde_json::json!({
         "plan": plan, "branch": null, "commit": null, "changes": [], "check": null,
@@ -407,6 +417,60 @@ fn run_all(args: ApplyArgs) -> CliResult {
         true => Ok(()),
         false => Err(group_failure(&failed, results.len()).into()),
     }
+}
+
+/// `apply --on REMOTE`: the plans (one, or `--all` on HEAD) applied without a check here and
+/// asked of REMOTE's workers in one request.
+fn run_on(args: ApplyArgs) -> CliResult {
+    let ApplyArgs {
+        plan,
+        check,
+        no_check: _,
+        check_network,
+        check_timeout,
+        onto: _,
+        all,
+        rounds: _,
+        on,
+    } = args;
+    let remote = on.unwrap_or_default();
+    let store = Store::open()?;
+    let plans = match (all, plan) {
+        (true, _) => find::on_head(&store, Status::Proposed)?,
+        (false, spec) => vec![find::find(&store, spec.as_deref())?.1.id],
+    };
+    if plans.is_empty() {
+        return Err(nothing_proposed(&store)?.into());
+    }
+    let config = super::settings();
+    let ask = workers::ask::Ask {
+        remote,
+        plans,
+        check: check.map_or(CheckChoice::Configured, CheckChoice::Command),
+        settings: CheckSettings::resolve(&config, check_network, check_timeout)?,
+        sources: Sources::resolve(&config)?,
+        attribution: Attribution::configured(&config)?,
+    };
+    let asked = workers::ask::ask(&store, &ask)?;
+    ui::data(&asked);
+    let request = &asked.request;
+    for c in &request.candidates {
+        ui::status(&format!(
+            "  {} on {} ({})",
+            git_papayu::store::short(&c.plan),
+            c.branch,
+            git_papayu::store::short(&c.commit)
+        ));
+    }
+    ui::outln(&format!(
+        "Asked {} to check {} with `{}` (request {}, branch {}); git papayu sync brings the verdicts back.",
+        request.remote,
+        render::count(request.candidates.len(), "proposal"),
+        request.check.command,
+        request.id,
+        asked.branch
+    ));
+    Ok(())
 }
 
 /// A plan of `apply --all` that did not apply: its short id, how it ended (the check's verdict,

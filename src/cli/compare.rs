@@ -59,6 +59,7 @@ fn json(c: &Comparison) -> serde_json::Value {
                     "weakens": p.check.weakens,
                 },
                 "claimed_checks": p.claims,
+                "remote_check": c.remote.get(&p.record.id),
                 "votes": p.votes,
                 "diffstat": p.diffstat,
                 "tokens": {
@@ -104,7 +105,20 @@ fn table(c: &Comparison) -> String {
     let header = [
         "RANK", "PLAN", "PROVIDER", "STATUS", "CHECK", "VOTES", "DIFF", "TOKENS", "COST", "TIME",
     ];
-    let rows: Vec<[String; 10]> = ordered.iter().map(|(rank, p)| row(rank, p)).collect();
+    let rows: Vec<[String; 10]> = ordered
+        .iter()
+        .map(|(rank, p)| {
+            let mut row = row(rank, p);
+            if let Some(asked) = c
+                .remote
+                .get(&p.record.id)
+                .filter(|_| p.check.status == git_papayu::verdict::CheckStatus::Unchecked)
+            {
+                row[4] = asked.cell();
+            }
+            row
+        })
+        .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -109,6 +109,27 @@ pub fn run(args: GcArgs) -> CliResult {
         super::render::count_as(report.cache_entries_removed as usize, "entry", "entries"),
         bytes(report.cache_bytes)
     ));
+    if !report.requests.withdrawn.is_empty() {
+        let verb = if report.dry_run {
+            "would withdraw"
+        } else {
+            "withdrew"
+        };
+        ui::outln(&format!(
+            "check requests: {verb} {} ({}): their proposals are merged or discarded",
+            report.requests.withdrawn.len(),
+            report.requests.withdrawn.join(", ")
+        ));
+    }
+    if report.requests.results_dropped > 0 {
+        ui::outln(&format!(
+            "worker results: {verb} {} fetched notes ref(s): no check request is left",
+            report.requests.results_dropped
+        ));
+    }
+    for (id, why) in &report.requests.kept {
+        ui::warn(&format!("check request {id} is kept: {why}"));
+    }
     ui::outln(&format!("total: {}", bytes(report.bytes_freed)));
     if report.operations_forgotten > 0 && !report.dry_run {
         ui::status("the commits only those operations kept are collected by your next git gc");

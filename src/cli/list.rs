@@ -28,6 +28,7 @@ pub fn run(args: ListArgs) -> CliResult {
     let (ledger, records, complete) = newest(&store, (!all).then_some(max_count))?;
     let remote = store.remote_proposals()?;
     let me = store.user_identity();
+    let remote_checks = git_papayu::engine::workers::pending::remote_states(&store, &ledger);
     let now = now_millis();
     let rows: Vec<serde_json::Value> = records
         .iter()
@@ -50,6 +51,7 @@ pub fn run(args: ListArgs) -> CliResult {
                 "cost_usd": r.stats.as_ref().and_then(|s| s.cost_usd),
                 "by": r.by,
                 "remote_branches": remote.get(&r.id).cloned().unwrap_or_default(),
+                "remote_check": remote_checks.get(&r.id),
             })
         })
         .collect();
@@ -65,7 +67,10 @@ pub fn run(args: ListArgs) -> CliResult {
             id: r.short_id().to_string(),
             status: ledger.status(&r.id),
             age: render::age(r.created_at, now),
-            check: check_cell(&ledger, &r.id),
+            check: match (remote_checks.get(&r.id), check_cell(&ledger, &r.id)) {
+                (Some(asked), (_, None)) => (asked.cell(), Some("yellow")),
+                (_, cell) => cell,
+            },
             cost: r.stats.as_ref().and_then(|s| s.cost_usd),
             provider: text::line(&super::show::provider_label(r)).into_owned(),
             by: teammate(r, me.as_deref()).map(|who| text::line(name_of(who)).into_owned()),

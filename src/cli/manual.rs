@@ -225,7 +225,25 @@ fn example_lines(sub: Option<&str>) -> &'static [(&'static str, &'static str)] {
                 "git papayu apply 3f9c1d2e --check \"cargo test\"",
                 "apply one plan and check it",
             ),
+            (
+                "git papayu apply --all --on origin --check \"cargo test\"",
+                "apply every proposal without a check here and ask origin's workers to check them",
+            ),
         ],
+        Some("worker") => &[
+            (
+                "git papayu worker origin --once",
+                "take one open check request from origin, run it, push the verdicts",
+            ),
+            (
+                "git papayu worker --loop",
+                "keep checking requests as they come",
+            ),
+        ],
+        Some("ci") => &[(
+            "git papayu ci github > .github/workflows/papayu-check.yml",
+            "make GitHub Actions a papayu worker",
+        )],
         Some("list") => &[("git papayu list -n 10", "the ten newest plans")],
         Some("show") => &[
             (

@@ -6,6 +6,7 @@
 mod answer;
 mod apply;
 mod asking;
+mod ci;
 mod closing;
 mod compare;
 mod config;
@@ -38,6 +39,7 @@ mod trace;
 mod ui;
 mod undo;
 mod validate;
+mod worker;
 
 use std::process::ExitCode;
 
@@ -108,6 +110,8 @@ enum Command {
     Context(context::ContextArgs),
     Trace(trace::TraceArgs),
     Gc(gc::GcArgs),
+    Worker(worker::WorkerArgs),
+    Ci(ci::CiArgs),
     InstallMan(manual::InstallManArgs),
     Completions(manual::CompletionsArgs),
     #[command(name = "__complete", hide = true)]
@@ -339,6 +343,8 @@ fn dispatch(command: Command) -> CliResult {
         Command::Context(args) => context::run(args),
         Command::Trace(args) => trace::run(args),
         Command::Gc(args) => gc::run(args),
+        Command::Worker(args) => worker::run(args),
+        Command::Ci(args) => ci::run(args),
         Command::InstallMan(args) => manual::install_man(args),
         Command::Completions(args) => manual::completions(args),
         Command::Complete(args) => manual::complete(args),

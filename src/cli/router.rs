@@ -416,6 +416,7 @@ fn apply_plans(id: Option<String>, rounds: Option<u32>) -> CliResult {
         onto: None,
         all: false,
         rounds,
+        on: None,
     })
 }
 

@@ -36,6 +36,9 @@ pub fn run(args: ShowArgs) -> CliResult {
     let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);
     let chain = chain(&store, &record.id)?;
     let check = git_papayu::engine::compare::last_check(&ledger, &record.id);
+    let checked_by = git_papayu::engine::compare::last_check_by(&ledger, &record.id);
+    let remote_check =
+        git_papayu::engine::workers::pending::remote_states(&store, &ledger).remove(&record.id);
     let claimed = git_papayu::engine::compare::claimed_checks(&store, &ledger, &record.id);
     let group = group_of(&store, &record)?;
     let by = made_by(&store, &record);
@@ -54,6 +57,8 @@ pub fn run(args: ShowArgs) -> CliResult {
         "events": events,
         "claims": claims,
         "check": check,
+        "checked_by": checked_by,
+        "remote_check": remote_check,
         "claimed_checks": claimed,
         "group": group,
         "by": by,
@@ -74,6 +79,26 @@ pub fn run(args: ShowArgs) -> CliResult {
             "Published: {b} (review it with git log -p {b}; git papayu apply {} makes a branch of your own)\n",
             record.short_id(),
             b = text::line(branch)
+        ));
+    }
+    if let Some(asked) = remote_check
+        .as_ref()
+        .filter(|_| check.status == CheckStatus::Unchecked)
+    {
+        let why = asked
+            .reason
+            .as_deref()
+            .map_or(String::new(), |r| format!(": {}", text::line(r)));
+        out.push_str(&format!(
+            "Check: {} (request {}){why}\n",
+            asked.cell(),
+            asked.request
+        ));
+    }
+    if let Some(by) = &checked_by {
+        out.push_str(&format!(
+            "  {} (a worker papayu.trustedWorkers lists)\n",
+            text::line(by)
         ));
     }
     if let Some(group) = &group {
@@ -148,8 +173,7 @@ pub fn claimed_lines(claimed: &[git_papayu::engine::compare::ClaimedCheck]) -> S
     if claimed.is_empty() {
         return String::new();
     }
-    let mut out =
-        "Claimed checks from shared notes (no check here made them; not in effect):\n".to_string();
+    let mut out = "Claimed checks from shared notes or untrusted workers (no check here made them; not in effect):\n".to_string();
     let now = git_papayu::store::records::now_millis();
     for c in claimed {
         let event = if c.event == EventKind::Failed {
@@ -157,8 +181,13 @@ pub fn claimed_lines(claimed: &[git_papayu::engine::compare::ClaimedCheck]) -> S
         } else {
             "applied"
         };
-        let by = match (&c.by, &c.notes_commit) {
-            (Some(by), Some(commit)) => {
+        let by = match (&c.worker, &c.by, &c.notes_commit) {
+            (Some(worker), _, _) => format!(
+                "by worker {} ({})",
+                text::line(worker),
+                c.why.as_deref().unwrap_or("not trusted")
+            ),
+            (None, Some(by), Some(commit)) => {
                 format!("by {} (notes commit {})", text::line(by), &commit[..10])
             }
             _ => "by someone unknown (not found in the notes history)".to_string(),

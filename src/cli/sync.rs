@@ -16,7 +16,9 @@ use super::{CliResult, ui};
 /// papayu fetches and merges again, a few times at most. It never force-pushes. Teammates'
 /// records and events are claims: a record must hash to its id, their undo does not undo
 /// anything here, their check verdicts rank and unblock nothing, and a plan's branch is only
-/// ever a local one.
+/// ever a local one. While you have check requests open (apply --on), it also fetches the
+/// workers' result notes (refs/notes/papayu-checks/*): verdicts signed by a key of
+/// papayu.trustedWorkers count as your own checks'.
 #[derive(Debug, Args)]
 pub struct SyncArgs {
     /// The remote (default: the current branch's upstream remote, else origin).

@@ -48,10 +48,45 @@ fn report(headline: &str, reverted: &Reverted) {
     }
 }
 
+/// The remote side of undoing or redoing an `apply --on`: a request this clone no longer has is
+/// withdrawn from its remote, one it has again is sent again. The local undo stands either way;
+/// a remote that cannot be reached is said as a warning with what to run.
+fn remote_requests(store: &Store, reverted: &Reverted) {
+    use git_papayu::engine::workers::ask;
+    use git_papayu::store::checks::REQUESTS;
+    for change in reverted
+        .changes
+        .iter()
+        .filter(|c| c.name.starts_with(REQUESTS))
+    {
+        let id = &change.name[REQUESTS.len()..];
+        let done = match (change.old, change.new) {
+            (Some(request), None) => {
+                ask::withdraw(store, request).map(|r| r.map(|r| ("withdrew", r)))
+            }
+            (None, Some(request)) => {
+                ask::resend(store, request).map(|r| r.map(|r| ("sent again", r)))
+            }
+            _ => Ok(None),
+        };
+        match done {
+            Ok(Some((what, remote))) => {
+                ui::status(&format!("{what} check request {id} on {remote}"))
+            }
+            Ok(None) => {}
+            Err(p) => ui::warn(&format!(
+                "check request {id} could not be changed on its remote: {}; delete its branch there with git push REMOTE :papayu/check/{id}",
+                p.text()
+            )),
+        }
+    }
+}
+
 pub fn run_undo(args: UndoArgs) -> CliResult {
     let UndoArgs {} = args;
     let store = Store::open()?;
     let reverted = history::undo(&store)?;
+    remote_requests(&store, &reverted);
     report(
         &format!(
             "Undid: {}. Redo with git papayu redo.",
@@ -66,6 +101,7 @@ pub fn run_redo(args: RedoArgs) -> CliResult {
     let RedoArgs {} = args;
     let store = Store::open()?;
     let reverted = history::redo(&store)?;
+    remote_requests(&store, &reverted);
     report(
         &format!(
             "Redid: {}. Undo with git papayu undo.",

@@ -4,8 +4,9 @@
 //! several times (`--samples N`), each answer its own plan and, once applied, its own branch.
 //! Nothing beyond notes and branches is needed to compare them: the group id is in each
 //! record, the verdict of each check in its `applied` or `failed` event. Only the verdicts of
-//! checks this clone ran count; a teammate's verdict that arrived with the notes is a claim,
-//! shown beside the proposal and never ranked.
+//! checks this clone ran count, and those a worker it trusts signed (`apply --on`); a
+//! teammate's verdict that arrived with the notes, or an untrusted worker's, is a claim, shown
+//! beside the proposal and never ranked.
 //!
 //! The ranking puts last a proposal whose check never ran its tests (a syntax error that stops
 //! the runner at collection must not look better than a harmless change that ran them all),
@@ -75,6 +76,11 @@ pub struct ClaimedCheck {
     /// when it is not found in the notes history).
     pub notes_commit: Option<String>,
     pub by: Option<String>,
+    /// For a worker's result: the worker's name, and why its verdict is a claim here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worker: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// The proposals compared, and their ranking (ids, best first).
@@ -85,6 +91,8 @@ pub struct Comparison {
     pub proposals: Vec<Proposal>,
     /// Every proposal not discarded nor refined, best first.
     pub ranking: Vec<String>,
+    /// Proposals asked of a remote's workers (`apply --on`) with no verdict back yet.
+    pub remote: std::collections::BTreeMap<String, super::workers::pending::Remote>,
 }
 
 impl Comparison {
@@ -105,26 +113,59 @@ impl Comparison {
 
 /// The newest check verdict of a plan that this clone trusts: the newest `applied` or `failed`
 /// event someone this clone trusts vouches for (see [`crate::store::vouch`]) that carries one
-/// (an apply with `--no-check` is no check: the one before it still counts); such a failed
-/// event from before verdicts reads as `failed`; none is `unchecked`. A verdict from anyone
-/// else is a claim (see [`claimed_checks`]): it never ranks a proposal, picks it, or lets
-/// `merge` through.
+/// (an apply with `--no-check` is no check: the one before it still counts), or a verdict a
+/// trusted worker signed for the plan's proposal commit (see [`crate::store::results`]),
+/// whichever is newer; such a failed event from before verdicts reads as `failed`; none is
+/// `unchecked`. A verdict from anyone else is a claim (see [`claimed_checks`]): it never ranks
+/// a proposal, picks it, or lets `merge` through.
 pub fn last_check(ledger: &Ledger, id: &str) -> Verdict {
+    let own = own_check(ledger, id);
+    let worker = ledger
+        .worker_verdicts
+        .get(id)
+        .and_then(|list| list.iter().rev().find(|e| e.vouched.is_some()))
+        .and_then(|e| Some((e.at, (**e.check.as_ref()?).clone())));
+    match (own, worker) {
+        (Some((mine, _)), Some((theirs, verdict))) if theirs > mine => verdict,
+        (Some((_, verdict)), _) | (None, Some((_, verdict))) => verdict,
+        (None, None) => Verdict::unchecked(),
+    }
+}
+
+/// The worker that made plan `id`'s [`last_check`] when it was a trusted worker's (`checked by
+/// worker NAME`), `None` when this clone's own check made it or none did.
+pub fn last_check_by(ledger: &Ledger, id: &str) -> Option<String> {
+    let own = own_check(ledger, id).map(|(at, _)| at);
+    let worker = ledger
+        .worker_verdicts
+        .get(id)
+        .and_then(|list| list.iter().rev().find(|e| e.vouched.is_some()))?;
+    match own {
+        Some(mine) if mine >= worker.at => None,
+        _ => worker.detail.clone(),
+    }
+}
+
+/// The newest verdict of this clone's own checks on plan `id`, and when it was recorded.
+fn own_check(ledger: &Ledger, id: &str) -> Option<(i64, Verdict)> {
     for event in ledger.events_of(id).iter().rev() {
         if event.vouched.is_none() {
             continue;
         }
         if let Some(verdict) = &event.check {
-            return (**verdict).clone();
+            return Some((event.at, (**verdict).clone()));
         }
         if event.event == EventKind::Failed {
-            return Verdict {
-                status: CheckStatus::Failed,
-                ..Verdict::unchecked()
-            };
+            return Some((
+                event.at,
+                Verdict {
+                    status: CheckStatus::Failed,
+                    ..Verdict::unchecked()
+                },
+            ));
         }
     }
-    Verdict::unchecked()
+    None
 }
 
 /// The verdicts on plan `id` from shared notes that this clone does not act on, oldest first,
@@ -137,7 +178,10 @@ pub fn claimed_checks(store: &Store, ledger: &Ledger, id: &str) -> Vec<ClaimedCh
     claimed
         .iter()
         .map(|c| {
-            let origin = store.line_origin(c.on, &c.line);
+            let origin = match c.worker {
+                Some(_) => None,
+                None => store.line_origin(c.on, &c.line),
+            };
             ClaimedCheck {
                 event: c.event.event,
                 at: c.event.at,
@@ -147,6 +191,8 @@ pub fn claimed_checks(store: &Store, ledger: &Ledger, id: &str) -> Vec<ClaimedCh
                 }),
                 notes_commit: origin.as_ref().map(|o| o.commit.to_string()),
                 by: origin.map(|o| o.author),
+                worker: c.worker.clone(),
+                why: c.why.clone(),
             }
         })
         .collect()
@@ -190,10 +236,12 @@ pub fn select(store: &Store, specs: &[String]) -> Result<Comparison, Problem> {
     }
     count_votes(&mut proposals);
     let ranking = rank(&proposals);
+    let remote = super::workers::pending::remote_states(store, &ledger);
     Ok(Comparison {
         group,
         proposals,
         ranking,
+        remote,
     })
 }
 

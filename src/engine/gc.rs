@@ -42,6 +42,9 @@ pub struct GcReport {
     pub cache_bytes: u64,
     /// Everything above, in bytes.
     pub bytes_freed: u64,
+    /// Check requests (`apply --on`) whose proposals are all merged or discarded: withdrawn
+    /// from their remotes, or kept with the reason.
+    pub requests: super::workers::tidy::Tidied,
 }
 
 /// `gc --repair`: papayu's refs back on intact commits (see [`oplog::repair`]).
@@ -51,7 +54,9 @@ pub fn repair(store: &Store, dry_run: bool) -> Result<Vec<oplog::Repair>, Proble
 
 pub fn gc(store: &Store, request: &GcRequest) -> Result<GcReport, Problem> {
     let dry_run = request.dry_run;
-    let plans = store.ledger()?.records.len();
+    let ledger = store.ledger()?;
+    let plans = ledger.records.len();
+    let requests = super::workers::tidy::tidy(store, &ledger, dry_run)?;
     let ops = oplog::forget_before(store, request.operations_before, dry_run)?;
     let (worktrees_removed, worktree_bytes) = worktree::prune_idle(store, dry_run)?;
     let (traces_removed, trace_bytes) =
@@ -69,6 +74,7 @@ pub fn gc(store: &Store, request: &GcRequest) -> Result<GcReport, Problem> {
         cache_entries_removed,
         cache_bytes,
         bytes_freed: worktree_bytes + trace_bytes + cache_bytes,
+        requests,
     })
 }
 

@@ -27,3 +27,4 @@ mod stopped;
 pub mod sync;
 pub mod votes;
 pub mod weaken;
+pub mod workers;

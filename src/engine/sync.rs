@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use crate::codes::{Code, Problem};
 use crate::settings::Settings;
+use crate::store::checks::{REQUESTS, results_refspec};
 use crate::store::intake::{Merged, Refused, Strategy};
 use crate::store::remote::{Pushed, tracking_ref};
 use crate::store::{NOTES_REF, Store};
@@ -115,6 +116,15 @@ pub fn sync(
                 ));
             }
         }
+    }
+    // Verdicts workers pushed for this clone's check requests (`apply --on`), while it has any:
+    // read as claims unless a trusted worker signed them (see `crate::store::results`).
+    if !store
+        .refs_under(REQUESTS)
+        .map_err(|e| e.to_problem())?
+        .is_empty()
+    {
+        store.fetch_refs(&remote, &[results_refspec(&remote)])?;
     }
     report.notes = store
         .ref_value(NOTES_REF)

@@ -7,6 +7,7 @@
 
 mod baseline;
 mod cache;
+pub mod checks;
 pub mod cmdline;
 pub mod config;
 mod error;
@@ -22,8 +23,10 @@ pub mod proposals;
 pub mod records;
 pub mod refs;
 pub mod remote;
+pub mod results;
 mod sig;
 mod snapshot;
+pub mod sshsig;
 mod trees;
 mod trust;
 pub mod vouch;
@@ -258,8 +261,9 @@ impl Store {
     /// Everything the notes say about plans, with the local proposal branches.
     pub fn ledger(&self) -> Result<records::Ledger, StoreError> {
         let notes = self.ref_value(NOTES_REF)?;
-        let ledger = records::Ledger::load(&self.repo, notes, &|| self.trust())?;
+        let mut ledger = records::Ledger::load(&self.repo, notes, &|| self.trust())?;
         notice_all(&ledger.warnings);
+        self.fold_worker_verdicts(&mut ledger)?;
         Ok(ledger)
     }
 
@@ -298,6 +302,7 @@ impl Store {
             records::Ledger::load_from(&self.repo, notes, &objects, Some(id), &|| self.trust())?;
         notice_all(&ledger.warnings);
         ledger.local = proposals::scan(&self.repo)?;
+        self.fold_worker_verdicts(&mut ledger)?;
         Ok(ledger)
     }
 
@@ -307,6 +312,7 @@ impl Store {
     pub fn ledger_of(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
         let mut ledger = self.plans_on(objects)?;
         ledger.local = proposals::scan(&self.repo)?;
+        self.fold_worker_verdicts(&mut ledger)?;
         Ok(ledger)
     }
 

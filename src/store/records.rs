@@ -385,6 +385,10 @@ pub struct Ledger {
     /// Verdicts nobody this clone trusts vouches for, per plan, oldest first: also in
     /// [`Ledger::events`] (unvouched there), shown, never in effect.
     pub claimed_verdicts: BTreeMap<String, Vec<ClaimedVerdict>>,
+    /// Verdicts trusted workers signed for a plan's proposal commit, oldest first: they count
+    /// as this clone's own do (see [`super::results`]), and are kept apart from
+    /// [`Ledger::events`] because they say nothing of a plan's status.
+    pub worker_verdicts: BTreeMap<String, Vec<Event>>,
     /// What the reader set aside and why (forged records), one sentence each.
     pub warnings: Vec<String>,
 }
@@ -396,6 +400,11 @@ pub struct ClaimedVerdict {
     /// The line's [`line_hash`], and an object whose note holds it: what finds who wrote it.
     pub line: String,
     pub on: Oid,
+    /// For a verdict a worker wrote in its result notes (see [`super::results`]): the name
+    /// it gave, and why it is a claim here (unsigned, a key not trusted, a signature that does
+    /// not verify). `None` for a line of the shared notes.
+    pub worker: Option<String>,
+    pub why: Option<String>,
 }
 
 /// One well-formed line of the notes.
@@ -541,6 +550,8 @@ impl Ledger {
                     event: event.clone(),
                     line: hash.to_string(),
                     on,
+                    worker: None,
+                    why: None,
                 });
         }
         event

@@ -137,7 +137,8 @@ impl Store {
     pub fn push_notes(&self, remote: &str) -> Result<Pushed, Problem> {
         self.push(
             remote,
-            &format!("{NOTES_REF}:{NOTES_REF}"),
+            &[format!("{NOTES_REF}:{NOTES_REF}")],
+            &[],
             "the plans",
             false,
         )
@@ -146,7 +147,46 @@ impl Store {
     /// Pushes the local branch `refname` to the same name on the remote, as a fast-forward only.
     pub fn push_branch(&self, remote: &str, refname: &str) -> Result<Pushed, Problem> {
         let short = refname.strip_prefix("refs/heads/").unwrap_or(refname);
-        self.push(remote, &format!("{refname}:{refname}"), short, true)
+        self.push(remote, &[format!("{refname}:{refname}")], &[], short, true)
+    }
+
+    /// Pushes `refspecs` in one atomic push (all or none), each guarded by its lease in
+    /// `leases` (`--force-with-lease=<ref>:<expected>`, empty expected: the ref must not exist
+    /// there yet). Proposal branches among them are let through the sample pre-push hook. A
+    /// lease the remote no longer matches, or a branch that is not a fast-forward, comes back
+    /// as [`Pushed::Rejected`].
+    pub fn push_refs(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+        leases: &[String],
+        what: &str,
+    ) -> Result<Pushed, Problem> {
+        let mut extra = vec!["--atomic".to_string()];
+        extra.extend(leases.iter().map(|l| format!("--force-with-lease={l}")));
+        self.push(remote, refspecs, &extra, what, true)
+    }
+
+    /// Fetches `refspecs` from the remote (without tags or `FETCH_HEAD`), pruning what the
+    /// remote no longer has under their destinations. A glob that matches nothing is no error.
+    pub fn fetch_refs(&self, remote: &str, refspecs: &[String]) -> Result<(), Problem> {
+        let mut args = vec![
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--prune",
+            remote,
+        ];
+        args.extend(refspecs.iter().map(String::as_str));
+        let out = self.git_remote(&args)?;
+        match out.status.success() {
+            true => Ok(()),
+            false => Err(remote_failed(
+                &format!("fetching from {remote} failed"),
+                &out,
+            )),
+        }
     }
 
     /// `proposal`: the push is of a proposal branch, asked for by name, which the sample
@@ -154,7 +194,8 @@ impl Store {
     fn push(
         &self,
         remote: &str,
-        refspec: &str,
+        refspecs: &[String],
+        extra: &[String],
         what: &str,
         proposal: bool,
     ) -> Result<Pushed, Problem> {
@@ -162,14 +203,26 @@ impl Store {
         if proposal {
             cmd.env("PAPAYU_PUSH_PROPOSALS", "1");
         }
-        let out =
-            self.git_remote_with(cmd, &["push", "--porcelain", "--quiet", remote, refspec])?;
+        let mut args = vec!["push", "--porcelain", "--quiet"];
+        args.extend(extra.iter().map(String::as_str));
+        args.push(remote);
+        args.extend(refspecs.iter().map(String::as_str));
+        let out = self.git_remote_with(cmd, &args)?;
         let said = String::from_utf8_lossy(&out.stdout);
         // `--porcelain`: one line per ref, `!` for a refused one, with git's reason in brackets.
         let refused = said.lines().find(|l| l.starts_with('!'));
         match (out.status.success(), refused) {
             (true, _) => Ok(Pushed::Done),
             (false, Some(line)) if moved_meanwhile(line) => Ok(Pushed::Rejected),
+            // An atomic push refuses every ref when one is refused: the others say only that.
+            (false, Some(_))
+                if said
+                    .lines()
+                    .filter(|l| l.starts_with('!'))
+                    .any(moved_meanwhile) =>
+            {
+                Ok(Pushed::Rejected)
+            }
             (false, Some(line)) => Err(Problem::new(
                 Code::RemoteFailed,
                 format!(
@@ -210,12 +263,15 @@ impl Store {
 /// push held). Anything else — a hook, a permission — is no reason to try again.
 fn moved_meanwhile(line: &str) -> bool {
     line.contains("[rejected]")
+        || line.contains("stale info")
         || (line.contains("[remote rejected]")
             && [
                 "but expected",
                 "cannot lock ref",
                 "failed to lock",
                 "failed to update ref",
+                "reference already exists",
+                "atomic transaction failed",
             ]
             .iter()
             .any(|why| line.contains(why)))

@@ -5,12 +5,12 @@
 //! local branch overrides) are read as claims. Lines that would *decide* something here — a
 //! cancel (`undone`, `redone`) that takes a line out of effect, a check verdict that ranks a
 //! proposal, picks it or lets `merge` through — take effect only when someone this clone trusts
-//! stands behind them. Today that is this clone's own operation log, which names every line its
-//! operations appended (by line hash). [`Trust::vouch`] is the one place a verdict is vouched
-//! for: a verdict signed by a worker this repository trusts would be accepted there, as another
-//! [`Voucher`], once it is also given the signed line and the keys the repository trusts. This
-//! module never reads the repository: the caller gathers the hashes (see
-//! [`super::oplog::logged_trust`]).
+//! stands behind them: this clone's own operation log, which names every line its operations
+//! appended (by line hash), and the workers this repository trusts (`papayu.trustedWorkers`),
+//! whose signed result notes [`super::results`] verifies. [`Trust::vouch`] is the one place a
+//! line of the shared notes is vouched for; [`Voucher::Worker`] is given only by
+//! [`super::results`] once `ssh-keygen` said the signature is a trusted key's. This module never
+//! reads the repository: the caller gathers the hashes (see [`super::oplog::logged_trust`]).
 
 use std::collections::HashSet;
 
@@ -22,6 +22,8 @@ use serde::Serialize;
 pub enum Voucher {
     /// This clone's operation log wrote the line: a check this clone ran.
     ThisClone,
+    /// A worker listed in `papayu.trustedWorkers` signed the result: a check it ran.
+    Worker,
 }
 
 /// The lines this clone vouches for, by line hash.

@@ -301,6 +301,7 @@ fn competing_proposals_are_judged_against_the_base_ranked_picked_and_undone() {
             "id",
             "model",
             "provider",
+            "remote_check",
             "tokens",
             "votes"
         ]

@@ -267,6 +267,25 @@ fn every_command_prints_the_documented_json() {
         &repo.papayu(["completions", "fish", "--json"]).ok().stdout,
     );
 
+    // Checks on other machines, through the remote above: a request, and this very clone as
+    // the worker.
+    repo.git(["push", "-q", "origin", "main"]).ok();
+    repo.write("h.json", &answer("h.txt", "h\n"));
+    let h = repo
+        .papayu(["plan", "Add h", "--response", "h.json", "--json"])
+        .ok();
+    let h: Value = serde_json::from_str(&h.stdout).unwrap();
+    let h = h["plans"][0]["plan"]["id"].as_str().unwrap().to_string();
+    c.check(
+        "apply --on",
+        &repo
+            .papayu(["apply", &h, "--on", "origin", "--check", "true", "--json"])
+            .ok()
+            .stdout,
+    );
+    c.check("worker", &repo.papayu(["worker", "--json"]).ok().stdout);
+    c.check("ci", &repo.papayu(["ci", "github", "--json"]).ok().stdout);
+
     // refine asks a model: a fake one, speaking the OpenAI wire format.
     let branch = applied["branch"].as_str().unwrap().to_string();
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(&answer("e.txt", "e\n"))]);

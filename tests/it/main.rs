@@ -44,3 +44,4 @@ mod trace_list;
 mod trust;
 mod validate_cli;
 mod verdicts;
+mod workers;
