@@ -297,6 +297,18 @@ fn readme_command_blocks_run_as_written() {
         std::fs::create_dir_all(d).unwrap();
     }
     project(&dir);
+    // The team's remote the README's team lines name.
+    let origin = scratch.path().join("origin.git");
+    let origin_path = origin.to_str().unwrap();
+    common::run_in(
+        scratch.path(),
+        "git",
+        ["init", "-q", "--bare", origin_path],
+        None,
+    )
+    .ok();
+    common::run_in(&dir, "git", ["remote", "add", "origin", origin_path], None).ok();
+    common::run_in(&dir, "git", ["push", "-q", "origin", "main"], None).ok();
     let pytest = bin.join("pytest");
     std::fs::write(&pytest, format!("#!{python}\n{PYTEST}")).unwrap();
     use std::os::unix::fs::PermissionsExt;
