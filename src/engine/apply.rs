@@ -103,24 +103,7 @@ pub fn apply_with(
         (None, None) => super::find::target_of(store, &ledger, &record)?,
     };
     let target_tree = store.commit_tree(target)?;
-    // `plan` already wrote this plan's tree at its base (its preview): the plan is checked
-    // again here, and when the result is exactly that tree (same id, computed from the edits)
-    // nothing is written; otherwise (another target, a pruned preview) it is written now.
-    let built = executor::build(
-        store,
-        target_tree,
-        &record.plan,
-        &BuildOptions {
-            write: true,
-            read: Some(record.context.as_slice()),
-        },
-    )?;
-    let new_tree = built.tree.ok_or_else(|| {
-        vec![Problem::new(
-            Code::Git,
-            "building the plan's tree wrote no tree",
-        )]
-    })?;
+    let (built, new_tree) = build_onto(store, target_tree, &record)?;
     if new_tree == target_tree {
         return Ok(Outcome::NothingToApply { record });
     }
@@ -185,6 +168,34 @@ pub fn apply_with(
         check: report,
         verdict: judged,
     })
+}
+
+/// Builds `record`'s plan onto `target_tree`, writing what it makes; the build and its tree.
+///
+/// `plan` already wrote the plan's tree at its base (its preview): the plan is checked again
+/// here, and when the result is exactly that tree (same id, computed from the edits) nothing is
+/// written; otherwise (another target, a pruned preview) it is written now.
+pub(crate) fn build_onto(
+    store: &Store,
+    target_tree: Oid,
+    record: &PlanRecord,
+) -> Result<(executor::Built, Oid), Problems> {
+    let built = executor::build(
+        store,
+        target_tree,
+        &record.plan,
+        &BuildOptions {
+            write: true,
+            read: Some(record.context.as_slice()),
+        },
+    )?;
+    let tree = built.tree.ok_or_else(|| {
+        vec![Problem::new(
+            Code::Git,
+            "building the plan's tree wrote no tree",
+        )]
+    })?;
+    Ok((built, tree))
 }
 
 /// Runs the check on the proposal's `commit` in a proposal slot, then — when the verdict needs

@@ -8,9 +8,9 @@ use super::baseline::Sources;
 use super::check::{CheckSettings, ResolvedCheck};
 use super::refine::{FAILURE_OUTPUT_BUDGET, trim_middle};
 use super::repro::{failure_lines, instruction, only_tests};
-use crate::codes::{Code, Problem, Problems};
+use crate::codes::Problems;
 use crate::context::mask_secrets;
-use crate::executor::{self, BuildOptions, FileChange};
+use crate::executor::FileChange;
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, PlanRecord};
 use crate::store::refs::RefChange;
@@ -73,22 +73,7 @@ pub fn run(
 ) -> Result<Tried, Problems> {
     only_tests(&record.plan)?;
     let base = record.base;
-    let base_tree = store.commit_tree(base)?;
-    let built = executor::build(
-        store,
-        base_tree,
-        &record.plan,
-        &BuildOptions {
-            write: true,
-            read: Some(record.context.as_slice()),
-        },
-    )?;
-    let tree = built.tree.ok_or_else(|| {
-        vec![Problem::new(
-            Code::Git,
-            "building the plan's tree wrote no tree",
-        )]
-    })?;
+    let (built, tree) = apply::build_onto(store, store.commit_tree(base)?, record)?;
     let commit = store.commit_for_user(base, tree, &apply::commit_message(record, attribution))?;
     let (report, mut verdict, _) = apply::check_proposal(
         store,

@@ -345,24 +345,7 @@ fn auto_asks_for_a_reproduction_only_when_a_check_is_set_and_no_test_is_named() 
 #[test]
 fn a_teammate_who_syncs_sees_the_reproduction_and_its_evidence() {
     let Some(origin) = project() else { return };
-    let home = tempfile::Builder::new()
-        .prefix("papayu-test")
-        .tempdir()
-        .unwrap();
-    let remote = home.path().join("remote.git");
-    common::run_in(
-        home.path(),
-        "git",
-        [
-            "clone",
-            "-q",
-            "--bare",
-            origin.path().to_str().unwrap(),
-            remote.to_str().unwrap(),
-        ],
-        None,
-    )
-    .ok();
+    let (_home, remote) = common::bare_remote(&origin);
     let alice = common::clone_of(&remote);
     let bob = common::clone_of(&remote);
     for repo in [&alice, &bob] {

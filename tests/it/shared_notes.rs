@@ -35,19 +35,7 @@ struct Team {
 
 fn team(files: &[(&str, &str)]) -> Team {
     let origin = TestRepo::with_files(files);
-    let home = tempfile::Builder::new()
-        .prefix("papayu-test")
-        .tempdir()
-        .expect("tempdir");
-    let remote = home.path().join("remote.git");
-    let (from, to) = (origin.path().to_str().unwrap(), remote.to_str().unwrap());
-    run_in(
-        home.path(),
-        "git",
-        ["clone", "-q", "--bare", from, to],
-        None,
-    )
-    .ok();
+    let (home, remote) = common::bare_remote(&origin);
     let alice = clone_of(&remote);
     Team {
         _home: home,

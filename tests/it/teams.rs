@@ -19,24 +19,7 @@ struct Team {
 
 fn team() -> Team {
     let origin = TestRepo::with_files(&[("a.txt", "one\ntwo\n")]);
-    let home = tempfile::Builder::new()
-        .prefix("papayu-test")
-        .tempdir()
-        .expect("tempdir");
-    let remote = home.path().join("remote.git");
-    run_in(
-        home.path(),
-        "git",
-        [
-            "clone",
-            "-q",
-            "--bare",
-            origin.path().to_str().unwrap(),
-            remote.to_str().unwrap(),
-        ],
-        None,
-    )
-    .ok();
+    let (home, remote) = common::bare_remote(&origin);
     let alice = clone_of(&remote);
     let bob = clone_of(&remote);
     Team {

@@ -25,24 +25,7 @@ fn fleet() -> Fleet {
 /// A fleet whose project holds `files`.
 fn fleet_with(files: &[(&str, &str)]) -> Fleet {
     let origin = TestRepo::with_files(files);
-    let home = tempfile::Builder::new()
-        .prefix("papayu-test")
-        .tempdir()
-        .expect("tempdir");
-    let remote = home.path().join("remote.git");
-    run_in(
-        home.path(),
-        "git",
-        [
-            "clone",
-            "-q",
-            "--bare",
-            origin.path().to_str().unwrap(),
-            remote.to_str().unwrap(),
-        ],
-        None,
-    )
-    .ok();
+    let (home, remote) = common::bare_remote(&origin);
     let (alice, bob, carol) = (clone_of(&remote), clone_of(&remote), clone_of(&remote));
     for (repo, name) in [(&bob, "bob"), (&carol, "carol")] {
         repo.git(["config", "papayu.workerName", name]).ok();

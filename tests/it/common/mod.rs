@@ -532,3 +532,22 @@ pub fn fetch_notes(repo: &TestRepo, from: &str) {
     repo.git(["fetch", "-q", from, "refs/notes/papayu:refs/notes/papayu"])
         .ok();
 }
+
+/// A bare repository holding `origin`'s history in a directory of its own: the team's remote
+/// for clones made with [`clone_of`]. The directory lives as long as the returned handle.
+pub fn bare_remote(origin: &TestRepo) -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::Builder::new()
+        .prefix("papayu-test")
+        .tempdir()
+        .expect("tempdir");
+    let remote = home.path().join("remote.git");
+    let (from, to) = (origin.path().to_str().unwrap(), remote.to_str().unwrap());
+    run_in(
+        home.path(),
+        "git",
+        ["clone", "-q", "--bare", from, to],
+        None,
+    )
+    .ok();
+    (home, remote)
+}
