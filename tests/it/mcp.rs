@@ -49,6 +49,19 @@ impl Client {
         }
     }
 
+    /// A client whose server asks `fake` when papayu's own model is asked.
+    fn with_model(repo: &TestRepo, fake: &FakeLlm) -> Client {
+        let url = format!("{}/v1", fake.url());
+        Client::start(
+            repo,
+            &[
+                ("PAPAYU_LLM_API_URL", url.as_str()),
+                ("PAPAYU_LLM_MODEL", "test-model"),
+                ("PAPAYU_LLM_TIMEOUT_SEC", "5"),
+            ],
+        )
+    }
+
     fn send(&mut self, message: &Value) {
         writeln!(self.stdin, "{message}").unwrap();
         self.stdin.flush().unwrap();
@@ -295,15 +308,7 @@ fn propose_without_an_answer_asks_the_configured_model_and_runs_the_users_check(
         .ok();
     let before = users_side(&repo);
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(&answer("c.txt", "c\n"))]);
-    let url = format!("{}/v1", fake.url());
-    let mut client = Client::start(
-        &repo,
-        &[
-            ("PAPAYU_LLM_API_URL", url.as_str()),
-            ("PAPAYU_LLM_MODEL", "test-model"),
-            ("PAPAYU_LLM_TIMEOUT_SEC", "5"),
-        ],
-    );
+    let mut client = Client::with_model(&repo, &fake);
     client.initialize("another-agent");
     let proposed = client.ok("papayu_propose", json!({"goal": "Add c"}));
     assert_eq!(proposed["check"]["command"], "test -f c.txt");
@@ -467,15 +472,7 @@ fn propose_takes_a_reproduction_and_fix_rounds_and_returns_their_evidence() {
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(&update(
         "def add(a, b):\n    return a + b\n",
     ))]);
-    let url = format!("{}/v1", fake.url());
-    let mut client = Client::start(
-        &repo,
-        &[
-            ("PAPAYU_LLM_API_URL", url.as_str()),
-            ("PAPAYU_LLM_MODEL", "test-model"),
-            ("PAPAYU_LLM_TIMEOUT_SEC", "5"),
-        ],
-    );
+    let mut client = Client::with_model(&repo, &fake);
     client.initialize("an-agent");
     let test = "import unittest\nfrom calc import add\n\n\nclass R(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n";
     // Bad input is refused and changes nothing.

@@ -203,20 +203,27 @@ fn a_reproduction_that_passes_or_never_runs_reproduces_nothing_and_the_fix_goes_
     repo.fsck();
 }
 
-#[test]
-fn a_model_s_reproduction_that_reproduces_nothing_gets_one_repair_round() {
-    let Some(repo) = project() else { return };
+/// `plan --repro` against a model whose first reproduction is `first`, whose second is a test
+/// that fails at the base, and whose fix is right.
+fn plan_after(repo: &TestRepo, first: &str) -> (common::Run, FakeLlm) {
     let fake = FakeLlm::start(vec![
-        fake_llm::openai_chat(&answer(&[("test_repro.py", &repro_test("6"))])),
+        fake_llm::openai_chat(first),
         fake_llm::openai_chat(&answer(&[("test_repro.py", &repro_test("5"))])),
         fake_llm::openai_chat(&update("calc.py", FIXED)),
     ]);
     let run = common::run_with_env(
-        &repo,
+        repo,
         &["plan", "add(2, 3) gives 6", "--repro", "--protocol", "1"],
         &common::compat_env(&fake),
     )
     .ok();
+    (run, fake)
+}
+
+#[test]
+fn a_model_s_reproduction_that_reproduces_nothing_gets_one_repair_round() {
+    let Some(repo) = project() else { return };
+    let (run, fake) = plan_after(&repo, &answer(&[("test_repro.py", &repro_test("6"))]));
     assert!(run.stderr.contains("does not reproduce"), "{}", run.stderr);
     assert!(run.stderr.contains("repair 1/1"), "{}", run.stderr);
     assert!(
@@ -418,20 +425,11 @@ fn a_teammate_who_syncs_sees_the_reproduction_and_its_evidence() {
 #[test]
 fn a_model_s_reproduction_that_touches_code_is_sent_back_once() {
     let Some(repo) = project() else { return };
-    let fake = FakeLlm::start(vec![
-        fake_llm::openai_chat(&answer(&[
-            ("test_repro.py", &repro_test("5")),
-            ("helpers.py", "HELP = 1\n"),
-        ])),
-        fake_llm::openai_chat(&answer(&[("test_repro.py", &repro_test("5"))])),
-        fake_llm::openai_chat(&update("calc.py", FIXED)),
+    let first = answer(&[
+        ("test_repro.py", &repro_test("5")),
+        ("helpers.py", "HELP = 1\n"),
     ]);
-    let run = common::run_with_env(
-        &repo,
-        &["plan", "add(2, 3) gives 6", "--repro", "--protocol", "1"],
-        &common::compat_env(&fake),
-    )
-    .ok();
+    let (run, fake) = plan_after(&repo, &first);
     assert!(
         run.stderr.contains("reproduction rejected"),
         "{}",
