@@ -16,13 +16,10 @@ use super::{CliError, ui};
 
 /// Asks the configured providers and stores every valid plan as one operation, with traces.
 /// Fails (with every provider's problems) only when no provider produced a plan.
-pub fn ask_and_store(store: &Store, config: &Config, ask: Ask) -> Result<Vec<Planned>, CliError> {
-    ask_and_store_fixes(store, config, ask, None)
-}
-
-/// [`ask_and_store`] for fixes of a reproduced problem: the model is asked `ask.goal` (which
-/// carries the reproduction's brief), and each plan keeps `goal` and names the reproduction.
-pub fn ask_and_store_fixes(
+/// For fixes of a reproduced problem (`reproduced`: the goal and the reproduction's id) the
+/// model is asked `ask.goal`, which carries the reproduction's brief, and each plan keeps the
+/// goal and names the reproduction.
+pub fn ask_and_store(
     store: &Store,
     config: &Config,
     ask: Ask,

@@ -219,7 +219,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 max_cost,
             };
             let link = link.as_ref().map(|(g, id)| (g.as_str(), id.as_str()));
-            asking::ask_and_store_fixes(&store, &config, ask, link)?
+            asking::ask_and_store(&store, &config, ask, link)?
         }
     };
     show_planned(&planned, false);

@@ -392,15 +392,30 @@ fn plan_only(goal: String, fix: bool, how: How, applying: bool) -> Result<Vec<St
     git_papayu::engine::plan::check_goal("goal", &goal)?;
     let store = Store::open()?;
     let base = git_papayu::engine::plan::resolve_base(&store, "HEAD")?;
+    let config = super::settings();
+    // papayu.repro holds for a request as for plan: the reproduction first, when it asks.
+    let asking_repro = super::repro::Asking {
+        provider: how.provider.clone(),
+        model: how.model.clone(),
+        max_cost: None,
+        source: super::repro::Source::Model,
+    };
+    let reproduced = super::repro::first(&store, &config, (base, &goal), None, &asking_repro)?;
+    let question = match &reproduced {
+        Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
+        None => goal.clone(),
+    };
     let ask = Ask {
         llm_mode: how.llm_mode.or_else(|| fix.then(|| "fixit".to_string())),
         provider: how.provider,
         model: how.model,
         logs: plan::read_logs(&how.logs)?,
-        ..Ask::plan(goal, base)
+        ..Ask::plan(question, base)
     };
-    let config = super::settings();
-    let planned = asking::ask_and_store(&store, &config, ask)?;
+    let link = reproduced
+        .as_ref()
+        .map(|r| (goal.as_str(), r.record.id.as_str()));
+    let planned = asking::ask_and_store(&store, &config, ask, link)?;
     plan::show_planned(&planned, applying);
     asking::offer_memory(&store, &config, &planned, how.accept_memory)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())

@@ -449,3 +449,26 @@ fn a_model_s_reproduction_that_touches_code_is_sent_back_once() {
     );
     assert_eq!(repro_branches(&repo).len(), 1);
 }
+
+/// `papayu.repro` holds for a request in words as it does for `plan`.
+#[test]
+fn a_request_in_words_asks_for_the_reproduction_first_when_configured() {
+    let Some(repo) = project() else { return };
+    repo.git(["config", "papayu.repro", "always"]).ok();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&answer(&[("test_repro.py", &repro_test("5"))])),
+        fake_llm::openai_chat(&update("calc.py", FIXED)),
+    ]);
+    let mut env = common::compat_env(&fake);
+    env.push(("PAPAYU_PROTOCOL_VERSION".into(), "1".into()));
+    let run = common::run_with_env(&repo, &["plan: add(2, 3) gives 6"], &env).ok();
+    assert!(
+        run.stderr.contains("1 test fails at the base"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fake.requests().len(), 2);
+    assert_eq!(repro_branches(&repo).len(), 1);
+    let shown = json(&repo.papayu(["show", "--json"]).ok());
+    assert!(shown["plan"]["repro"].is_string(), "{shown:#}");
+}

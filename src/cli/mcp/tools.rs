@@ -463,7 +463,7 @@ fn ask_model(
     };
     let ask = git_papayu::ask::session::Ask::plan(question, base);
     let link = reproduced.map(|r| (goal.as_str(), r.record.id.as_str()));
-    asking::ask_and_store_fixes(store, config, ask, link).map_err(problems)
+    asking::ask_and_store(store, config, ask, link).map_err(problems)
 }
 
 fn list(arguments: &JsonObject) -> Answer {
