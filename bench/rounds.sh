@@ -143,16 +143,17 @@ script() {
 	EOF
 }
 
-# stamped FILE CMD…: runs CMD, its stderr written to FILE with each line's arrival time (ns).
+# stamped FILE CMD…: runs CMD, its stderr written to FILE with each line's arrival time (ns);
+# a pipeline, so that FILE is complete when it returns. CMD's stdout stays stdout.
 stamped() {
 	local out=$1
 	shift
-	"$@" 2> >(python3 -c '
+	{ "$@" 2>&1 1>&3 3>&- | python3 -c '
 import sys, time
 for line in sys.stdin:
     sys.stdout.write("%d %s" % (time.time_ns(), line))
     sys.stdout.flush()
-' >"$out")
+' >"$out"; } 3>&1
 }
 
 # run_scenario NAME: plan and apply (with rounds) in a fresh clone, then the report.
