@@ -42,8 +42,7 @@ def git(*args, cwd=None, ok=(0,), data=None):
 
 
 def mirror(*args, ok=(0,)):
-    return git("--git-dir", MIRROR if MIRROR.endswith(".git") or os.path.isfile(
-        os.path.join(MIRROR, "HEAD")) else os.path.join(MIRROR, ".git"), *args, ok=ok)
+    return git("--git-dir", mirror_dir(), *args, ok=ok)
 
 
 def show(commit, path):
@@ -63,6 +62,7 @@ def extract(commit, dest):
 
 
 def mirror_dir():
+    """The git directory: MIRROR itself when bare, else its .git."""
     return MIRROR if os.path.isfile(os.path.join(MIRROR, "HEAD")) else os.path.join(MIRROR, ".git")
 
 
