@@ -99,11 +99,14 @@ static CARGO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^test (\S.*?) \.\.\. (ok|FAILED)(?:\s|$)").expect("valid regex"));
 /// pytest `-rA` short summary: `PASSED tests/t.py::test_x`, `FAILED tests/t.py::test_y - …`.
 static PYTEST_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+::\S+)(?: - .*)?$").expect("valid regex")
+    // A parametrized id may hold spaces inside its brackets: `test_s[x y]`.
+    Regex::new(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+::[^\s\[]+(?:\[.*?\])?)(?: - .*)?$")
+        .expect("valid regex")
 });
 /// pytest `-v`: `tests/t.py::test_x PASSED   [ 50%]`.
 static PYTEST_VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(\S+::\S+) (PASSED|FAILED|ERROR|XFAIL|XPASS)(?:\s|$)").expect("valid regex")
+    Regex::new(r"^(\S+::[^\s\[]+(?:\[.*?\])?) (PASSED|FAILED|ERROR|XFAIL|XPASS)(?:\s|$)")
+        .expect("valid regex")
 });
 /// Python's `unittest -v`: `test_x (pkg.mod.Case.test_x) ... ok` (before 3.11 without the
 /// method in the parentheses).
@@ -307,6 +310,21 @@ mod tests {
                 ("tests/test_a.py::test_ok".into(), true),
                 ("tests/test_b.py::test_setup".into(), false),
                 ("tests/test_c.py::test_v".into(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn pytest_ids_with_spaces_in_their_parameters() {
+        let out = "FAILED tests/test_d.py::test_s[x y] - AssertionError: assert 'x y' != 'x y'\n\
+                   PASSED tests/test_d.py::test_s[z]\n\
+                   tests/test_d.py::test_t[a - b] PASSED                  [100%]\n";
+        assert_eq!(
+            read(out),
+            vec![
+                ("tests/test_d.py::test_s[x y]".into(), false),
+                ("tests/test_d.py::test_s[z]".into(), true),
+                ("tests/test_d.py::test_t[a - b]".into(), true),
             ]
         );
     }
