@@ -142,7 +142,10 @@ pub fn run(
         ui::status(&format!("round {round}: {}", next.verdict.line()));
         let now = failing_set(&next.verdict);
         if !met(&next.verdict) && now == previous {
-            let why = format!("no progress: the same tests fail as in round {}", round - 1);
+            let why = match (now.is_empty(), next.verdict.weakens.first()) {
+                (true, Some(weakened)) => format!("the round weakens tests ({weakened})"),
+                _ => format!("no progress: the same tests fail as in round {}", round - 1),
+            };
             return Ok(end(round, why, next));
         }
         (previous, last) = (now, next);
@@ -174,6 +177,17 @@ fn one_round(
     let refined = match self::round(store, config, &target, (goal, None, None), how) {
         Err(CliError::Problems(problems)) if problems.iter().any(|p| p.code == Code::CostCap) => {
             return Ok(Err((None, "the cost cap was reached".into())));
+        }
+        // An answer that could not be used even after its repair ends the rounds, said in one
+        // line like every stop; the last round stays as it was.
+        Err(CliError::Problems(problems)) if !problems.is_empty() => {
+            let first = &problems[0];
+            let why = format!(
+                "the model's answer could not be used ({}: {})",
+                first.code.as_str(),
+                first.reason
+            );
+            return Ok(Err((None, why)));
         }
         other => other?,
     };

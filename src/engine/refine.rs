@@ -176,8 +176,7 @@ pub fn target_explained(
             ),
         ));
     }
-    let base = record.base;
-    let changed = store.changed_paths(base, branch.tip)?;
+    let changed = store.changed_paths(chain_base(store, &record)?, branch.tip)?;
     let target = Target {
         record,
         branch: branch.name,
@@ -229,9 +228,64 @@ fn failed_target(
             verdict,
             output_tail: event.output_tail.clone().unwrap_or_default(),
         }),
-        changed: store.changed_paths(record.base, tip)?,
+        changed: store.changed_paths(chain_base(store, record)?, tip)?,
         feedback: String::new(),
     }))
+}
+
+/// The base a refinement chain is judged against: the base of the plan the chain started from.
+/// Each round's record is based on the commit of the round before, which names its plan in its
+/// `Papayu-Plan:` trailer; the walk stops at a commit that names no plan of the same goal (or a
+/// reproduction, which is judged through its own link).
+pub fn chain_base(store: &Store, record: &PlanRecord) -> Result<Oid, Problem> {
+    let mut current = record.clone();
+    for _ in 0..64 {
+        let message = store.commit_message(current.base)?;
+        let Some(id) = crate::store::proposals::trailer_plan(&message) else {
+            break;
+        };
+        let Ok((_, parent)) = super::find::find(store, Some(id)) else {
+            break;
+        };
+        if parent.goal != current.goal || parent.kind.is_some() || parent.id == current.id {
+            break;
+        }
+        current = parent;
+    }
+    Ok(current.base)
+}
+
+/// The files that differ between two commits, with both sides, as a plan's build reports them.
+fn changes_between(
+    store: &Store,
+    from: Oid,
+    to: Oid,
+) -> Result<Vec<crate::executor::FileChange>, Problem> {
+    use crate::executor::{ChangeKind, FileChange};
+    use crate::store::FileAt;
+    let read = |commit: Oid, path: &str| -> Result<Option<std::sync::Arc<[u8]>>, Problem> {
+        Ok(match store.file_at(commit, path)? {
+            FileAt::File(bytes) => Some(bytes.into()),
+            FileAt::NotAFile | FileAt::Missing => None,
+        })
+    };
+    let mut changes = Vec::new();
+    for path in store.changed_paths(from, to)? {
+        let (old, new) = (read(from, &path)?, read(to, &path)?);
+        let kind = match (&old, &new) {
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Deleted,
+            _ => ChangeKind::Modified,
+        };
+        changes.push(FileChange {
+            path,
+            kind,
+            old,
+            new,
+            hunks: Vec::new(),
+        });
+    }
+    Ok(changes)
 }
 
 /// Records the refined plan, commits it on the branch after its check, as one operation.
@@ -265,11 +319,12 @@ pub fn advance(
     // Judged against the plan's base, or — for a fix of a reproduced problem — against the
     // reproduction's commit, whose tests the round must make pass.
     let repro = super::repro::link(store, &target.record)?;
-    let base = repro
-        .as_ref()
-        .map_or(target.record.base, |link| link.commit);
+    let base = match &repro {
+        Some(link) => link.commit,
+        None => chain_base(store, &target.record)?,
+    };
     if let Some(resolved) = check::resolve(store, &how.choice, &how.settings, base)? {
-        let (result, mut verdict, _) = super::apply::check_proposal(
+        let (result, mut verdict, base_run) = super::apply::check_proposal(
             store,
             (base, commit),
             (&resolved, &planned.changes),
@@ -277,8 +332,23 @@ pub fn advance(
             &record.id,
             &mut |_| {},
         )?;
+        // Whether tests are weakened is judged on what the chain changed since the base, not
+        // on this round alone: a round that puts back what an earlier one loosened weakens
+        // nothing.
+        let failing: Vec<String> = base_run
+            .tests
+            .iter()
+            .filter(|(_, passed)| !**passed)
+            .map(|(name, _)| name.clone())
+            .collect();
+        let since_base = changes_between(store, base, commit)?;
+        verdict.weakens = super::weaken::weakened(&since_base, &failing)
+            .iter()
+            .map(super::weaken::Weakened::line)
+            .take(crate::verdict::NAMES_KEPT)
+            .collect();
         if let Some(link) = &repro {
-            link.judge(&mut verdict, &planned.changes);
+            link.judge(&mut verdict, &since_base);
         }
         if !verdict.kept() {
             let mut failed = Event::new(&record.id, EventKind::Failed);

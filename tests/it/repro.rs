@@ -472,3 +472,101 @@ fn a_request_in_words_asks_for_the_reproduction_first_when_configured() {
     let shown = json(&repo.papayu(["show", "--json"]).ok());
     assert!(shown["plan"]["repro"].is_string(), "{shown:#}");
 }
+
+/// Every round is judged against the plan's base, however many came before, and on what the
+/// rounds changed since it: a round that puts back a test an earlier round loosened weakens
+/// nothing, and the proposal merges.
+#[test]
+fn a_third_round_is_judged_against_the_plan_s_base() {
+    let Some(repo) = project() else { return };
+    let tests = |expected: &str| {
+        format!(
+            "import unittest\nfrom calc import add, sub\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n\n    def test_add(self):\n        self.assertEqual(add(2, 3), {expected})\n"
+        )
+    };
+    repo.write("test_calc.py", &tests("5"));
+    repo.commit_all("test add");
+    let idle = file(
+        &repo,
+        "idle.json",
+        &update("calc.py", &BUGGY.replace("a * b", "b * a")),
+    );
+    let id = json(
+        &repo
+            .papayu(["plan", "add(2, 3) gives 6", "--response", &idle, "--json"])
+            .ok(),
+    )["plans"][0]["plan"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let both = json!({"summary": "fix add, keep the test", "actions": [
+        {"kind": "UPDATE_FILE", "path": "test_calc.py", "content": tests("5")},
+        {"kind": "UPDATE_FILE", "path": "calc.py", "content": FIXED}]})
+    .to_string();
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&update("test_calc.py", &tests("6"))),
+        fake_llm::openai_chat(&both),
+    ]);
+    let mut env = common::compat_env(&fake);
+    env.push(("PAPAYU_PROTOCOL_VERSION".into(), "1".into()));
+    let run = common::run_with_env(&repo, &["apply", &id[..10], "--rounds", "3"], &env).ok();
+    assert!(run.stderr.contains("round 2: passed"), "{}", run.stderr);
+    assert!(run.stderr.contains("weakens tests"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("rounds: stopped after round 3: the check passes and nothing is broken"),
+        "{}",
+        run.stderr
+    );
+    // Round 3 fixes test_add against the plan's base, as round 2 did.
+    assert!(
+        run.stderr.contains("round 3: passed: fixes 1"),
+        "{}",
+        run.stderr
+    );
+    repo.papayu(["merge"]).ok();
+    assert_eq!(repo.read("calc.py"), FIXED);
+    assert_eq!(repo.read("test_calc.py"), tests("5"));
+}
+
+/// A later round whose answer cannot be used ends the rounds with a stop line, not an error.
+#[test]
+fn a_round_whose_answer_cannot_be_used_stops_the_rounds_in_one_line() {
+    let Some(repo) = project() else { return };
+    let idle = file(
+        &repo,
+        "idle.json",
+        &update("calc.py", &BUGGY.replace("a * b", "b * a")),
+    );
+    let repro = file(
+        &repo,
+        "repro.json",
+        &answer(&[("test_repro.py", &repro_test("5"))]),
+    );
+    repo.papayu([
+        "plan",
+        "add(2, 3) gives 6",
+        "--repro-response",
+        &repro,
+        "--response",
+        &idle,
+    ])
+    .ok();
+    let missing = update("nowhere.py", "x = 1\n");
+    let fake = FakeLlm::start(vec![
+        fake_llm::openai_chat(&missing),
+        fake_llm::openai_chat(&missing),
+        fake_llm::openai_chat(&missing),
+    ]);
+    let mut env = common::compat_env(&fake);
+    env.push(("PAPAYU_PROTOCOL_VERSION".into(), "1".into()));
+    let run = common::run_with_env(&repo, &["apply", "--rounds", "2", "--json"], &env).code(1);
+    assert!(
+        run.stderr
+            .contains("rounds: stopped after round 2: the model's answer could not be used (ERR_"),
+        "{}",
+        run.stderr
+    );
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["rounds"]["reached"], false, "{out:#}");
+}
