@@ -238,13 +238,15 @@ fn failed_target(
 /// `Papayu-Plan:` trailer; the walk stops at a commit that names no plan of the same goal (or a
 /// reproduction, which is judged through its own link).
 pub fn chain_base(store: &Store, record: &PlanRecord) -> Result<Oid, Problem> {
-    let mut current = record.clone();
+    // By id as stored: `find` would follow a refined plan to its newest refinement.
+    let ledger = store.ledger()?;
+    let mut current = record;
     for _ in 0..64 {
         let message = store.commit_message(current.base)?;
         let Some(id) = crate::store::proposals::trailer_plan(&message) else {
             break;
         };
-        let Ok((_, parent)) = super::find::find(store, Some(id)) else {
+        let Some(parent) = ledger.records.iter().find(|r| r.id == id) else {
             break;
         };
         if parent.goal != current.goal || parent.kind.is_some() || parent.id == current.id {

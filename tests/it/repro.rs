@@ -484,16 +484,17 @@ fn a_third_round_is_judged_against_the_plan_s_base() {
             "import unittest\nfrom calc import add, sub\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n\n    def test_add(self):\n        self.assertEqual(add(2, 3), {expected})\n"
         )
     };
+    // Two tests fail at the base; the plan's first round fixes one of them (sub).
+    let sub_broken = FIXED
+        .replace("return a + b", "return a * b")
+        .replace("return a - b", "return a + b");
+    repo.write("calc.py", &sub_broken);
     repo.write("test_calc.py", &tests("5"));
     repo.commit_all("test add");
-    let idle = file(
-        &repo,
-        "idle.json",
-        &update("calc.py", &BUGGY.replace("a * b", "b * a")),
-    );
+    let first = file(&repo, "first.json", &update("calc.py", BUGGY));
     let id = json(
         &repo
-            .papayu(["plan", "add(2, 3) gives 6", "--response", &idle, "--json"])
+            .papayu(["plan", "add(2, 3) gives 6", "--response", &first, "--json"])
             .ok(),
     )["plans"][0]["plan"]["id"]
         .as_str()
@@ -518,9 +519,15 @@ fn a_third_round_is_judged_against_the_plan_s_base() {
         "{}",
         run.stderr
     );
-    // Round 3 fixes test_add against the plan's base, as round 2 did.
+    // Round 3 is judged against the plan's base, as round 2 was: both tests it fixes count
+    // (against round 1's commit it would fix one).
     assert!(
-        run.stderr.contains("round 3: passed: fixes 1"),
+        run.stderr.contains("round 1 of 3: partial: fixes 1"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("round 3: passed: fixes 2"),
         "{}",
         run.stderr
     );
