@@ -73,7 +73,11 @@ pub fn run(args: ShowArgs) -> CliResult {
     }));
     ui::paged();
     let mut out = describe(&record, Some(status), events, teammate);
-    out.push_str(&check_lines(&check, events));
+    match record.kind {
+        // A reproduction is meant to fail: what its run showed is said as that.
+        Some(_) => out.push_str(&repro_lines(&check)),
+        None => out.push_str(&check_lines(&check, events)),
+    }
     for branch in &remote {
         out.push_str(&format!(
             "Published: {b} (review it with git log -p {b}; git papayu apply {} makes a branch of your own)\n",
@@ -331,6 +335,28 @@ fn list(out: &mut String, title: &str, items: &[String], multi_line: bool) {
             false => text::line(item).into_owned(),
         };
         out.push_str(&format!("  - {item}\n"));
+    }
+}
+
+/// A reproduction's outcome: the tests that fail at the base (its evidence is in its history),
+/// or that none did.
+fn repro_lines(check: &Verdict) -> String {
+    match check.status {
+        CheckStatus::Unchecked => String::new(),
+        _ if check.broken.is_empty() => {
+            "Reproduces: no (no test of its own fails at the base)\n".to_string()
+        }
+        _ => {
+            let names: Vec<String> = check
+                .broken
+                .iter()
+                .map(|n| text::line(n).into_owned())
+                .collect();
+            format!(
+                "Reproduces: yes; failing at the base: {}\n",
+                names.join(", ")
+            )
+        }
     }
 }
 

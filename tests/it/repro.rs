@@ -126,6 +126,12 @@ fn a_reproduction_that_fails_at_the_base_is_kept_and_every_fix_is_checked_with_i
         plans.iter().all(|p| p["plan"]["repro"] == repro_id),
         "{out:#}"
     );
+    let shown = repo.papayu(["show", &repro_id[..10]]).ok().stdout;
+    assert!(
+        shown.contains("Reproduces: yes; failing at the base: test_repro.R.test_add"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Check: failed"), "{shown}");
     // The notes say so, as the git CLI reads them.
     let note = repo
         .git(["notes", "--ref=papayu", "show", "HEAD"])
@@ -197,6 +203,7 @@ fn a_reproduction_that_passes_or_never_runs_reproduces_nothing_and_the_fix_goes_
             .ok()
             .stdout;
         assert!(shown.contains("does not reproduce"), "{shown}");
+        assert!(shown.contains("Reproduces: no"), "{shown}");
         assert!(repo.papayu(["list"]).ok().stdout.contains("no repro"));
     }
     assert!(repro_branches(&repo).is_empty());
