@@ -67,7 +67,7 @@ pub fn run(args: ListArgs) -> CliResult {
             id: r.short_id().to_string(),
             status: ledger.status(&r.id),
             age: render::age(r.created_at, now),
-            check: match (remote_checks.get(&r.id), check_cell(&ledger, &r.id)) {
+            check: match (remote_checks.get(&r.id), check_cell(&ledger, r)) {
                 (Some(asked), (_, None)) => (asked.cell(), Some("yellow")),
                 (_, cell) => cell,
             },
@@ -133,11 +133,10 @@ fn vouched_exit(ledger: &Ledger, id: &str) -> Option<i32> {
 
 /// A reproduction's CHECK cell: `reproduces N` (its tests that fail at the base), or
 /// `no repro` when its run showed no failing test; `None` for a fix.
-fn repro_cell(ledger: &Ledger, id: &str) -> Option<(String, Option<&'static str>)> {
-    let record = ledger.records.iter().find(|r| r.id == id)?;
+fn repro_cell(ledger: &Ledger, record: &PlanRecord) -> Option<(String, Option<&'static str>)> {
     record.kind?;
     let event = ledger
-        .events_of(id)
+        .events_of(&record.id)
         .iter()
         .rev()
         .find(|e| matches!(e.event, EventKind::Applied | EventKind::Failed))?;
@@ -150,11 +149,11 @@ fn repro_cell(ledger: &Ledger, id: &str) -> Option<(String, Option<&'static str>
 /// The CHECK cell: the verdict (`partial 1/0/2`: fixes/breaks/still failing), else `passed`
 /// or the failed check's exit status, with its colour. A refined plan shows its newest
 /// refinement's: the check of what its branch holds now, not its own first failure.
-fn check_cell(ledger: &Ledger, id: &str) -> (String, Option<&'static str>) {
-    if let Some(cell) = repro_cell(ledger, id) {
+fn check_cell(ledger: &Ledger, record: &PlanRecord) -> (String, Option<&'static str>) {
+    if let Some(cell) = repro_cell(ledger, record) {
         return cell;
     }
-    let id = newest_refinement(ledger, id);
+    let id = newest_refinement(ledger, &record.id);
     let id = id.as_str();
     // Judged test by test: the verdict; by its exit status alone, the exit status as ever.
     let verdict = verdict_of(ledger, id);

@@ -25,6 +25,9 @@ pub struct Target {
     /// The branch does not exist yet: the proposal failed its check, and `tip` is the commit
     /// that failed (kept as the failed round); the refinement creates the branch on success.
     pub creates: bool,
+    /// The base of the plan the refinement chain started from (see [`chain_base`]): what every
+    /// round is judged against, unless a reproduction stands under it.
+    pub base: Oid,
     /// The newest check's verdict and output, when the proposal failed it: what the model is
     /// told went wrong.
     pub failure: Option<Failure>,
@@ -176,12 +179,14 @@ pub fn target_explained(
             ),
         ));
     }
-    let changed = store.changed_paths(chain_base(store, &record)?, branch.tip)?;
+    let base = chain_base(store, &record)?;
+    let changed = store.changed_paths(base, branch.tip)?;
     let target = Target {
         record,
         branch: branch.name,
         tip: branch.tip,
         creates: false,
+        base,
         failure: None,
         changed,
         feedback: String::new(),
@@ -218,17 +223,19 @@ fn failed_target(
             status: crate::verdict::CheckStatus::Failed,
             ..crate::verdict::Verdict::unchecked()
         });
+    let base = chain_base(store, record)?;
     Ok(Some(Target {
         record: record.clone(),
         branch: super::apply::branch_name(record),
         tip,
         creates: true,
+        base,
         failure: Some(Failure {
             command: None,
             verdict,
             output_tail: event.output_tail.clone().unwrap_or_default(),
         }),
-        changed: store.changed_paths(chain_base(store, record)?, tip)?,
+        changed: store.changed_paths(base, tip)?,
         feedback: String::new(),
     }))
 }
@@ -255,39 +262,6 @@ pub fn chain_base(store: &Store, record: &PlanRecord) -> Result<Oid, Problem> {
         current = parent;
     }
     Ok(current.base)
-}
-
-/// The files that differ between two commits, with both sides, as a plan's build reports them.
-fn changes_between(
-    store: &Store,
-    from: Oid,
-    to: Oid,
-) -> Result<Vec<crate::executor::FileChange>, Problem> {
-    use crate::executor::{ChangeKind, FileChange};
-    use crate::store::FileAt;
-    let read = |commit: Oid, path: &str| -> Result<Option<std::sync::Arc<[u8]>>, Problem> {
-        Ok(match store.file_at(commit, path)? {
-            FileAt::File(bytes) => Some(bytes.into()),
-            FileAt::NotAFile | FileAt::Missing => None,
-        })
-    };
-    let mut changes = Vec::new();
-    for path in store.changed_paths(from, to)? {
-        let (old, new) = (read(from, &path)?, read(to, &path)?);
-        let kind = match (&old, &new) {
-            (None, Some(_)) => ChangeKind::Added,
-            (Some(_), None) => ChangeKind::Deleted,
-            _ => ChangeKind::Modified,
-        };
-        changes.push(FileChange {
-            path,
-            kind,
-            old,
-            new,
-            hunks: Vec::new(),
-        });
-    }
-    Ok(changes)
 }
 
 /// Records the refined plan, commits it on the branch after its check, as one operation.
@@ -323,7 +297,7 @@ pub fn advance(
     let repro = super::repro::link(store, &target.record)?;
     let base = match &repro {
         Some(link) => link.commit,
-        None => chain_base(store, &target.record)?,
+        None => target.base,
     };
     if let Some(resolved) = check::resolve(store, &how.choice, &how.settings, base)? {
         let (result, mut verdict, base_run) = super::apply::check_proposal(
@@ -343,7 +317,7 @@ pub fn advance(
             .filter(|(_, passed)| !**passed)
             .map(|(name, _)| name.clone())
             .collect();
-        let since_base = changes_between(store, base, commit)?;
+        let since_base = super::weaken::changes_between(store, base, commit)?;
         verdict.weakens = super::weaken::weakened(&since_base, &failing)
             .iter()
             .map(super::weaken::Weakened::line)

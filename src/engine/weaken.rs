@@ -60,6 +60,41 @@ static ASSERTS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// What `to` changes against `from`, both sides of each file: what tells a weakened test when
+/// the changes are not one plan's own (a chain of rounds judged against its base, a worker's
+/// candidate against the request's base).
+pub fn changes_between(
+    store: &crate::store::Store,
+    from: crate::store::Oid,
+    to: crate::store::Oid,
+) -> Result<Vec<FileChange>, crate::store::StoreError> {
+    use crate::store::FileAt;
+    let side = |at, path: &str| -> Result<Option<std::sync::Arc<[u8]>>, crate::store::StoreError> {
+        Ok(match store.file_at(at, path)? {
+            FileAt::File(bytes) => Some(bytes.into()),
+            FileAt::NotAFile | FileAt::Missing => None,
+        })
+    };
+    let mut out = Vec::new();
+    for path in store.changed_paths(from, to)? {
+        let (old, new) = (side(from, &path)?, side(to, &path)?);
+        let kind = match (&old, &new) {
+            (None, Some(_)) => ChangeKind::Added,
+            (Some(_), None) => ChangeKind::Deleted,
+            (Some(_), Some(_)) => ChangeKind::Modified,
+            (None, None) => continue,
+        };
+        out.push(FileChange {
+            path,
+            kind,
+            old,
+            new,
+            hunks: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
 /// How `changes` weaken the tests named in `failing` (test ids as the check reported them).
 pub fn weakened(changes: &[FileChange], failing: &[String]) -> Vec<Weakened> {
     let mut found = Vec::new();

@@ -25,7 +25,6 @@ use crate::context::mask_secrets;
 use crate::engine::apply::{self, Progress};
 use crate::engine::baseline::Sources;
 use crate::engine::check::{CheckSettings, ResolvedCheck};
-use crate::executor::{ChangeKind, FileChange};
 use crate::store::checks::{
     REQUEST_BRANCHES, REQUEST_FILE, RESULTS, fetched_claims, fetched_requests, fetched_results,
     results_refspec,
@@ -34,7 +33,7 @@ use crate::store::records::now_millis;
 use crate::store::remote::Pushed;
 use crate::store::results::{CheckResult, OUTPUT_KEPT, RESULT_FORMAT, ResultOutcome, result_line};
 use crate::store::worktree;
-use crate::store::{FileAt, Oid, Store, StoreError, sshsig};
+use crate::store::{Oid, Store, sshsig};
 use crate::verdict::CheckStatus;
 
 /// How often a worker pushes its results again when the remote moved meanwhile.
@@ -489,7 +488,8 @@ fn check_one(
         Oid::from_str(s).map_err(|_| Problem::new(Code::RequestMalformed, "bad object id"))
     };
     let (commit, base) = (oid(&c.commit)?, oid(&c.base)?);
-    let changes = tree_changes(store, base, commit).map_err(|e| e.to_problem())?;
+    let changes =
+        crate::engine::weaken::changes_between(store, base, commit).map_err(|e| e.to_problem())?;
     let mut progress = |p: Progress<'_>| {
         if let Progress::Output(chunk) = p {
             step(Step::Output(chunk));
@@ -552,35 +552,6 @@ fn check_one(
         output_tail: mask_secrets(&tail),
         papayu: VERSION.to_string(),
     })
-}
-
-/// What a candidate changes against its base, both sides of each file (what tells a weakened
-/// test, as `apply` tells it from the plan's own changes).
-fn tree_changes(store: &Store, base: Oid, commit: Oid) -> Result<Vec<FileChange>, StoreError> {
-    let mut out = Vec::new();
-    for path in store.changed_paths(base, commit)? {
-        let side = |at: Oid| -> Result<Option<std::sync::Arc<[u8]>>, StoreError> {
-            Ok(match store.file_at(at, &path)? {
-                FileAt::File(bytes) => Some(bytes.into()),
-                _ => None,
-            })
-        };
-        let (old, new) = (side(base)?, side(commit)?);
-        let kind = match (&old, &new) {
-            (None, Some(_)) => ChangeKind::Added,
-            (Some(_), None) => ChangeKind::Deleted,
-            (Some(_), Some(_)) => ChangeKind::Modified,
-            (None, None) => continue,
-        };
-        out.push(FileChange {
-            path,
-            kind,
-            old,
-            new,
-            hunks: Vec::new(),
-        });
-    }
-    Ok(out)
 }
 
 /// Signs and pushes the results: appended to the remote's notes of this worker as fetched,
