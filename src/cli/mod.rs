@@ -203,13 +203,15 @@ pub fn main() -> ExitCode {
         ))));
     }
     // A typo in any setting is refused before the command does anything; `config` (which
-    // shows it) and the commands that read no setting still run.
+    // shows it) and the commands that read no setting still run, and the MCP server checks
+    // at each tool call (it reads the settings again there, so a fix needs no restart).
     let reads_settings = !matches!(
         cli.command,
         Command::Config(_)
             | Command::InstallMan(_)
             | Command::Completions(_)
             | Command::Complete(_)
+            | Command::Mcp(_)
     );
     if reads_settings && let Err(problem) = settings().check() {
         return ui::finish(Err(problem.into()));

@@ -559,3 +559,36 @@ fn a_proposal_through_mcp_normalizes_line_endings_as_the_cli_does() {
     let stored = repo.git(["show", &format!("{branch}:c.txt")]).ok().stdout;
     assert_eq!(stored, "one\ntwo\n");
 }
+
+#[test]
+fn a_typo_in_a_setting_is_refused_by_the_tools_as_by_the_commands() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let before = users_side(&repo);
+    let mut client = Client::start(&repo, &[("PAPAYU_LLM_STRICT_JSON", "maybe")]);
+    client.initialize("an-agent");
+    let refused = client.error(
+        "papayu_propose",
+        json!({"goal": "Add c", "answer": answer("c.txt", "c\n")}),
+        "ERR_CONFIG_INVALID",
+    );
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("(env PAPAYU_LLM_STRICT_JSON)"),
+        "{refused}"
+    );
+    client.error(
+        "papayu_context",
+        json!({"goal": "Add c"}),
+        "ERR_CONFIG_INVALID",
+    );
+    client.finish();
+    assert_eq!(users_side(&repo), before);
+    assert!(
+        repo.papayu(["list"])
+            .code(1)
+            .stderr
+            .contains("ERR_CONFIG_INVALID")
+    );
+}

@@ -251,7 +251,9 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     let repro = repro_arg(arguments, agent)?;
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
+    // A typo in any setting is refused here as every command refuses it.
     let config = Config::load(&store);
+    config.check()?;
     let rounds = match rounds {
         Some(n) => n,
         None => crate::cli::rounds::configured(None, &config)?,
@@ -546,15 +548,11 @@ fn context(arguments: &JsonObject) -> Answer {
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
-    let gathered = crate::cli::context::gather(
-        &store,
-        &Config::load(&store),
-        goal,
-        base,
-        Vec::new(),
-        ProtocolVersion::V2,
-    )
-    .map_err(|p| vec![p])?;
+    let config = Config::load(&store);
+    config.check()?;
+    let gathered =
+        crate::cli::context::gather(&store, &config, goal, base, Vec::new(), ProtocolVersion::V2)
+            .map_err(|p| vec![p])?;
     let blocks: Vec<Value> = gathered
         .prepared
         .blocks
