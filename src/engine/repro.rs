@@ -264,19 +264,13 @@ pub fn link(store: &Store, record: &PlanRecord) -> Result<Option<Link>, StoreErr
 }
 
 impl Link {
-    /// Marks `verdict` with what the fix did to the reproduction: whether its tests pass now
-    /// (each is among the fixed tests), and each of its files the fix changed as a weakened
-    /// test.
+    /// Marks `verdict` with what the fix did to the reproduction: whether its tests pass now —
+    /// none of them fails in the fix's run (a test that failed in the reproduction's run and
+    /// passes at its commit by chance passes with the fix all the same) — and each of its files
+    /// the fix changed as a weakened test.
     pub fn judge(&self, verdict: &mut Verdict, changes: &[FileChange]) {
         if verdict.status != CheckStatus::Unchecked {
-            let cut = verdict.fixed.len() >= NAMES_KEPT;
-            let passes = !self.tests.is_empty()
-                && verdict.status != CheckStatus::DidNotRun
-                && self.tests.iter().all(|t| {
-                    verdict.fixed.contains(t)
-                        || (cut && !verdict.failing.contains(t) && !verdict.broken.contains(t))
-                });
-            verdict.reproduction = Some(passes);
+            verdict.reproduction = Some(!self.tests.is_empty() && self.all_pass(verdict));
         }
         for change in changes {
             if self.paths.contains(&change.path) {
@@ -287,11 +281,61 @@ impl Link {
             }
         }
     }
+
+    /// Whether no test of the reproduction fails in the run `verdict` judged. The verdict names
+    /// at most [`NAMES_KEPT`] tests a list; when a list was cut, only a run with no failing
+    /// test at all answers.
+    fn all_pass(&self, verdict: &Verdict) -> bool {
+        let (Some(breaks), Some(still)) = (verdict.breaks, verdict.still_failing) else {
+            return false;
+        };
+        if verdict.status == CheckStatus::DidNotRun {
+            return false;
+        }
+        let whole =
+            |list: &[String], n: u32| list.len() == usize::try_from(n).unwrap_or(usize::MAX);
+        if !whole(&verdict.broken, breaks) || !whole(&verdict.failing, still) {
+            return breaks == 0 && still == 0;
+        }
+        self.tests
+            .iter()
+            .all(|t| !verdict.failing.contains(t) && !verdict.broken.contains(t))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reproduction_passes_when_none_of_its_tests_fails_in_the_fix_s_run() {
+        let link = Link {
+            id: "r".into(),
+            commit: Oid::ZERO_SHA1,
+            tests: vec!["t::a".into(), "t::flaky".into()],
+            paths: vec!["tests/test_r.py".into()],
+        };
+        let judged = |fixed: &[&str], failing: &[&str]| {
+            let mut v = Verdict {
+                status: CheckStatus::Partial,
+                fixes: Some(u32::try_from(fixed.len()).unwrap()),
+                breaks: Some(0),
+                still_failing: Some(u32::try_from(failing.len()).unwrap()),
+                fixed: fixed.iter().map(|s| s.to_string()).collect(),
+                failing: failing.iter().map(|s| s.to_string()).collect(),
+                ..Verdict::unchecked()
+            };
+            link.judge(&mut v, &[]);
+            v.reproduction
+        };
+        // `t::flaky` passed at the reproduction's commit this time: not fixed, but passing.
+        assert_eq!(judged(&["t::a"], &[]), Some(true));
+        assert_eq!(judged(&["t::a"], &["t::flaky"]), Some(false));
+        assert_eq!(judged(&[], &["t::a", "t::flaky"]), Some(false));
+        let mut unchecked = Verdict::unchecked();
+        link.judge(&mut unchecked, &[]);
+        assert_eq!(unchecked.reproduction, None);
+    }
 
     #[test]
     fn test_files_are_told_from_code_in_every_runner_s_convention() {
