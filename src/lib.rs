@@ -12,7 +12,9 @@
 //!   endings), reading through the store's snapshot and handing it the edits to write.
 //!
 //! Above them sit `context` (what the model is shown), `llm`, `engine` (plan, apply, review),
-//! `ask` and `trace`; a module uses only those below it (`tests/it/layout.rs` holds the order).
+//! `ask` and `trace`, and at the top [`service`], the operations every front end drives; a
+//! module uses only those below it (`tests/it/layout.rs` holds the order). [`present`] is the
+//! text every front end shows (diffstats, safe terminal text).
 //!
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
@@ -26,7 +28,9 @@ pub mod executor;
 pub mod llm;
 pub mod patch;
 pub mod plan;
+pub mod present;
 pub mod protocol;
+pub mod service;
 pub mod settings;
 pub mod store;
 pub mod trace;

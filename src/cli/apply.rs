@@ -83,14 +83,16 @@ pub fn run(args: ApplyArgs) -> CliResult {
         (None, true) => CheckChoice::Skip,
         (None, false) => CheckChoice::Configured,
     };
-    let rounds = super::rounds::configured(args.rounds, &super::settings())?;
+    let rounds = git_papayu::service::rounds::configured(args.rounds, &super::settings())?;
     let (mut result, mut outcome) = apply_one(args, false, &mut false);
-    let first = super::rounds::FirstRound::from_result(&result);
+    let first = git_papayu::service::rounds::FirstRound::from_result(&result);
     if let (true, Some(first)) = (rounds > 1, first) {
         ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
         let first_plan = first.plan.clone();
         let store = Store::open()?;
-        let ended = super::rounds::run((&store, &super::settings()), first, rounds, choice)?;
+        let config = super::settings();
+        let service = super::observer::service(&store, &config);
+        let ended = git_papayu::service::rounds::run(&service, first, rounds, choice)?;
         let (plan, reached) = (ended.last.clone(), ended.reached);
         result["rounds"] = serde_json::json!({
             "last": plan, "reached": reached, "round": ended.round, "stopped": ended.stopped,

@@ -3,12 +3,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use git_papayu::ask::{self, Question, Settings};
-use git_papayu::context::{self, Budget};
+use git_papayu::context;
 use git_papayu::engine::plan;
-use git_papayu::protocol::{Mode, ProtocolVersion};
+use git_papayu::protocol::ProtocolVersion;
+use git_papayu::service::context::{Gathered, gather};
 use git_papayu::store::Store;
-use git_papayu::store::records::now_millis;
 
 use super::plan::non_empty;
 use super::{CliResult, ui};
@@ -49,7 +48,13 @@ pub fn run(args: ContextArgs) -> CliResult {
         question,
         prepared,
         rendered,
-    } = gather(&store, &super::settings(), goal, base, logs, version)?;
+    } = gather(
+        &super::observer::service(&store, &super::settings()),
+        goal,
+        base,
+        logs,
+        version,
+    )?;
     if ui::json_mode() {
         ui::data(&serde_json::json!({
             "blocks": prepared.blocks,
@@ -95,50 +100,4 @@ pub fn run(args: ContextArgs) -> CliResult {
     summary.push_str(&format!("total: {} chars\n", rendered.chars().count()));
     ui::status(summary.trim_end());
     Ok(())
-}
-
-/// What a plan for a goal would gather, and its rendering as the model would read it.
-pub struct Gathered {
-    pub question: Question,
-    pub prepared: ask::Prepared,
-    pub rendered: String,
-}
-
-/// Gathers the context a plan for `goal` at `base` would send, asking no model.
-pub fn gather(
-    store: &Store,
-    config: &git_papayu::settings::Settings,
-    goal: String,
-    base: git_papayu::store::Oid,
-    logs: Vec<(String, String)>,
-    version: ProtocolVersion,
-) -> Result<Gathered, git_papayu::Problem> {
-    plan::check_goal("goal", &goal)?;
-    let env = config.env_map().clone();
-    let settings = Settings {
-        endpoints: Vec::new(),
-        mode: ask::LlmMode::default(),
-        protocol: version,
-        fallback_to_v1: false,
-        phase: Mode::Plan,
-        normalize_eol: false,
-        budget: Budget::from_env(&env),
-        samples: 1,
-        spending: git_papayu::cost::Spending::default(),
-        notice: None,
-    };
-    let question = Question {
-        goal,
-        base,
-        logs,
-        memory: ask::memory::load(store, base, &env).block(),
-        now: now_millis(),
-    };
-    let prepared = ask::prepare(store, &settings, &question)?;
-    let rendered = context::render(&prepared.blocks, version);
-    Ok(Gathered {
-        question,
-        prepared,
-        rendered,
-    })
 }

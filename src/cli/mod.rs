@@ -16,11 +16,11 @@ mod diff;
 mod discard;
 mod gc;
 mod init;
-mod linediff;
 mod list;
 mod manual;
 mod mcp;
 mod merge;
+mod observer;
 mod pasted;
 mod patch;
 mod pick;
@@ -30,11 +30,9 @@ mod publish;
 mod refine;
 mod render;
 mod repro;
-mod rounds;
 mod router;
 mod show;
 mod sync;
-mod text;
 mod trace;
 mod ui;
 mod undo;
@@ -42,6 +40,8 @@ mod validate;
 mod worker;
 
 use std::process::ExitCode;
+
+pub use git_papayu::present::text;
 
 use clap::{Parser, Subcommand};
 use git_papayu::Problem;

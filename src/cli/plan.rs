@@ -12,8 +12,9 @@ use git_papayu::trace::record;
 
 use super::asking;
 pub use super::pasted::read_input;
-use super::pasted::{Kind, pasted};
 use super::{CliResult, render, ui};
+use git_papayu::service::paste::{Kind, pasted};
+use git_papayu::service::repro::{Asking, Source};
 
 /// Ask a model for a plan and store it as a note on the base commit.
 ///
@@ -168,22 +169,23 @@ pub fn run(args: PlanArgs) -> CliResult {
     let store = Store::open()?;
     let base = plan::resolve_base(&store, &base)?;
     let config = super::settings();
-    let normalize_eol = super::validate::normalize_eol(&config);
+    let service = super::observer::service(&store, &config);
+    let normalize_eol = service.normalize_eol()?;
     let flag = match (repro || repro_response.is_some(), no_repro) {
         (true, _) => Some(true),
         (false, true) => Some(false),
         (false, false) => None,
     };
-    let how_asked = super::repro::Asking {
+    let how_asked = Asking {
         provider: provider.clone(),
         model: model.clone(),
         max_cost,
         source: match repro_response {
-            Some(file) => super::repro::Source::File(file),
-            None => super::repro::Source::Model,
+            Some(file) => Source::Recorded(super::pasted::answers(&[file])?.remove(0)),
+            None => Source::Model,
         },
     };
-    let reproduced = super::repro::first(&store, &config, (base, &goal), flag, &how_asked)?;
+    let reproduced = super::repro::first(&service, (base, &goal), flag, &how_asked)?;
     let link = reproduced
         .as_ref()
         .map(|r| (goal.clone(), r.record.id.clone()));
@@ -200,7 +202,8 @@ pub fn run(args: PlanArgs) -> CliResult {
                 repro: link.as_ref().map(|(_, id)| id.clone()),
                 ..Kind::default()
             };
-            pasted(&store, &config, (base, &goal), &responses, (&how, &kind))?
+            let answers = super::pasted::answers(&responses)?;
+            pasted(&service, (base, &goal), &answers, (&how, &kind))?
         }
         true => {
             let ask = Ask {
@@ -219,7 +222,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 max_cost,
             };
             let link = link.as_ref().map(|(g, id)| (g.as_str(), id.as_str()));
-            asking::ask_and_store(&store, &config, ask, link)?
+            git_papayu::service::ask::ask_and_store(&service, ask, link)?
         }
     };
     show_planned(&planned, false);

@@ -7,8 +7,8 @@ use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
 use super::plan::non_empty;
-use super::rounds::{self, round_goal};
 use super::{CliError, CliResult, ui};
+use git_papayu::service::rounds::{self, FirstRound, round_goal};
 
 /// Ask the model to improve an applied proposal; the result is a new commit on its branch.
 ///
@@ -73,13 +73,14 @@ pub fn run(args: RefineArgs) -> CliResult {
     target.feedback = feedback.trim().to_string();
     let goal = round_goal(&target, feedback.trim());
     let config = super::settings();
+    let service = super::observer::service(&store, &config);
     let how = refine::How::configured(&config, choice)?;
-    let refined = rounds::round(&store, &config, &target, (goal, provider, model), &how)?;
+    let refined = rounds::round(&service, &target, (goal, provider, model), &how)?;
     let rounds = rounds.unwrap_or(1);
     if rounds > 1
         && let Some(first) = first_round(&refined)
     {
-        return more_rounds((&store, &config), first, rounds, how.choice);
+        return more_rounds(&service, first, rounds, how.choice);
     }
     match refined {
         Refined::Committed {
@@ -158,7 +159,7 @@ pub fn run(args: RefineArgs) -> CliResult {
 
 /// Where a refinement left its proposal, as the first of several rounds; `None` when no check
 /// judged it (or it changed nothing).
-fn first_round(refined: &Refined) -> Option<super::rounds::FirstRound> {
+fn first_round(refined: &Refined) -> Option<FirstRound> {
     let (planned, report, verdict) = match refined {
         Refined::Committed {
             planned,
@@ -172,23 +173,18 @@ fn first_round(refined: &Refined) -> Option<super::rounds::FirstRound> {
         } => (planned, report, verdict),
         _ => return None,
     };
-    Some(super::rounds::FirstRound {
-        plan: planned.record.id.clone(),
-        verdict: verdict.clone(),
-        command: report.command.clone(),
-        output_tail: report.output_tail.clone(),
-    })
+    Some(FirstRound::judged(&planned.record.id, report, verdict))
 }
 
 /// `refine --rounds N`: the rounds after this refinement, as `apply --rounds` runs them.
 fn more_rounds(
-    (store, config): (&Store, &git_papayu::settings::Settings),
-    first: super::rounds::FirstRound,
+    service: &git_papayu::service::Service<'_>,
+    first: FirstRound,
     rounds: u32,
     choice: CheckChoice,
 ) -> CliResult {
     ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
-    let ended = super::rounds::run((store, config), first, rounds, choice)?;
+    let ended = rounds::run(service, first, rounds, choice)?;
     ui::data(&serde_json::json!({ "plan": ended.last, "rounds": ended }));
     let last = &ended.last[..10.min(ended.last.len())];
     if ended.reached {

@@ -393,14 +393,15 @@ fn plan_only(goal: String, fix: bool, how: How, applying: bool) -> Result<Vec<St
     let store = Store::open()?;
     let base = git_papayu::engine::plan::resolve_base(&store, "HEAD")?;
     let config = super::settings();
+    let service = super::observer::service(&store, &config);
     // papayu.repro holds for a request as for plan: the reproduction first, when it asks.
-    let asking_repro = super::repro::Asking {
+    let asking_repro = git_papayu::service::repro::Asking {
         provider: how.provider.clone(),
         model: how.model.clone(),
         max_cost: None,
-        source: super::repro::Source::Model,
+        source: git_papayu::service::repro::Source::Model,
     };
-    let reproduced = super::repro::first(&store, &config, (base, &goal), None, &asking_repro)?;
+    let reproduced = super::repro::first(&service, (base, &goal), None, &asking_repro)?;
     let question = match &reproduced {
         Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
         None => goal.clone(),
@@ -415,7 +416,7 @@ fn plan_only(goal: String, fix: bool, how: How, applying: bool) -> Result<Vec<St
     let link = reproduced
         .as_ref()
         .map(|r| (goal.as_str(), r.record.id.as_str()));
-    let planned = asking::ask_and_store(&store, &config, ask, link)?;
+    let planned = git_papayu::service::ask::ask_and_store(&service, ask, link)?;
     plan::show_planned(&planned, applying);
     asking::offer_memory(&store, &config, &planned, how.accept_memory)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())

@@ -45,7 +45,7 @@ fn only_the_store_touches_git() {
 /// `cli` (the binary) sits above all of them.
 const LAYERS: &[&str] = &[
     "codes", "cost", "verdict", "plan", "protocol", "patch", "store", "date", "settings",
-    "context", "executor", "llm", "engine", "ask", "trace",
+    "context", "executor", "present", "llm", "engine", "ask", "trace", "service",
 ];
 
 /// Arrows that run against [`LAYERS`] today, each to be removed by its own change.
@@ -274,4 +274,41 @@ fn the_import_scan_reads_grouped_and_nested_paths() {
     assert_eq!(names_after(code, "crate::"), ["store"]);
     assert_eq!(names_after(code, "crate::store::"), ["records"]);
     assert_eq!(code_of("use a; // crate::x\n/// crate::y"), "use a; \n");
+}
+
+/// The front ends share only the library: the MCP server (`src/cli/mcp/`) never calls the
+/// command line's helpers, and no command calls the server's. What both need lives in
+/// `service` (the operations) or `present` (the text they show).
+#[test]
+fn the_front_ends_share_only_the_library() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cli = root.join("src").join("cli");
+    let mcp = cli.join("mcp");
+    let mut files = Vec::new();
+    rust_files(&cli, &mut files);
+    let mut offenders = Vec::new();
+    for file in &files {
+        let code = code_of(&std::fs::read_to_string(file).expect("read"));
+        let in_mcp = file.starts_with(&mcp);
+        let crossing = if in_mcp {
+            // The server's own files, and the library; nothing of the command line.
+            code.contains("crate::cli::") || code.contains("super::super::")
+        } else {
+            // The one place that starts the server is its command.
+            file != &cli.join("mod.rs")
+                && (code.contains("mcp::") || code.contains("crate::cli::mcp"))
+        };
+        if crossing {
+            offenders.push(file.display().to_string());
+        }
+    }
+    assert!(
+        files.iter().any(|f| f.starts_with(&mcp)),
+        "the server's files are found"
+    );
+    assert!(
+        offenders.is_empty(),
+        "front ends calling each other's helpers:\n{}",
+        offenders.join("\n")
+    );
 }

@@ -588,3 +588,148 @@ fn a_typo_in_a_setting_is_refused_by_the_tools_as_by_the_commands() {
     let listed = repo.papayu(["list"]).ok().stdout;
     assert!(listed.trim().is_empty(), "nothing was stored: {listed}");
 }
+
+/// What an operation left in a repository, as the `git` CLI and papayu's own listing read it:
+/// each plan's goal, status and size; the kinds of the traces; the tree of every proposal
+/// branch. Ids, times and providers differ between front ends by design and are left out.
+fn what_was_stored(repo: &TestRepo) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let listed: Value =
+        serde_json::from_str(&repo.papayu(["list", "--all", "--json"]).ok().stdout).unwrap();
+    let mut plans: Vec<String> = listed["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("{} | {} | {}", p["goal"], p["status"], p["actions"]))
+        .collect();
+    plans.sort();
+    let traced: Value =
+        serde_json::from_str(&repo.papayu(["trace", "list", "--json"]).ok().stdout).unwrap();
+    let mut traces: Vec<String> = traced["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["kind"].as_str().unwrap_or("?").to_string())
+        .collect();
+    traces.sort();
+    let refs = repo
+        .git([
+            "for-each-ref",
+            "--format=%(objectname)",
+            "refs/heads/papayu/",
+        ])
+        .ok()
+        .stdout;
+    let mut trees: Vec<String> = refs
+        .lines()
+        .map(|commit| {
+            let tree = repo.git(["rev-parse", &format!("{commit}^{{tree}}")]).ok();
+            tree.stdout.trim().to_string()
+        })
+        .collect();
+    trees.sort();
+    repo.fsck();
+    (plans, traces, trees)
+}
+
+#[test]
+fn a_reproduction_a_fix_and_its_rounds_store_the_same_through_the_cli_and_mcp() {
+    if !common::tool("python3", "the check runs unittest") {
+        return;
+    }
+    let buggy = "def add(a, b):\n    return a * b\n";
+    let files = [("a.txt", "one\n"), ("calc.py", buggy)];
+    let goal = "add(2, 3) gives 6";
+    let test = "import unittest\nfrom calc import add\n\n\nclass R(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n";
+    let update = |content: &str| {
+        json!({"summary": "fix", "actions": [
+            {"kind": "UPDATE_FILE", "path": "calc.py", "content": content}]})
+        .to_string()
+    };
+    let repro = answer("test_repro.py", test);
+    // The first fix only reorders the product; round 2 (papayu's model) corrects it.
+    let fix = update("def add(a, b):\n    return b * a\n");
+    let correction = update("def add(a, b):\n    return a + b\n");
+    let project = || {
+        let repo = TestRepo::with_files(&files);
+        repo.git(["config", "papayu.checkCommand", "python3 -m unittest -v"])
+            .ok();
+        repo
+    };
+
+    let cli = project();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&correction)]);
+    let env = common::compat_env(&fake);
+    let dir = tempfile::tempdir().unwrap();
+    let (repro_file, fix_file) = (dir.path().join("repro.json"), dir.path().join("fix.json"));
+    std::fs::write(&repro_file, &repro).unwrap();
+    std::fs::write(&fix_file, &fix).unwrap();
+    let planned = [
+        "plan",
+        goal,
+        "--repro-response",
+        repro_file.to_str().unwrap(),
+        "--response",
+        fix_file.to_str().unwrap(),
+    ];
+    common::run_with_env(&cli, &planned, &env).ok();
+    let applied = common::run_with_env(&cli, &["apply", "--rounds", "2", "--json"], &env).ok();
+    assert!(
+        applied.stdout.contains("\"reached\": true"),
+        "{}",
+        applied.stdout
+    );
+
+    let mcp = project();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&correction)]);
+    let mut client = Client::with_model(&mcp, &fake);
+    client.initialize("an-agent");
+    let proposed = client.ok(
+        "papayu_propose",
+        json!({"goal": goal, "repro_answer": repro, "answer": fix, "rounds": 2}),
+    );
+    assert_eq!(proposed["rounds"]["reached"], true, "{proposed}");
+    client.finish();
+
+    let (cli_plans, cli_traces, cli_trees) = what_was_stored(&cli);
+    let (mcp_plans, mcp_traces, mcp_trees) = what_was_stored(&mcp);
+    assert_eq!(mcp_plans, cli_plans);
+    assert_eq!(mcp_traces, cli_traces);
+    assert_eq!(mcp_trees, cli_trees);
+    // The reproduction, the fix and its correction: three plans, three branches' trees.
+    assert_eq!(cli_plans.len(), 3, "{cli_plans:?}");
+    assert!(cli_traces.contains(&"refine".to_string()), "{cli_traces:?}");
+}
+
+#[test]
+fn the_context_an_agent_reads_is_the_one_the_cli_shows() {
+    let repo = TestRepo::with_files(&[
+        (
+            "src/parser.py",
+            "def parse_port(text):\n    return int(text)\n",
+        ),
+        ("README.md", "A parser.\n"),
+    ]);
+    let goal = "parse_port accepts a negative port";
+    let shown: Value =
+        serde_json::from_str(&repo.papayu(["context", goal, "--json"]).ok().stdout).unwrap();
+    let mut client = Client::start(&repo, &[]);
+    client.initialize("an-agent");
+    let read = client.ok("papayu_context", json!({"goal": goal}));
+    client.finish();
+    let titles = |blocks: &Value| -> Vec<String> {
+        blocks
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(titles(&read["blocks"]), titles(&shown["blocks"]));
+    assert!(
+        titles(&shown["blocks"])
+            .iter()
+            .any(|t| t.contains("parser.py")),
+        "{shown}"
+    );
+    assert_eq!(read["total_chars"], shown["total_chars"]);
+}

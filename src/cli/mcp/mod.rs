@@ -16,6 +16,7 @@
 //! person's decision, made with `git papayu merge`.
 
 mod lines;
+mod observed;
 mod tools;
 
 use clap::Args;

@@ -7,22 +7,20 @@
 
 use std::sync::Arc;
 
-use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
-use git_papayu::engine::attribution::Attribution;
-use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::find::find;
-use git_papayu::engine::plan::{self, Planned};
+use git_papayu::engine::plan;
 use git_papayu::engine::review;
 use git_papayu::protocol::{self, Mode, ParseOptions, ProtocolVersion};
+use git_papayu::service::propose::{self, Propose};
+use git_papayu::service::repro::Source;
+use git_papayu::service::{Service, context, rounds};
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::{Store, UserGit};
 use git_papayu::{Code, Problem};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::cli::pasted::{self, Kind};
-use crate::cli::repro::{Asking, Source};
-use crate::cli::{CliError, asking, render};
+use super::observed::Observed;
 
 /// What the server tells the client about itself at the handshake.
 pub const INSTRUCTIONS: &str = "papayu turns a plan of file changes into a reviewable commit on a \
@@ -165,7 +163,13 @@ pub fn call(name: &str, arguments: &JsonObject, agent: &str) -> CallToolResult {
     match result {
         Ok(mut value) => {
             if let Some(map) = value.as_object_mut() {
-                map.insert("warnings".to_string(), json!(notices));
+                // The operation's own warnings first, then the store's notices.
+                let mut warnings = match map.remove("warnings") {
+                    Some(Value::Array(warnings)) => warnings,
+                    _ => Vec::new(),
+                };
+                warnings.extend(notices.iter().map(|n| json!(n)));
+                map.insert("warnings".to_string(), Value::Array(warnings));
             }
             CallToolResult::structured(value)
         }
@@ -245,7 +249,7 @@ fn validate(arguments: &JsonObject) -> Answer {
 fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     let goal = required(arguments, "goal")?.to_string();
     plan::check_goal("goal", &goal)?;
-    let answer = text_arg(arguments, "answer")?;
+    let answer = text_arg(arguments, "answer")?.map(str::to_string);
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
     let rounds = rounds_arg(arguments)?;
     let repro = repro_arg(arguments, agent)?;
@@ -256,132 +260,28 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     config.check()?;
     let rounds = match rounds {
         Some(n) => n,
-        None => crate::cli::rounds::configured(None, &config)?,
+        None => rounds::configured(None, &config)?,
     };
-    let reproduced = match repro {
-        None => None,
-        Some(source) => {
-            let asking = Asking {
-                provider: None,
-                model: None,
-                max_cost: None,
-                source,
-            };
-            crate::cli::repro::first(&store, &config, (base, &goal), Some(true), &asking)
-                .map_err(problems)?
-        }
+    let observer = Arc::new(Observed::default());
+    let service = Service::new(&store, &config, observer.clone());
+    let request = Propose {
+        goal,
+        base,
+        answer,
+        agent: agent.to_string(),
+        rounds,
+        repro,
     };
-    let kind = Kind {
-        kind: None,
-        repro: reproduced.as_ref().map(|r| r.record.id.clone()),
-    };
-    let planned = match answer {
-        Some(answer) => vec![pasted::agent_answer(
-            &store,
-            &config,
-            (goal.clone(), base),
-            answer,
-            (agent, &kind),
-        )?],
-        None => ask_model(&store, &config, (goal.clone(), base), reproduced.as_ref())?,
-    };
-    let first = &planned[0].record;
-    let request = ApplyRequest {
-        plan: Some(first.id.clone()),
-        onto: None,
-        check: CheckChoice::Configured,
-        settings: CheckSettings::resolve(&config, false, None)?,
-        attribution: Attribution::configured(&config)?,
-        sources: git_papayu::engine::baseline::Sources::resolve(&config)?,
-    };
-    let others: Vec<&str> = planned[1..].iter().map(|p| p.record.id.as_str()).collect();
-    let outcome = apply::apply(&store, &request);
-    // Traced as `git papayu apply` traces it.
-    let tracer = git_papayu::trace::record::Tracer::new(&config, crate::cli::ui::warn);
-    git_papayu::trace::outcome::apply(&tracer, &store, request.plan.as_deref(), &outcome);
-    let mut result = match outcome? {
-        Outcome::Applied {
-            record,
-            branch,
-            commit,
-            changes,
-            check,
-            verdict,
-            ..
-        } => json!({
-            "id": record.id,
-            "goal": record.goal,
-            "branch": branch,
-            "commit": commit.to_string(),
-            "diffstat": {
-                "files": changes.iter().map(|c| json!({"path": c.path, "kind": c.kind})).collect::<Vec<_>>(),
-                "text": render::diffstat(&changes, 80),
-            },
-            "check": check.map(|c| json!({
-                "command": c.command, "passed": c.passed, "exit_code": c.exit_code,
-                "output_tail": c.output_tail,
-            })),
-            "verdict": verdict,
-            "other_plans": others,
-        }),
-        Outcome::NothingToApply { record } => json!({
-            "id": record.id,
-            "goal": record.goal,
-            "branch": null,
-            "commit": null,
-            "diffstat": {"files": [], "text": "nothing to change: the plan leaves the base as it is\n"},
-            "check": null,
-            "other_plans": others,
-        }),
-        Outcome::CheckFailed {
-            record,
-            report,
-            verdict,
-            ..
-        } if rounds > 1 => json!({
-            "id": record.id,
-            "goal": record.goal,
-            "branch": null,
-            "commit": null,
-            "check": {
-                "command": report.command, "passed": false, "exit_code": report.exit_code,
-                "output_tail": report.output_tail,
-            },
-            "verdict": verdict,
-            "other_plans": others,
-        }),
-        Outcome::CheckFailed {
-            record,
-            report,
-            verdict,
-            ..
-        } => return Err(vec![check_failed(&record, &report, &verdict)]),
-    };
-    if let Some(r) = &reproduced {
-        result["repro"] = json!({
-            "plan": r.record.id, "branch": r.branch, "commit": r.commit.to_string(),
-            "tests": r.tests, "evidence": r.evidence,
-        });
-    }
-    if rounds > 1
-        && let Some(first) = crate::cli::rounds::FirstRound::from_result(&json!({
-            "plan": result["id"], "verdict": result["verdict"], "check": result["check"],
-        }))
-    {
-        let ended =
-            crate::cli::rounds::run((&store, &config), first, rounds, CheckChoice::Configured)
-                .map_err(problems)?;
-        let (ledger, last) = find(&store, Some(&ended.last))?;
-        result["rounds"] = json!(ended);
-        result["branch"] = json!(ledger.branch(&last.id));
-        result["verdict"] = json!(ended.verdict);
-    }
-    Ok(result)
+    let proposal = propose::propose(&service, request)?;
+    let mut value = serde_json::to_value(&proposal)
+        .map_err(|e| vec![Problem::new(Code::Internal, e.to_string())])?;
+    value["warnings"] = json!(observer.warnings());
+    Ok(value)
 }
 
-/// `rounds`: 1 to [`crate::cli::rounds::MAX_ROUNDS`], when given.
+/// `rounds`: 1 to [`rounds::MAX_ROUNDS`], when given.
 fn rounds_arg(arguments: &JsonObject) -> Result<Option<u32>, Vec<Problem>> {
-    let max = crate::cli::rounds::MAX_ROUNDS;
+    let max = rounds::MAX_ROUNDS;
     match arguments.get("rounds") {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v
@@ -416,56 +316,6 @@ fn repro_arg(arguments: &JsonObject, agent: &str) -> Result<Option<Source>, Vec<
             "`repro` must be true or false",
         )]),
     }
-}
-
-fn problems(e: CliError) -> Vec<Problem> {
-    match e {
-        CliError::Problems(p) => p,
-        CliError::Usage(p) => vec![p],
-        CliError::Internal(e) => vec![Problem::new(Code::Internal, e.to_string())],
-    }
-}
-
-/// The tool error of a proposal whose check failed: stored, no branch.
-fn check_failed(
-    record: &git_papayu::store::records::PlanRecord,
-    report: &git_papayu::engine::check::CheckReport,
-    verdict: &git_papayu::verdict::Verdict,
-) -> Problem {
-    Problem::new(
-        Code::CheckFailed,
-        format!(
-            "plan {} is stored but its check `{}` failed (exit {}){}, so no branch was made; fix the plan and propose again (or pass rounds: N to let papayu's model correct it)",
-            record.short_id(),
-            report.command,
-            report.exit_code.map_or("none".to_string(), |c| c.to_string()),
-            match verdict.broken_passing().as_slice() {
-                [] => String::new(),
-                broken => format!("; it breaks {}", broken.join(", ")),
-            } + &match verdict.added_failing.as_slice() {
-                [] => String::new(),
-                added => format!("; it adds failing tests: {}", added.join(", ")),
-            }
-        ),
-    )
-    .with_detail(report.output_tail.clone())
-}
-
-/// Asks papayu's configured provider, as `git papayu plan` does (progress on stderr): for a
-/// reproduced problem, told of the reproduction, each plan naming it.
-fn ask_model(
-    store: &Store,
-    config: &Config,
-    (goal, base): (String, git_papayu::store::Oid),
-    reproduced: Option<&git_papayu::engine::reproduce::Reproduced>,
-) -> Result<Vec<Planned>, Vec<Problem>> {
-    let question = match reproduced {
-        Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
-        None => goal.clone(),
-    };
-    let ask = git_papayu::ask::session::Ask::plan(question, base);
-    let link = reproduced.map(|r| (goal.as_str(), r.record.id.as_str()));
-    asking::ask_and_store(store, config, ask, link).map_err(problems)
 }
 
 fn list(arguments: &JsonObject) -> Answer {
@@ -550,9 +400,9 @@ fn context(arguments: &JsonObject) -> Answer {
     let base = plan::resolve_base(&store, base)?;
     let config = Config::load(&store);
     config.check()?;
-    let gathered =
-        crate::cli::context::gather(&store, &config, goal, base, Vec::new(), ProtocolVersion::V2)
-            .map_err(|p| vec![p])?;
+    let service = Service::new(&store, &config, Arc::new(Observed::default()));
+    let gathered = context::gather(&service, goal, base, Vec::new(), ProtocolVersion::V2)
+        .map_err(|p| vec![p])?;
     let blocks: Vec<Value> = gathered
         .prepared
         .blocks

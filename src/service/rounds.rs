@@ -1,25 +1,23 @@
 //! Fix rounds: when a proposal's check leaves its target failing, the model is told what failed
 //! and asked for a corrected plan against the proposal's files, up to `--rounds N` in all.
 //!
-//! Each round is a refinement (see [`super::refine::round`]): a new plan, a new commit on top of
+//! Each round is a refinement (see [`round`]): a new plan, a new commit on top of
 //! the previous round's (kept when it failed), checked against the plan's base test by test,
 //! one operation that `undo` takes back. Rounds stop when the check passes with nothing broken
 //! and no test weakened; when a round makes no progress (the same tests fail as in the round
 //! before, or the answer changes nothing); at the cost cap; at the round cap. Every stop says
 //! why, in one line.
 
-use git_papayu::engine::check::CheckChoice;
-use git_papayu::engine::refine::{self, Failure, Refined};
-use git_papayu::settings::Settings;
-use git_papayu::store::Store;
-use git_papayu::verdict::{CheckStatus, Verdict};
-use git_papayu::{Code, Problem};
+use crate::ask::session::Ask;
+use crate::codes::{Code, Problem, Problems};
+use crate::engine::attribution::Attribution;
+use crate::engine::check::{CheckChoice, CheckReport};
+use crate::engine::refine::{self, Failure, Refined};
+use crate::settings::Settings;
+use crate::trace::record;
+use crate::verdict::{CheckStatus, Verdict};
 
-use git_papayu::ask::session::Ask;
-use git_papayu::engine::attribution::Attribution;
-use git_papayu::trace::record::{self, Tracer};
-
-use super::{CliError, asking, ui};
+use super::Service;
 
 /// The most rounds one command may run, the first included.
 pub const MAX_ROUNDS: u32 = 5;
@@ -73,6 +71,16 @@ pub struct FirstRound {
 }
 
 impl FirstRound {
+    /// A plan as its check judged it.
+    pub fn judged(plan: &str, report: &CheckReport, verdict: &Verdict) -> FirstRound {
+        FirstRound {
+            plan: plan.to_string(),
+            verdict: verdict.clone(),
+            command: report.command.clone(),
+            output_tail: report.output_tail.clone(),
+        }
+    }
+
     /// Read back from `apply`'s result document; `None` when no check judged the plan.
     pub fn from_result(result: &serde_json::Value) -> Option<FirstRound> {
         Some(FirstRound {
@@ -103,16 +111,17 @@ pub struct Ended {
 
 /// Runs rounds 2..=`rounds` after `first`; says where and why they stopped, in one line.
 pub fn run(
-    (store, config): (&Store, &Settings),
+    service: &Service<'_>,
     first: FirstRound,
     rounds: u32,
     choice: CheckChoice,
-) -> Result<Ended, CliError> {
-    let how = refine::How::configured(config, choice)?;
+) -> Result<Ended, Problems> {
+    let how = refine::How::configured(service.config, choice)?;
+    let observer = service.observer();
     let mut last = first;
     let mut previous = failing_set(&last.verdict);
     let end = |round: u32, why: String, last: FirstRound| {
-        stop(round, &why);
+        observer.status(&format!("rounds: stopped after round {round}: {why}"));
         Ended {
             last: last.plan,
             reached: met(&last.verdict),
@@ -126,11 +135,11 @@ pub fn run(
             let why = "the check passes and nothing is broken".to_string();
             return Ok(end(round - 1, why, last));
         }
-        ui::status(&format!(
+        observer.status(&format!(
             "round {round} of {rounds}: asking for a correction ({})",
             last.verdict.line()
         ));
-        let next = match one_round(store, config, &how, &last, (round, rounds))? {
+        let next = match one_round(service, &how, &last, (round, rounds))? {
             Ok(next) => next,
             Err((plan, why)) => {
                 if let Some(plan) = plan {
@@ -139,7 +148,7 @@ pub fn run(
                 return Ok(end(round, why, last));
             }
         };
-        ui::status(&format!("round {round}: {}", next.verdict.line()));
+        observer.status(&format!("round {round}: {}", next.verdict.line()));
         let now = failing_set(&next.verdict);
         if !met(&next.verdict) && now == previous {
             let why = match (now.is_empty(), next.verdict.weakens.first()) {
@@ -160,27 +169,26 @@ pub fn run(
 /// Round `round` of `rounds` on top of `last`: where it ended, or why the rounds stop (with
 /// the plan it left, when it made one).
 fn one_round(
-    store: &Store,
-    config: &Settings,
+    service: &Service<'_>,
     how: &refine::How,
     last: &FirstRound,
     (round, rounds): (u32, u32),
-) -> Result<Result<FirstRound, (Option<String>, String)>, CliError> {
-    let mut target = refine::target(store, Some(&last.plan))?;
+) -> Result<Result<FirstRound, (Option<String>, String)>, Problems> {
+    let mut target = refine::target(service.store, Some(&last.plan))?;
     target.failure = Some(Failure {
         command: Some(last.command.clone()),
         verdict: last.verdict.clone(),
-        output_tail: git_papayu::context::mask_secrets(&last.output_tail),
+        output_tail: crate::context::mask_secrets(&last.output_tail),
     });
     target.feedback = format!("fix round {round} of {rounds}");
     let goal = round_goal(&target, "make the failing tests pass");
-    let refined = match self::round(store, config, &target, (goal, None, None), how) {
-        Err(CliError::Problems(problems)) if problems.iter().any(|p| p.code == Code::CostCap) => {
+    let refined = match self::round(service, &target, (goal, None, None), how) {
+        Err(problems) if problems.iter().any(|p| p.code == Code::CostCap) => {
             return Ok(Err((None, "the cost cap was reached".into())));
         }
         // An answer that could not be used even after its repair ends the rounds, said in one
         // line like every stop; the last round stays as it was.
-        Err(CliError::Problems(problems)) if !problems.is_empty() => {
+        Err(problems) if !problems.is_empty() => {
             let first = &problems[0];
             let why = format!(
                 "the model's answer could not be used ({}: {})",
@@ -218,10 +226,6 @@ fn one_round(
     }))
 }
 
-fn stop(round: u32, why: &str) {
-    ui::status(&format!("rounds: stopped after round {round}: {why}"));
-}
-
 /// What the model is asked in a refinement round: the goal, where the proposal stands (on its
 /// branch, or the commit whose check failed, with what failed), and the feedback.
 pub fn round_goal(target: &refine::Target, feedback: &str) -> String {
@@ -242,19 +246,19 @@ pub fn round_goal(target: &refine::Target, feedback: &str) -> String {
 /// One refinement round: asks the model with `goal` on top of `target`, checks and commits the
 /// answer (see [`refine::advance`]), and writes the round's trace, whatever happened.
 pub fn round(
-    store: &Store,
-    config: &git_papayu::settings::Settings,
+    service: &Service<'_>,
     target: &refine::Target,
     (goal, provider, model): (String, Option<String>, Option<String>),
     how: &refine::How,
-) -> Result<Refined, CliError> {
+) -> Result<Refined, Problems> {
+    let (store, config) = (service.store, service.config);
     let ask = Ask {
         provider,
         model,
         ..Ask::plan(goal, target.tip)
     };
-    let tracer = Tracer::new(config, ui::warn);
-    let mut candidates = asking::ask_models(store, config, ask, &tracer, "refine")?;
+    let tracer = service.tracer();
+    let mut candidates = super::ask::ask_models(service, ask, &tracer, "refine")?;
     let (candidate, mut provenance, mut trace) = candidates.remove(0);
     // The refined plan keeps the goal; the feedback was only for the model.
     provenance.goal = target.record.goal.clone();
@@ -262,7 +266,7 @@ pub fn round(
     provenance.group = target.record.group.clone();
     // A fix of a reproduced problem stays checked against its reproduction.
     provenance.repro = target.record.repro.clone();
-    provenance.conversation = Some(git_papayu::trace::conversation::of_trace(&trace));
+    provenance.conversation = Some(crate::trace::conversation::of_trace(&trace));
     trace.branch = Some(target.branch.clone());
     let attribution = Attribution::configured(config)?;
     let refined = refine::advance(store, target, candidate, provenance, how, attribution);
@@ -289,7 +293,7 @@ pub fn round(
         }
         Err(problems) => tracer.write_failed(store, &mut trace, problems),
     }
-    Ok(refined?)
+    refined
 }
 
 #[cfg(test)]

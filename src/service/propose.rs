@@ -1,0 +1,300 @@
+//! Propose a change in one call: an optional reproduction first, the plan (the agent's own
+//! text, or papayu's configured model), applied as a commit on a `papayu/*` branch with the
+//! user's own check, and fix rounds while the check leaves tests failing. The MCP server's
+//! `papayu_propose` is this operation.
+
+use serde::Serialize;
+
+use crate::ask::session::Ask;
+use crate::codes::{Code, Problem, Problems};
+use crate::engine::apply::{self, ApplyRequest, Outcome};
+use crate::engine::attribution::Attribution;
+use crate::engine::baseline::Sources;
+use crate::engine::check::{CheckChoice, CheckReport, CheckSettings};
+use crate::engine::find::find;
+use crate::engine::plan::Planned;
+use crate::engine::reproduce::{self, Reproduced};
+use crate::executor::{ChangeKind, FileChange};
+use crate::present::diffstat::diffstat;
+use crate::store::Oid;
+use crate::store::records::PlanRecord;
+use crate::trace::outcome;
+use crate::verdict::Verdict;
+
+use super::Service;
+use super::paste::{self, Kind};
+use super::repro::{self, Asking, Attempt, Source};
+use super::rounds::{self, Ended, FirstRound};
+
+/// What to propose.
+pub struct Propose {
+    pub goal: String,
+    pub base: Oid,
+    /// The agent's own plan text; without it papayu's configured model is asked.
+    pub answer: Option<String>,
+    /// Who proposes (the agent's name, for the plan's provenance).
+    pub agent: String,
+    /// Rounds in all, the first included (1: no fix rounds).
+    pub rounds: u32,
+    /// Where a reproduction comes from, when one is wanted first.
+    pub repro: Option<Source>,
+}
+
+/// What a proposal came to.
+#[derive(Debug, Serialize)]
+pub struct Proposal {
+    pub id: String,
+    pub goal: String,
+    /// The proposal branch; `None` when the plan changes nothing or its check failed.
+    pub branch: Option<String>,
+    pub commit: Option<String>,
+    pub diffstat: Diffstat,
+    pub check: Option<CheckSummary>,
+    pub verdict: Option<Verdict>,
+    /// The other plans the same request stored (samples, other providers).
+    pub other_plans: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repro: Option<Attempt>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Ended>,
+}
+
+/// The files a proposal changes, and `git diff --stat`'s text of them.
+#[derive(Debug, Serialize)]
+pub struct Diffstat {
+    pub files: Vec<ChangedFile>,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ChangedFile {
+    pub path: String,
+    pub kind: ChangeKind,
+}
+
+/// The check that judged a proposal.
+#[derive(Debug, Serialize)]
+pub struct CheckSummary {
+    pub command: String,
+    pub passed: bool,
+    pub exit_code: Option<i32>,
+    pub output_tail: String,
+}
+
+impl From<&CheckReport> for CheckSummary {
+    fn from(c: &CheckReport) -> Self {
+        CheckSummary {
+            command: c.command.clone(),
+            passed: c.passed,
+            exit_code: c.exit_code,
+            output_tail: c.output_tail.clone(),
+        }
+    }
+}
+
+impl Diffstat {
+    fn of(changes: &[FileChange]) -> Diffstat {
+        Diffstat {
+            files: changes
+                .iter()
+                .map(|c| ChangedFile {
+                    path: c.path.clone(),
+                    kind: c.kind,
+                })
+                .collect(),
+            text: diffstat(changes, 80),
+        }
+    }
+}
+
+/// Proposes `request`: stores its plans, applies the first with the configured check, and
+/// runs its fix rounds. A failed check is an error (the plan stays stored) unless rounds
+/// follow to correct it.
+pub fn propose(service: &Service<'_>, request: Propose) -> Result<Proposal, Problems> {
+    let Propose {
+        goal,
+        base,
+        answer,
+        agent,
+        rounds,
+        repro: source,
+    } = request;
+    let tried = match source {
+        None => repro::Repro::default(),
+        Some(source) => {
+            let asking = Asking {
+                provider: None,
+                model: None,
+                max_cost: None,
+                source,
+            };
+            repro::first(service, (base, &goal), Some(true), &asking)?
+        }
+    };
+    let reproduced = tried.reproduced.as_ref();
+    let kind = Kind {
+        kind: None,
+        repro: reproduced.map(|r| r.record.id.clone()),
+    };
+    let planned = match answer {
+        Some(answer) => vec![paste::agent_answer(
+            service,
+            (goal.clone(), base),
+            &answer,
+            (&agent, &kind),
+        )?],
+        None => ask_model(service, (goal, base), reproduced)?,
+    };
+    let first = &planned[0].record;
+    let others = planned[1..].iter().map(|p| p.record.id.clone()).collect();
+    let (mut proposal, first_round) = apply_first(service, first, others, rounds)?;
+    proposal.repro = tried
+        .reproduced
+        .as_ref()
+        .and_then(|_| tried.attempts.last().cloned());
+    if rounds > 1
+        && let Some(first_round) = first_round
+    {
+        let ended = rounds::run(service, first_round, rounds, CheckChoice::Configured)?;
+        let (ledger, last) = find(service.store, Some(&ended.last))?;
+        proposal.branch = ledger.branch(&last.id).map(str::to_string);
+        proposal.verdict = Some(ended.verdict.clone());
+        proposal.rounds = Some(ended);
+    }
+    Ok(proposal)
+}
+
+/// Applies `first` with the configured check, traced as `git papayu apply` traces it: the
+/// proposal, and where fix rounds start when a check judged it.
+fn apply_first(
+    service: &Service<'_>,
+    first: &PlanRecord,
+    others: Vec<String>,
+    rounds: u32,
+) -> Result<(Proposal, Option<FirstRound>), Problems> {
+    let config = service.config;
+    let request = ApplyRequest {
+        plan: Some(first.id.clone()),
+        onto: None,
+        check: CheckChoice::Configured,
+        settings: CheckSettings::resolve(config, false, None)?,
+        attribution: Attribution::configured(config)?,
+        sources: Sources::resolve(config)?,
+    };
+    let outcome = apply::apply(service.store, &request);
+    outcome::apply(
+        &service.tracer(),
+        service.store,
+        request.plan.as_deref(),
+        &outcome,
+    );
+    let proposal = |record: PlanRecord, diffstat: Diffstat| Proposal {
+        id: record.id,
+        goal: record.goal,
+        branch: None,
+        commit: None,
+        diffstat,
+        check: None,
+        verdict: None,
+        other_plans: others.clone(),
+        repro: None,
+        rounds: None,
+    };
+    Ok(match outcome? {
+        Outcome::Applied {
+            record,
+            branch,
+            commit,
+            changes,
+            check,
+            verdict,
+            ..
+        } => {
+            let first = first_round(&record, check.as_ref(), verdict.as_ref());
+            let applied = Proposal {
+                branch: Some(branch),
+                commit: Some(commit.to_string()),
+                check: check.as_ref().map(CheckSummary::from),
+                verdict,
+                ..proposal(record, Diffstat::of(&changes))
+            };
+            (applied, first)
+        }
+        Outcome::NothingToApply { record } => {
+            let nothing = Diffstat {
+                files: Vec::new(),
+                text: "nothing to change: the plan leaves the base as it is\n".to_string(),
+            };
+            (proposal(record, nothing), None)
+        }
+        Outcome::CheckFailed {
+            record,
+            report,
+            verdict,
+            ..
+        } if rounds > 1 => {
+            let first = first_round(&record, Some(&report), Some(&verdict));
+            let failed = Proposal {
+                check: Some(CheckSummary::from(&report)),
+                verdict: Some(verdict),
+                ..proposal(record, Diffstat::of(&[]))
+            };
+            (failed, first)
+        }
+        Outcome::CheckFailed {
+            record,
+            report,
+            verdict,
+            ..
+        } => return Err(vec![check_failed(&record, &report, &verdict)]),
+    })
+}
+
+/// Where fix rounds start; `None` when no check judged the plan.
+fn first_round(
+    record: &PlanRecord,
+    check: Option<&CheckReport>,
+    verdict: Option<&Verdict>,
+) -> Option<FirstRound> {
+    Some(FirstRound::judged(&record.id, check?, verdict?))
+}
+
+/// The error of a proposal whose check failed: stored, no branch.
+fn check_failed(record: &PlanRecord, report: &CheckReport, verdict: &Verdict) -> Problem {
+    let broken = match verdict.broken_passing().as_slice() {
+        [] => String::new(),
+        broken => format!("; it breaks {}", broken.join(", ")),
+    };
+    let added = match verdict.added_failing.as_slice() {
+        [] => String::new(),
+        added => format!("; it adds failing tests: {}", added.join(", ")),
+    };
+    Problem::new(
+        Code::CheckFailed,
+        format!(
+            "plan {} is stored but its check `{}` failed (exit {}){broken}{added}, so no branch was made; fix the plan and propose again (or pass rounds: N to let papayu's model correct it)",
+            record.short_id(),
+            report.command,
+            report
+                .exit_code
+                .map_or("none".to_string(), |c| c.to_string()),
+        ),
+    )
+    .with_detail(report.output_tail.clone())
+}
+
+/// Asks papayu's configured provider, as `git papayu plan` does: for a reproduced problem, told
+/// of the reproduction, each plan naming it.
+fn ask_model(
+    service: &Service<'_>,
+    (goal, base): (String, Oid),
+    reproduced: Option<&Reproduced>,
+) -> Result<Vec<Planned>, Problems> {
+    let question = match reproduced {
+        Some(r) => format!("{goal}\n\n{}", reproduce::brief(r)),
+        None => goal.clone(),
+    };
+    let ask = Ask::plan(question, base);
+    let link = reproduced.map(|r| (goal.as_str(), r.record.id.as_str()));
+    super::ask::ask_and_store(service, ask, link)
+}
