@@ -221,6 +221,10 @@ pub struct Problem {
     pub hint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The path of the action the problem is about, when it is about one: carried as data, so
+    /// nothing has to read it back out of the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 impl Problem {
@@ -237,6 +241,7 @@ impl Problem {
             reason,
             hint: None,
             detail: None,
+            path: None,
         }
     }
 
@@ -244,6 +249,12 @@ impl Problem {
     pub fn with_hint(mut self, hint: impl Into<String>) -> Problem {
         let hint = Problem::new(self.code, hint).reason;
         self.hint = (!hint.trim().is_empty()).then_some(hint);
+        self
+    }
+
+    /// The path of the action it is about.
+    pub fn at_path(mut self, path: impl Into<String>) -> Problem {
+        self.path = Some(path.into());
         self
     }
 

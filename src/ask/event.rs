@@ -8,7 +8,7 @@ use serde::Serialize;
 /// One event of a plan session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Event {
+pub enum LoopEvent {
     /// A request went to a provider.
     LlmRequestSent {
         provider: String,
@@ -52,10 +52,10 @@ pub enum Event {
     Context { line: String },
 }
 
-impl std::fmt::Display for Event {
+impl std::fmt::Display for LoopEvent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Event::LlmRequestSent {
+            LoopEvent::LlmRequestSent {
                 provider,
                 model,
                 schema_version,
@@ -65,14 +65,14 @@ impl std::fmt::Display for Event {
                 f,
                 "LLM_REQUEST_SENT provider={provider} model={model} schema_version={schema_version} token_budget={token_budget} input_chars={input_chars}"
             ),
-            Event::LlmResponseFormatFallback { provider, reason } => write!(
+            LoopEvent::LlmResponseFormatFallback { provider, reason } => write!(
                 f,
                 "LLM_RESPONSE_FORMAT_FALLBACK provider={provider} reason={reason}"
             ),
-            Event::LlmRequestTimeout { provider } => {
+            LoopEvent::LlmRequestTimeout { provider } => {
                 write!(f, "LLM_REQUEST_TIMEOUT provider={provider}")
             }
-            Event::LlmRetry {
+            LoopEvent::LlmRetry {
                 provider,
                 status,
                 attempt,
@@ -81,7 +81,7 @@ impl std::fmt::Display for Event {
                 f,
                 "LLM_RETRY provider={provider} status={status} attempt={attempt} wait_ms={wait_ms}"
             ),
-            Event::LlmResponseOk {
+            LoopEvent::LlmResponseOk {
                 provider,
                 input_tokens,
                 output_tokens,
@@ -91,7 +91,7 @@ impl std::fmt::Display for Event {
                 f,
                 "LLM_RESPONSE_OK provider={provider} input_tokens={input_tokens} output_tokens={output_tokens} cached_tokens={cached_tokens} latency_ms={latency_ms}"
             ),
-            Event::ValidationFailed {
+            LoopEvent::ValidationFailed {
                 provider,
                 code,
                 reason,
@@ -99,18 +99,18 @@ impl std::fmt::Display for Event {
                 f,
                 "VALIDATION_FAILED provider={provider} code={code} reason={reason}"
             ),
-            Event::LlmResponseRepair { provider, problems } => write!(
+            LoopEvent::LlmResponseRepair { provider, problems } => write!(
                 f,
                 "LLM_RESPONSE_REPAIR provider={provider} problems={problems}"
             ),
-            Event::ProtocolFallback { reason, provider } => write!(
+            LoopEvent::ProtocolFallback { reason, provider } => write!(
                 f,
                 "PROTOCOL_FALLBACK from=v2 to=v1 reason={reason} provider={provider}"
             ),
-            Event::PreviewReady { plan, changes } => {
+            LoopEvent::PreviewReady { plan, changes } => {
                 write!(f, "PREVIEW_READY plan={plan} changes={changes}")
             }
-            Event::Context { line } => f.write_str(line),
+            LoopEvent::Context { line } => f.write_str(line),
         }
     }
 }
@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn an_event_is_one_line_for_people_and_fields_for_programs() {
-        let e = Event::LlmRetry {
+        let e = LoopEvent::LlmRetry {
             provider: "local".to_string(),
             status: 503,
             attempt: 1,

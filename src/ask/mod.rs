@@ -34,7 +34,7 @@ use crate::store::records::PlanStats;
 use crate::store::{Oid, Store};
 
 pub use added::{ContextRound, Given};
-pub use event::Event;
+pub use event::LoopEvent;
 pub use prompt::LlmMode;
 
 /// Most rounds of `context_requests` one conversation answers.
@@ -83,7 +83,7 @@ pub struct Question {
 #[derive(Debug, Clone)]
 pub enum Progress {
     /// One event (its line, `LLM_REQUEST_SENT provider=… …`, is for `-v` and traces).
-    Event(Event),
+    Event(LoopEvent),
     /// A try failed and another follows after `wait`: `status` 0 is a dropped connection or a
     /// timeout; `next` is the try about to be made, of `of`.
     Retrying {
@@ -185,18 +185,9 @@ impl FailureLog {
             code: problem.code.to_string(),
             reason: crate::context::mask_secrets(&problem.text()),
             protocol,
-            path: action_path(&problem.reason),
+            path: problem.path.clone(),
         }
     }
-}
-
-/// The path in a reason that starts `action N (KIND path): …`.
-fn action_path(reason: &str) -> Option<String> {
-    let rest = reason.strip_prefix("action ")?;
-    let (_, rest) = rest.split_once(" (")?;
-    let (_, rest) = rest.split_once(' ')?;
-    let (path, _) = rest.split_once("):")?;
-    (path != "?").then(|| path.to_string())
 }
 
 /// The context every provider is shown, gathered once.
@@ -245,7 +236,7 @@ pub async fn ask_all(
     sink: &(dyn Fn(Progress) + Sync),
 ) -> Vec<Outcome> {
     for line in &prepared.events {
-        sink(Progress::Event(Event::Context { line: line.clone() }));
+        sink(Progress::Event(LoopEvent::Context { line: line.clone() }));
     }
     let http = llm::http_client();
     let samples = settings.samples.max(1);
@@ -372,7 +363,7 @@ impl<'a> Conversation<'a> {
         ];
     }
 
-    fn event(&mut self, event: Event) {
+    fn event(&mut self, event: LoopEvent) {
         self.transcript.events.push(event.to_string());
         (self.sink)(Progress::Event(event));
     }
@@ -515,7 +506,7 @@ impl<'a> Conversation<'a> {
                 .map(|m| m.content.len())
                 .sum::<usize>();
         // Said when the first try goes out: one the cost cap refuses is never sent.
-        let mut announce = Some(Event::LlmRequestSent {
+        let mut announce = Some(LoopEvent::LlmRequestSent {
             provider: self.ep.name.clone(),
             model: self.ep.model.clone(),
             schema_version: u8::from(self.version),
@@ -528,9 +519,9 @@ impl<'a> Conversation<'a> {
         let provider = self.ep.name.clone();
         let sink = self.sink;
         let mut lines = Vec::new();
-        let mut on_event = |e: llm::Event| {
+        let mut on_event = |e: llm::CallEvent| {
             let event = match e {
-                llm::Event::Received { chars, tokens } => {
+                llm::CallEvent::Received { chars, tokens } => {
                     sink(Progress::Received {
                         provider: provider.clone(),
                         chars,
@@ -538,14 +529,14 @@ impl<'a> Conversation<'a> {
                     });
                     return;
                 }
-                llm::Event::FormatFallback { reason } => Event::LlmResponseFormatFallback {
+                llm::CallEvent::FormatFallback { reason } => LoopEvent::LlmResponseFormatFallback {
                     provider: provider.clone(),
                     reason: one_token(&reason),
                 },
-                llm::Event::Timeout => Event::LlmRequestTimeout {
+                llm::CallEvent::Timeout => LoopEvent::LlmRequestTimeout {
                     provider: provider.clone(),
                 },
-                llm::Event::Retry {
+                llm::CallEvent::Retry {
                     status,
                     wait,
                     attempt,
@@ -557,14 +548,14 @@ impl<'a> Conversation<'a> {
                         of: llm::MAX_TRIES,
                         wait,
                     });
-                    Event::LlmRetry {
+                    LoopEvent::LlmRetry {
                         provider: provider.clone(),
                         status,
                         attempt,
                         wait_ms: wait.as_millis() as u64,
                     }
                 }
-                llm::Event::Sent { .. } => {
+                llm::CallEvent::Sent { .. } => {
                     if let Some(sent) = announce.take() {
                         lines.push(sent.to_string());
                         sink(Progress::Event(sent));
@@ -633,7 +624,7 @@ impl<'a> Conversation<'a> {
                 ),
             )]);
         }
-        self.event(Event::LlmResponseOk {
+        self.event(LoopEvent::LlmResponseOk {
             provider: self.ep.name.clone(),
             input_tokens: reply.usage.input,
             output_tokens: reply.usage.output,
@@ -714,14 +705,14 @@ impl<'a> Conversation<'a> {
         let snap = self.store.snapshot(self.question.base)?;
         let fulfilled = context::fulfil(&snap, requests, &self.question.logs, &mut self.cache);
         for line in fulfilled.events {
-            self.event(Event::Context { line });
+            self.event(LoopEvent::Context { line });
         }
         let used: usize = self.blocks.iter().map(|b| b.body.len()).sum();
         let mut budget = self.settings.budget.clone();
         budget.max_total_chars = budget.max_total_chars.saturating_sub(used);
         let (fresh, report) = context::diet(fulfilled.blocks, &budget);
         if report.applied() {
-            self.event(Event::Context {
+            self.event(LoopEvent::Context {
                 line: report.event_line(),
             });
         }
@@ -750,7 +741,7 @@ impl<'a> Conversation<'a> {
             self.transcript
                 .validation_failures
                 .push(FailureLog::of(p, u8::from(self.version)));
-            self.event(Event::ValidationFailed {
+            self.event(LoopEvent::ValidationFailed {
                 provider: self.ep.name.clone(),
                 code: p.code.to_string(),
                 reason: one_token(&p.text()),
@@ -775,7 +766,7 @@ impl<'a> Conversation<'a> {
             self.repaired = true;
             self.stats.repairs += 1;
             self.transcript.protocol_repair_attempt += 1;
-            self.event(Event::LlmResponseRepair {
+            self.event(LoopEvent::LlmResponseRepair {
                 provider: self.ep.name.clone(),
                 problems: problems.len(),
             });
@@ -810,7 +801,7 @@ impl<'a> Conversation<'a> {
         self.transcript.protocol_fallback_attempted = true;
         self.transcript.protocol_fallback_reason = Some(reason.to_string());
         self.transcript.protocol_fallback_stage = Some(stage.to_string());
-        self.event(Event::ProtocolFallback {
+        self.event(LoopEvent::ProtocolFallback {
             reason: reason.to_string(),
             provider: self.ep.name.clone(),
         });
@@ -962,12 +953,17 @@ fn short_reason(problems: &[Problem]) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_path_of_an_action_problem() {
+    fn the_path_of_an_action_problem_is_its_own_field() {
+        use crate::codes::{Code, Problem};
+        let about = Problem::new(Code::PatchApplyFailed, "the hunk does not apply")
+            .about("action 2 (PATCH_FILE src/a b.py)")
+            .at_path("src/a b.py");
         assert_eq!(
-            super::action_path("action 2 (PATCH_FILE src/a b.py): the hunk does not apply")
-                .as_deref(),
+            super::FailureLog::of(&about, 2).path.as_deref(),
             Some("src/a b.py")
         );
-        assert_eq!(super::action_path("the answer is not JSON"), None);
+        // A reason that reads like one about an action names no path unless it carries one.
+        let prose = Problem::new(Code::Usage, "action 1 (CREATE_FILE x): not really");
+        assert_eq!(super::FailureLog::of(&prose, 2).path, None);
     }
 }

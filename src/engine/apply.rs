@@ -224,7 +224,7 @@ pub(crate) fn check_proposal(
         progress(Progress::CheckingFlaky(suspects.len()));
         let (_, again) = run_proposal(store, commit, check, request, plan, progress)?;
         let (base_again, _) = baseline::run_now(store, target, check, request, &mut |event| {
-            if let baseline::Event::Output(chunk) = event {
+            if let baseline::BaseRunEvent::Output(chunk) = event {
                 progress(Progress::Output(chunk));
             }
         })?;
@@ -339,8 +339,8 @@ fn run_base(
 ) -> Result<BaseRun, StoreError> {
     let (run, cached) =
         baseline::base_run(store, target, check, request, &mut |event| match event {
-            baseline::Event::Starting => progress(Progress::CheckingBase),
-            baseline::Event::Output(chunk) => progress(Progress::Output(chunk)),
+            baseline::BaseRunEvent::Starting => progress(Progress::CheckingBase),
+            baseline::BaseRunEvent::Output(chunk) => progress(Progress::Output(chunk)),
         })?;
     if cached {
         progress(Progress::BaseCached(run.millis));

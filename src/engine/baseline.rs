@@ -133,7 +133,7 @@ pub fn key(
 }
 
 /// What a base run reports while it is made.
-pub enum Event<'a> {
+pub enum BaseRunEvent<'a> {
     /// It was not cached: the check starts on the base.
     Starting,
     /// Output of the check, as it arrives.
@@ -148,7 +148,7 @@ pub fn base_run(
     base: Oid,
     check: &ResolvedCheck,
     (settings, sources): (&CheckSettings, &Sources),
-    events: &mut dyn FnMut(Event<'_>),
+    events: &mut dyn FnMut(BaseRunEvent<'_>),
 ) -> Result<(BaseRun, bool), StoreError> {
     let tree = store.commit_tree(base)?;
     let key = key(
@@ -164,7 +164,7 @@ pub fn base_run(
     {
         return Ok((run, true));
     }
-    events(Event::Starting);
+    events(BaseRunEvent::Starting);
     let (run, timed_out) = run_now(store, base, check, (settings, sources), events)?;
     // A base that ran out of time says nothing about its tests: it is not cached.
     if !timed_out {
@@ -181,7 +181,7 @@ pub fn run_now(
     base: Oid,
     check: &ResolvedCheck,
     (settings, sources): (&CheckSettings, &Sources),
-    events: &mut dyn FnMut(Event<'_>),
+    events: &mut dyn FnMut(BaseRunEvent<'_>),
 ) -> Result<(BaseRun, bool), StoreError> {
     let slot = worktree::acquire(store, SlotKind::Base, &mut |_| {})?;
     let started = Instant::now();
@@ -195,7 +195,7 @@ pub fn run_now(
         settings,
         &mut |chunk| {
             reader.push(chunk);
-            events(Event::Output(chunk));
+            events(BaseRunEvent::Output(chunk));
         },
     )?;
     let seen = sources.observed(&slot, reader);

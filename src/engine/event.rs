@@ -8,7 +8,7 @@ use serde::Serialize;
 /// One event of an apply or a merge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Event {
+pub enum OutcomeEvent {
     /// The plan's commit is on its branch.
     ApplySuccess {
         plan: String,
@@ -39,10 +39,10 @@ pub struct Counts {
     pub still_failing: u32,
 }
 
-impl fmt::Display for Event {
+impl fmt::Display for OutcomeEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Event::ApplySuccess {
+            OutcomeEvent::ApplySuccess {
                 plan,
                 branch,
                 commit,
@@ -50,7 +50,7 @@ impl fmt::Display for Event {
                 f,
                 "APPLY_SUCCESS plan={plan} branch={branch} commit={commit}"
             ),
-            Event::ApplyRollback { plan, tests } => {
+            OutcomeEvent::ApplyRollback { plan, tests } => {
                 write!(f, "APPLY_ROLLBACK plan={plan}")?;
                 match tests {
                     Some(c) => write!(
@@ -61,7 +61,7 @@ impl fmt::Display for Event {
                     None => Ok(()),
                 }
             }
-            Event::MergeSuccess {
+            OutcomeEvent::MergeSuccess {
                 plan,
                 into,
                 old,
@@ -80,7 +80,7 @@ mod tests {
 
     #[test]
     fn lines_and_fields() {
-        let rollback = Event::ApplyRollback {
+        let rollback = OutcomeEvent::ApplyRollback {
             plan: "abc".into(),
             tests: Some(Counts {
                 fixes: 1,
@@ -95,12 +95,12 @@ mod tests {
         let value = serde_json::to_value(&rollback).unwrap();
         assert_eq!(value["event"], "APPLY_ROLLBACK");
         assert_eq!(value["tests"]["breaks"], 2);
-        let plain = Event::ApplyRollback {
+        let plain = OutcomeEvent::ApplyRollback {
             plan: "abc".into(),
             tests: None,
         };
         assert_eq!(plain.to_string(), "APPLY_ROLLBACK plan=abc");
-        let merged = Event::MergeSuccess {
+        let merged = OutcomeEvent::MergeSuccess {
             plan: "abc".into(),
             into: "refs/heads/main".into(),
             old: "1".into(),

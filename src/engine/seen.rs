@@ -39,11 +39,11 @@ pub fn check(store: &Store, base: Oid, plan: &Plan, sent: &[Fingerprint]) -> Vec
             None if action.kind == ActionKind::UpdateFile => problems.push(Problem::new(
                 Code::UpdateWithoutBase,
                 format!("{label}: the file exists but was never shown to you; ask for it with a read_file context request first"),
-            )),
+            ).at_path(&action.path)),
             Some(f) if !f.ranges.is_empty() || f.truncated => problems.push(Problem::new(
                 Code::UpdatePartialView,
                 format!("{label}: you saw only part of this file, so a whole-file rewrite would drop the rest; change it with PATCH_FILE (or REPLACE_RANGE), or ask for the whole file with read_file"),
-            )),
+            ).at_path(&action.path)),
             _ => {}
         }
         if let (Some(new), Ok(old)) = (&action.content, std::str::from_utf8(&base_file.bytes))
@@ -52,7 +52,7 @@ pub fn check(store: &Store, base: Oid, plan: &Plan, sent: &[Fingerprint]) -> Vec
             problems.push(Problem::new(
                 Code::ContentElided,
                 format!("{label}: the content stands in for existing code with \"{}\"; send the complete file, or change only the lines that change with PATCH_FILE", line.trim()),
-            ));
+            ).at_path(&action.path));
         }
     }
     problems

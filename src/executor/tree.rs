@@ -187,19 +187,24 @@ fn label(index: usize, action: &Action) -> String {
     )
 }
 
+/// `problem` as one about action `index`: its reason names the action, and it carries the path.
+fn about(problem: Problem, index: usize, action: &Action) -> Problem {
+    problem.about(label(index, action)).at_path(&action.path)
+}
+
 impl Builder<'_> {
     fn fail(&mut self, code: Code, index: usize, action: &Action, why: impl AsRef<str>) {
         self.problems
-            .push(Problem::new(code, why.as_ref()).about(label(index, action)));
+            .push(about(Problem::new(code, why.as_ref()), index, action));
     }
 
     /// [`Builder::fail`] with what to do about it.
     fn fail_hint(&mut self, code: Code, index: usize, action: &Action, why: &str, hint: &str) {
-        self.problems.push(
-            Problem::new(code, why)
-                .with_hint(hint)
-                .about(label(index, action)),
-        );
+        self.problems.push(about(
+            Problem::new(code, why).with_hint(hint),
+            index,
+            action,
+        ));
     }
 
     /// The base tree's entry at `path` (ignoring the overlay).
@@ -271,7 +276,7 @@ impl Builder<'_> {
         opts: &BuildOptions<'_>,
     ) {
         if let Err(p) = crate::protocol::check_path(&action.path) {
-            self.problems.push(p.about(label(index, action)));
+            self.problems.push(about(p, index, action));
             return;
         }
         if !self.parents_ok(index, action) {
@@ -526,7 +531,7 @@ impl Builder<'_> {
         let blob = match self.base.blob(oid) {
             Ok(b) => b,
             Err(p) => {
-                self.problems.push(p.about(label(index, action)));
+                self.problems.push(about(p, index, action));
                 return None;
             }
         };
@@ -677,7 +682,7 @@ impl Builder<'_> {
                 };
                 self.record_write(action, Some(old), content.into_bytes(), executable, hunks)
             }
-            Err(p) => self.problems.push(p.about(label(index, action))),
+            Err(p) => self.problems.push(about(p, index, action)),
         }
     }
 

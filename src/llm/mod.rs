@@ -146,7 +146,7 @@ pub struct Reply {
 
 /// What [`complete`] reports while it works.
 #[derive(Debug, Clone)]
-pub enum Event {
+pub enum CallEvent {
     Sent {
         attempt: u32,
         input_chars: usize,
@@ -218,7 +218,7 @@ pub async fn complete(
     ep: &Endpoint,
     req: &Request,
     meter: &mut dyn Meter,
-    on_event: &mut (dyn FnMut(Event) + Send),
+    on_event: &mut (dyn FnMut(CallEvent) + Send),
 ) -> Result<Reply, LlmError> {
     let ep = &resolve_model(http, ep).await?;
     let started = Instant::now();
@@ -231,7 +231,7 @@ pub async fn complete(
         meter
             .before_try(prompt_chars(req), req.max_tokens)
             .map_err(LlmError::Refused)?;
-        on_event(Event::Sent {
+        on_event(CallEvent::Sent {
             attempt: tries,
             input_chars: prompt_chars(req),
             schema: with_schema,
@@ -273,7 +273,7 @@ pub async fn complete(
                 format_fallback_done = true;
                 with_schema = false;
                 tries -= 1;
-                on_event(Event::FormatFallback { reason });
+                on_event(CallEvent::FormatFallback { reason });
             }
             Err(Try::Format(reason)) => {
                 return Err(LlmError::BadRequest {
@@ -294,7 +294,7 @@ pub async fn complete(
                 let wait = wait
                     .map(|w| w.min(MAX_RETRY_AFTER))
                     .unwrap_or_else(|| backoff(ep.retry_base, tries));
-                on_event(Event::Retry {
+                on_event(CallEvent::Retry {
                     status,
                     wait,
                     attempt: tries,
@@ -383,7 +383,7 @@ async fn attempt(
     ep: &Endpoint,
     req: &Request,
     (with_schema, sampling): (bool, bool),
-    on_event: &mut (dyn FnMut(Event) + Send),
+    on_event: &mut (dyn FnMut(CallEvent) + Send),
     used: &mut Usage,
 ) -> Result<wire::Acc, Try> {
     let mut builder = http
@@ -395,7 +395,7 @@ async fn attempt(
     let caps = read::Caps::for_budget(req.max_tokens);
     let response = match tokio::time::timeout(ep.read_timeout, builder.send()).await {
         Err(_) => {
-            on_event(Event::Timeout);
+            on_event(CallEvent::Timeout);
             return Err(cut(ep, read::Cut::Timeout));
         }
         Ok(Err(e)) if ep.implicit && e.is_connect() => {
@@ -434,7 +434,7 @@ async fn attempt(
                 let read = read::lines(ep.wire, &body, caps, &mut acc);
                 *used = acc.usage;
                 read.map_err(|c| cut(ep, c))?;
-                on_event(Event::Received {
+                on_event(CallEvent::Received {
                     chars: acc.text.len(),
                     tokens: acc.usage.output,
                 });

@@ -12,7 +12,7 @@
 
 use futures_util::StreamExt;
 
-use super::{Endpoint, Event, Wire, wire};
+use super::{CallEvent, Endpoint, Wire, wire};
 
 /// Four bytes a token is more than any tokenizer produces for text or code.
 const BYTES_PER_TOKEN: usize = 4;
@@ -94,7 +94,7 @@ pub async fn stream(
     ep: &Endpoint,
     response: reqwest::Response,
     caps: Caps,
-    on_event: &mut (dyn FnMut(Event) + Send),
+    on_event: &mut (dyn FnMut(CallEvent) + Send),
     acc: &mut wire::Acc,
 ) -> Result<(), Cut> {
     let mut stream = response.bytes_stream();
@@ -102,7 +102,7 @@ pub async fn stream(
     loop {
         let chunk = match tokio::time::timeout(ep.read_timeout, stream.next()).await {
             Err(_) => {
-                on_event(Event::Timeout);
+                on_event(CallEvent::Timeout);
                 return Err(Cut::Timeout);
             }
             Ok(None) => break,
@@ -113,7 +113,7 @@ pub async fn stream(
         while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = buffer.drain(..=end).collect();
             if feed_line(ep.wire, acc, &line) > 0 {
-                on_event(Event::Received {
+                on_event(CallEvent::Received {
                     chars: acc.text.len(),
                     tokens: acc.usage.output,
                 });

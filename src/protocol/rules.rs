@@ -33,7 +33,11 @@ impl Report {
     }
 
     fn action(&mut self, action: &RawAction, code: Code, why: impl AsRef<str>) {
-        self.add(code, format!("{}: {}", action.label(), why.as_ref()));
+        let problem = Problem::new(code, format!("{}: {}", action.label(), why.as_ref()));
+        self.problems.push(match action.path.ok() {
+            Some(path) => problem.at_path(path.as_str()),
+            None => problem,
+        });
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::codes::{Problem, Problems};
 use crate::engine::apply::{self, Outcome};
-use crate::engine::event::{Counts, Event};
+use crate::engine::event::{Counts, OutcomeEvent};
 use crate::engine::review::Merged;
 use crate::store::Store;
 
@@ -17,7 +17,7 @@ pub fn apply(
     store: &Store,
     spec: Option<&str>,
     outcome: &Result<Outcome, Problems>,
-) -> Option<Event> {
+) -> Option<OutcomeEvent> {
     let mut t = tracer.start("apply", None);
     t.plan_id = spec.map(str::to_string);
     match outcome {
@@ -38,7 +38,7 @@ pub fn apply(
             t.branch = Some(branch.clone());
             t.patch_placements = record::placements(changes);
             t.check = check.as_ref().map(record::check_log);
-            let event = Event::ApplySuccess {
+            let event = OutcomeEvent::ApplySuccess {
                 plan: record.short_id().to_string(),
                 branch: branch.clone(),
                 commit: commit.to_string(),
@@ -68,7 +68,7 @@ pub fn apply(
                 }),
                 _ => None,
             };
-            let event = Event::ApplyRollback {
+            let event = OutcomeEvent::ApplyRollback {
                 plan: record.short_id().to_string(),
                 tests,
             };
@@ -86,14 +86,14 @@ pub fn merge(
     store: &Store,
     spec: Option<&str>,
     merged: &Result<Merged, Problem>,
-) -> Option<Event> {
+) -> Option<OutcomeEvent> {
     let mut t = tracer.start("merge", None);
     t.plan_id = spec.map(str::to_string);
     match merged {
         Ok(m) => {
             t.plan_id = Some(m.record.id.clone());
             t.branch = Some(m.into.clone());
-            let event = Event::MergeSuccess {
+            let event = OutcomeEvent::MergeSuccess {
                 plan: m.record.short_id().to_string(),
                 into: m.into.clone(),
                 old: m.old.to_string(),

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::ask::{Event, Transcript};
+use crate::ask::{LoopEvent, Transcript};
 use crate::codes::Problem;
 use crate::engine::check::CheckReport;
 use crate::engine::plan::Planned;
@@ -93,8 +93,8 @@ pub fn plan_stored(t: &mut Trace, planned: &Planned) {
 }
 
 /// The `PREVIEW_READY` event of a stored plan.
-pub fn preview_ready(planned: &Planned) -> Event {
-    Event::PreviewReady {
+pub fn preview_ready(planned: &Planned) -> LoopEvent {
+    LoopEvent::PreviewReady {
         plan: planned.record.short_id().to_string(),
         changes: planned.changes.len(),
     }

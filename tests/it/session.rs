@@ -9,7 +9,7 @@ use crate::common;
 use common::TestRepo;
 use common::fake_llm::{self, FakeLlm};
 use git_papayu::ask::session::{self, Ask, NoRecords, Session};
-use git_papayu::ask::{Event, Progress};
+use git_papayu::ask::{LoopEvent, Progress};
 use git_papayu::settings::Settings;
 use git_papayu::store::Store;
 use git_papayu::trace::record::Tracer;
@@ -84,14 +84,14 @@ fn a_front_end_asks_through_the_session_and_keeps_its_trace() {
 
     let events = events.into_inner().expect("not poisoned");
     assert!(
-        events
-            .iter()
-            .any(|e| matches!(e, Event::LlmResponseOk { provider, .. } if !provider.is_empty())),
+        events.iter().any(
+            |e| matches!(e, LoopEvent::LlmResponseOk { provider, .. } if !provider.is_empty())
+        ),
         "the session reports its events as data: {events:?}"
     );
     let sent = events
         .iter()
-        .find(|e| matches!(e, Event::LlmRequestSent { .. }))
+        .find(|e| matches!(e, LoopEvent::LlmRequestSent { .. }))
         .expect("a request was sent");
     assert!(sent.to_string().starts_with("LLM_REQUEST_SENT provider="));
 
