@@ -66,7 +66,7 @@ pub struct Options {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct PatchError {
     pub problem: Problem,
-    pub report: Option<FailureReport>,
+    pub report: Option<Box<FailureReport>>,
 }
 
 impl PatchError {
@@ -123,7 +123,7 @@ pub fn apply_with(original: &str, diff: &str, options: &Options) -> Result<Appli
     let hay = Haystack::new(&file);
     let placed = place_all(&hay, &file_patch.hunks, options).map_err(|report| PatchError {
         problem: report.problem(),
-        report: Some(report),
+        report: Some(Box::new(report)),
     })?;
     let mut final_newline = file.final_newline || file.len() == 0;
     let mut edits = Vec::with_capacity(placed.len());
