@@ -1,15 +1,14 @@
 //! `git papayu apply`: commit a stored plan on its own papayu/* branch.
 
 use clap::Args;
-use git_papayu::engine::apply::{self, ApplyRequest, Outcome};
+use git_papayu::engine::apply::{self, Outcome};
 use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::{find, workers};
+use git_papayu::service::{self, apply::Apply, apply::ApplyReport};
 use git_papayu::store::records::Status;
 use git_papayu::store::{Store, worktree};
-use git_papayu::trace::outcome;
-use git_papayu::trace::record::Tracer;
 use git_papayu::{Code, Problem};
 
 use super::{CliError, CliResult, render, ui};
@@ -119,30 +118,6 @@ pub fn run(args: ApplyArgs) -> CliResult {
     outcome
 }
 
-/// A fix that names a reproduction checked without it (its commit is not in this clone: a
-/// teammate's reproduction whose branch was not fetched) says so, instead of a verdict that
-/// silently lacks it.
-fn warn_missing_reproduction(outcome: &Outcome) {
-    let (record, verdict) = match outcome {
-        Outcome::Applied {
-            record,
-            verdict: Some(verdict),
-            ..
-        }
-        | Outcome::CheckFailed {
-            record, verdict, ..
-        } => (record, verdict),
-        _ => return,
-    };
-    if let (Some(repro), None) = (&record.repro, verdict.reproduction) {
-        let id = &repro[..repro.len().min(10)];
-        ui::warn(&format!(
-            "plan {} names reproduction {id}, whose commit is not in this repository: it was checked without it; fetch its papayu/repro-* branch (git fetch origin 'refs/heads/papayu/*:refs/heads/papayu/*') and apply again to check it with the reproduction",
-            record.short_id()
-        ));
-    }
-}
-
 /// Applies one plan and reports it: the `--json` fields of the result, and how it ended.
 /// `side_by_side` (one of several applies running at once) draws no spinner and no live output.
 /// `like_base` is set when its check failed the same way on the base.
@@ -151,130 +126,69 @@ fn apply_one(
     side_by_side: bool,
     like_base: &mut bool,
 ) -> (serde_json::Value, CliResult) {
-    let ApplyArgs {
-        plan,
-        check,
-        no_check,
-        check_network,
-        check_timeout,
-        onto,
-        all: _,
-        rounds: _,
-        on: _,
-    } = args;
-    let mut result = serde_json::json!({
-        "plan": plan, "branch": null, "commit": null, "changes": [], "check": null,
-        "verdict": null, "base": null,
-    });
-    let check = match (check, no_check) {
-        (Some(cmd), _) => CheckChoice::Command(cmd),
-        (None, true) => CheckChoice::Skip,
-        (None, false) => CheckChoice::Configured,
+    let request = Apply {
+        check: match (args.check, args.no_check) {
+            (Some(cmd), _) => CheckChoice::Command(cmd),
+            (None, true) => CheckChoice::Skip,
+            (None, false) => CheckChoice::Configured,
+        },
+        plan: args.plan,
+        onto: args.onto,
+        network: args.check_network,
+        timeout_secs: args.check_timeout,
+    };
+    let unapplied = |e: CliError| {
+        let report = serde_json::to_value(ApplyReport {
+            plan: request.plan.clone(),
+            ..ApplyReport::default()
+        });
+        (report.unwrap_or_default(), Err(e))
     };
     let store = match Store::open() {
         Ok(store) => store,
-        Err(e) => return (result, Err(e.into())),
+        Err(e) => return unapplied(e.into()),
     };
     let config = super::settings();
-    let settings = match CheckSettings::resolve(&config, check_network, check_timeout) {
-        Ok(settings) => settings,
-        Err(e) => return (result, Err(e.into())),
-    };
-    let sources = match Sources::resolve(&config) {
-        Ok(sources) => sources,
-        Err(e) => return (result, Err(e.into())),
-    };
-    let attribution = match Attribution::configured(&config) {
-        Ok(attribution) => attribution,
-        Err(e) => return (result, Err(e.into())),
-    };
-    let network = settings.network;
-    let request = ApplyRequest {
-        plan,
-        onto,
-        check,
-        settings,
-        sources,
-        attribution,
-    };
+    let service = super::observer::service(&store, &config);
     let verbose = ui::verbose() && !side_by_side;
-    let mut live = ui::LiveOutput::default();
+    let (configured, onto) = (
+        matches!(request.check, CheckChoice::Configured),
+        request.onto.is_some(),
+    );
     let label = format!(
         "apply {}",
         request.plan.as_deref().unwrap_or("HEAD's newest plan")
     );
-    let mut spinner = match side_by_side {
-        true => ui::Spinner::hidden(),
-        false => ui::Spinner::new(&label),
-    };
-    spinner.set_message("building the commit and running the check");
-    let mut chosen: Option<String> = None;
-    let mut base: Option<bool> = None;
-    let mut sink = |progress: apply::Progress<'_>| match progress {
-        apply::Progress::CheckingBase => {
-            base = Some(false);
-            spinner.set_message("running the check on the base (once per base)");
-        }
-        apply::Progress::CheckingFlaky(n) => {
-            let tests = if n == 1 { "test" } else { "tests" };
-            spinner.set_message(&format!(
-                "{n} {tests} changed result; running the proposal and the base again to tell flaky tests"
-            ));
-        }
-        apply::Progress::BaseCached(millis) => {
-            base = Some(true);
-            if verbose {
-                ui::status(&format!(
-                    "the check's run on the base is cached ({:.1}s saved)",
-                    millis as f64 / 1000.0
-                ));
-            }
-        }
-        apply::Progress::WaitingForSlot(n) => {
-            let line = format!(
-                "all {n} check worktrees are busy with other papayu checks; waiting for one"
-            );
-            spinner.set_message(&line);
-            if !spinner.is_visible() {
-                ui::status(&line);
-            }
-        }
-        apply::Progress::Output(chunk) if verbose => {
-            spinner.clear();
-            live.push(chunk);
-        }
-        apply::Progress::Output(_) => spinner.set_message("running the check"),
-        apply::Progress::Chose(why) => {
-            spinner.status(why);
-            chosen = Some(why.to_string());
-        }
-    };
-    let outcome = apply::apply_with(&store, &request, &mut sink);
-    drop(spinner);
-    if let Some(why) = chosen {
-        result["chosen"] = why.into();
-    }
-    if let Some(cached) = base {
-        result["base"] = serde_json::json!({ "cached": cached });
-    }
-    live.finish();
-    let tracer = Tracer::new(&config, ui::warn);
-    if let Some(event) = outcome::apply(&tracer, &store, request.plan.as_deref(), &outcome) {
+    let mut shown = Shown::new(&label, side_by_side, verbose);
+    let applied = service::apply::apply(&service, request, &mut |p| shown.progress(p));
+    shown.finish();
+    if let Some(event) = &applied.event {
         ui::event(&event.to_string());
     }
-    let outcome = match outcome {
+    let result = serde_json::to_value(&applied.report).unwrap_or_default();
+    let ended = match applied.outcome {
         Ok(outcome) => outcome,
         Err(problems) => return (result, Err(problems.into())),
     };
-    warn_missing_reproduction(&outcome);
-    let report = match &outcome {
-        Outcome::Applied { check, .. } => check.as_ref(),
-        Outcome::CheckFailed { report, .. } => Some(report),
-        Outcome::NothingToApply { .. } => None,
+    let how = Closing {
+        configured,
+        onto,
+        verbose,
     };
-    if let Some(warning) = report.and_then(|r| r.sandbox.warning(network)) {
-        ui::warn(&warning);
-    }
+    (result, closing(ended, &how, like_base))
+}
+
+/// How an apply is told on the terminal as it ends.
+struct Closing {
+    /// The check was the configured one (not `--check` or `--no-check`).
+    configured: bool,
+    /// `--onto` was given.
+    onto: bool,
+    verbose: bool,
+}
+
+/// The lines that close an apply on the terminal, and its result.
+fn closing(outcome: Outcome, how: &Closing, like_base: &mut bool) -> CliResult {
     match outcome {
         Outcome::Applied {
             record,
@@ -285,7 +199,7 @@ fn apply_one(
             check,
             verdict,
         } => {
-            if request.onto.is_none() && onto != record.base && record.repro.is_none() {
+            if !how.onto && onto != record.base && record.repro.is_none() {
                 ui::status(&format!(
                     "plan {}'s base {} was rewritten (amend or rebase); applied onto {}",
                     record.short_id(),
@@ -293,21 +207,8 @@ fn apply_one(
                     git_papayu::store::short(onto)
                 ));
             }
-            let chosen = result.get("chosen").cloned();
-            let base = result["base"].take();
-            result = serde_json::json!({
-                "plan": record.id, "branch": branch, "commit": commit.to_string(),
-                "changes": changes, "check": check, "verdict": verdict, "base": base,
-            });
-            if let Some(chosen) = chosen {
-                result["chosen"] = chosen;
-            }
-            super::closing::check_line(
-                check.as_ref(),
-                verdict.as_ref(),
-                matches!(request.check, CheckChoice::Configured),
-            );
-            if verbose {
+            super::closing::check_line(check.as_ref(), verdict.as_ref(), how.configured);
+            if how.verbose {
                 for change in &changes {
                     for hunk in &change.hunks {
                         ui::status(&format!(
@@ -326,15 +227,14 @@ fn apply_one(
                 &changes,
                 record.short_id(),
             );
-            (result, Ok(()))
+            Ok(())
         }
         Outcome::NothingToApply { record } => {
-            result["plan"] = record.id.clone().into();
             ui::outln(&format!(
                 "Plan {} changes nothing at its target; no branch was created.",
                 record.short_id()
             ));
-            (result, Ok(()))
+            Ok(())
         }
         Outcome::CheckFailed {
             record,
@@ -343,9 +243,6 @@ fn apply_one(
             like_base: alike,
         } => {
             *like_base = alike;
-            result["plan"] = record.id.clone().into();
-            result["check"] = serde_json::to_value(&report).expect("reports serialize");
-            result["verdict"] = serde_json::to_value(&verdict).expect("verdicts serialize");
             if !ui::json_mode() {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",
@@ -353,8 +250,74 @@ fn apply_one(
                 ));
             }
             let failed = apply::check_failure(&report, &verdict, record.short_id(), alike);
-            (result, Err(CliError::from(failed)))
+            Err(CliError::from(failed))
         }
+    }
+}
+
+/// An apply's progress on the terminal: a spinner saying what runs, the check's output as it
+/// arrives under `-v`, and the choice of plan when none was named.
+struct Shown {
+    spinner: ui::Spinner,
+    live: ui::LiveOutput,
+    verbose: bool,
+}
+
+impl Shown {
+    fn new(label: &str, side_by_side: bool, verbose: bool) -> Shown {
+        let spinner = match side_by_side {
+            true => ui::Spinner::hidden(),
+            false => ui::Spinner::new(label),
+        };
+        spinner.set_message("building the commit and running the check");
+        Shown {
+            spinner,
+            live: ui::LiveOutput::default(),
+            verbose,
+        }
+    }
+
+    fn progress(&mut self, progress: apply::Progress<'_>) {
+        let spinner = &mut self.spinner;
+        match progress {
+            apply::Progress::CheckingBase => {
+                spinner.set_message("running the check on the base (once per base)");
+            }
+            apply::Progress::CheckingFlaky(n) => {
+                let tests = if n == 1 { "test" } else { "tests" };
+                spinner.set_message(&format!(
+                    "{n} {tests} changed result; running the proposal and the base again to tell flaky tests"
+                ));
+            }
+            apply::Progress::BaseCached(millis) if self.verbose => {
+                ui::status(&format!(
+                    "the check's run on the base is cached ({:.1}s saved)",
+                    millis as f64 / 1000.0
+                ));
+            }
+            apply::Progress::BaseCached(_) => {}
+            apply::Progress::WaitingForSlot(n) => {
+                let line = format!(
+                    "all {n} check worktrees are busy with other papayu checks; waiting for one"
+                );
+                spinner.set_message(&line);
+                if !spinner.is_visible() {
+                    ui::status(&line);
+                }
+            }
+            apply::Progress::Output(chunk) if self.verbose => {
+                spinner.clear();
+                self.live.push(chunk);
+            }
+            apply::Progress::Output(_) => spinner.set_message("running the check"),
+            apply::Progress::Chose(why) => spinner.status(why),
+        }
+    }
+
+    /// Clears the spinner and ends the live output.
+    fn finish(&mut self) {
+        self.spinner.clear();
+        self.live.finish();
     }
 }
 

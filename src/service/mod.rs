@@ -5,6 +5,7 @@
 //! so the front ends cannot drift apart. Nothing here prints: what a front end shows while the
 //! work goes on reaches it through its [`Observer`].
 
+pub mod apply;
 pub mod ask;
 pub mod context;
 pub mod observer;

@@ -7,10 +7,8 @@ use serde::Serialize;
 
 use crate::ask::session::Ask;
 use crate::codes::{Code, Problem, Problems};
-use crate::engine::apply::{self, ApplyRequest, Outcome};
-use crate::engine::attribution::Attribution;
-use crate::engine::baseline::Sources;
-use crate::engine::check::{CheckChoice, CheckReport, CheckSettings};
+use crate::engine::apply::Outcome;
+use crate::engine::check::{CheckChoice, CheckReport};
 use crate::engine::find::find;
 use crate::engine::plan::Planned;
 use crate::engine::reproduce::{self, Reproduced};
@@ -18,10 +16,10 @@ use crate::executor::{ChangeKind, FileChange};
 use crate::present::diffstat::diffstat;
 use crate::store::Oid;
 use crate::store::records::PlanRecord;
-use crate::trace::outcome;
 use crate::verdict::Verdict;
 
 use super::Service;
+use super::apply::Apply;
 use super::paste::{self, Kind};
 use super::repro::{self, Asking, Attempt, Source};
 use super::rounds::{self, Ended, FirstRound};
@@ -172,22 +170,15 @@ fn apply_first(
     others: Vec<String>,
     rounds: u32,
 ) -> Result<(Proposal, Option<FirstRound>), Problems> {
-    let config = service.config;
-    let request = ApplyRequest {
+    // Applied and traced as `git papayu apply` applies it, with its warnings.
+    let request = Apply {
         plan: Some(first.id.clone()),
         onto: None,
         check: CheckChoice::Configured,
-        settings: CheckSettings::resolve(config, false, None)?,
-        attribution: Attribution::configured(config)?,
-        sources: Sources::resolve(config)?,
+        network: false,
+        timeout_secs: None,
     };
-    let outcome = apply::apply(service.store, &request);
-    outcome::apply(
-        &service.tracer(),
-        service.store,
-        request.plan.as_deref(),
-        &outcome,
-    );
+    let outcome = super::apply::apply(service, request, &mut |_| {}).outcome;
     let proposal = |record: PlanRecord, diffstat: Diffstat| Proposal {
         id: record.id,
         goal: record.goal,
