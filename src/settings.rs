@@ -355,8 +355,11 @@ pub const SETTINGS: &[Setting] = &[
         Some("papayu.workerLease"),
         None,
         "300",
-        "seconds a worker's claim holds without renewal (renewed every third of it while it checks)",
-        COUNT,
+        "seconds a worker's claim holds without renewal (renewed every third of it while it checks), 3 or more",
+        Kind::Number {
+            min: 3,
+            max: i64::MAX,
+        },
     ),
     s(
         Some("papayu.workerCommands"),
@@ -634,25 +637,7 @@ impl Settings {
             if let Some(key) = setting.key {
                 known.insert(key.to_ascii_lowercase());
             }
-            let from_flag = [setting.key, setting.env]
-                .into_iter()
-                .flatten()
-                .find_map(|k| self.flags.get(&k.to_ascii_lowercase()).cloned());
-            let from_env = setting
-                .env
-                .and_then(|v| Some((self.env.get(v)?.clone(), format!("env {v}"))))
-                .filter(|(value, _)| !value.is_empty());
-            let from_git = setting.key.and_then(|k| {
-                let entry = self.git_entry(&k.to_ascii_lowercase())?;
-                Some((
-                    entry.value.clone().unwrap_or_else(|| "true".to_string()),
-                    entry.origin.clone(),
-                ))
-            });
-            let (value, origin) = from_flag
-                .or(from_env)
-                .or(from_git)
-                .unwrap_or_else(|| (setting.default.to_string(), "default".to_string()));
+            let (value, origin) = self.in_force(setting);
             let value = match setting.secret && origin != "default" {
                 true => "(set, hidden)".to_string(),
                 false => value,
@@ -686,36 +671,66 @@ impl Settings {
         rows
     }
 
+    /// The value of `setting` in force and where it came from: a flag wins over a variable, a
+    /// variable over git config, git config over the default (origin `default`).
+    fn in_force(&self, setting: &Setting) -> (String, String) {
+        let from_flag = [setting.key, setting.env]
+            .into_iter()
+            .flatten()
+            .find_map(|k| self.flags.get(&k.to_ascii_lowercase()).cloned());
+        let from_env = setting
+            .env
+            .and_then(|v| Some((self.env.get(v)?.clone(), format!("env {v}"))))
+            .filter(|(value, _)| !value.is_empty());
+        let from_git = setting.key.and_then(|k| {
+            let entry = self.git_entry(&k.to_ascii_lowercase())?;
+            Some((
+                entry.value.clone().unwrap_or_else(|| "true".to_string()),
+                entry.origin.clone(),
+            ))
+        });
+        from_flag
+            .or(from_env)
+            .or(from_git)
+            .unwrap_or_else(|| (setting.default.to_string(), "default".to_string()))
+    }
+
+    /// The value given for the declared setting `name` (its git key or its variable), checked
+    /// against its kind: `None` when only its default holds. A value its kind does not take is
+    /// the problem [`Settings::check`] gives.
+    pub fn given(&self, name: &str) -> Result<Option<String>, crate::codes::Problem> {
+        let setting = declared(name)?;
+        let (value, origin) = self.in_force(setting);
+        if origin == "default" {
+            return Ok(None);
+        }
+        match refusal(setting, &value, &origin) {
+            Some(problem) => Err(problem),
+            None => Ok(Some(value.trim().to_string())),
+        }
+    }
+
+    /// A declared boolean setting, as given (git's spellings).
+    pub fn flag(&self, name: &str) -> Result<Option<bool>, crate::codes::Problem> {
+        Ok(self.given(name)?.and_then(|v| parse_bool(Some(&v))))
+    }
+
+    /// A declared whole-number setting, as given (git's `k`, `m`, `g` suffixes).
+    pub fn number(&self, name: &str) -> Result<Option<i64>, crate::codes::Problem> {
+        Ok(self.given(name)?.and_then(|v| parse_i64(&v)))
+    }
+
     /// Refuses the first setting in force whose value its declaration does not take, naming
     /// the key, its value and where it came from (a file, `git -c`, a variable).
     pub fn check(&self) -> Result<(), crate::codes::Problem> {
-        for (setting, row) in SETTINGS.iter().zip(self.resolved()) {
-            if row.origin == "default" || row.origin.starts_with("flag ") {
+        for setting in SETTINGS {
+            let (value, origin) = self.in_force(setting);
+            if origin == "default" || origin.starts_with("flag ") {
                 continue;
             }
-            let Some(must) = setting.kind.refuses(&row.value) else {
-                continue;
-            };
-            let hint = match row.origin.strip_prefix("env ") {
-                Some(var) => format!("set {var} to {must}, or unset it"),
-                None => format!(
-                    "set it with git config {} VALUE ({must}), or unset it with git config --unset {}",
-                    row.name, row.name
-                ),
-            };
-            // The check's settings have their own code (a check that cannot be configured).
-            let code = match row.name.starts_with("papayu.check") {
-                true => crate::codes::Code::CheckConfigInvalid,
-                false => crate::codes::Code::ConfigInvalid,
-            };
-            return Err(crate::codes::Problem::new(
-                code,
-                format!(
-                    "{} is {:?} ({}); it must be {must}",
-                    row.name, row.value, row.origin
-                ),
-            )
-            .with_hint(hint));
+            if let Some(problem) = refusal(setting, &value, &origin) {
+                return Err(problem);
+            }
         }
         Ok(())
     }
@@ -723,6 +738,48 @@ impl Settings {
     fn git_entry(&self, lower: &str) -> Option<&ConfigEntry> {
         self.git.iter().rev().find(|e| e.name == lower)
     }
+}
+
+/// The declaration of `name`, a git key (any case) or a variable.
+fn declared(name: &str) -> Result<&'static Setting, crate::codes::Problem> {
+    SETTINGS
+        .iter()
+        .find(|s| s.key.is_some_and(|k| k.eq_ignore_ascii_case(name)) || s.env == Some(name))
+        .ok_or_else(|| {
+            crate::codes::Problem::new(
+                crate::codes::Code::Internal,
+                format!("the setting {name} is read but declared nowhere"),
+            )
+        })
+}
+
+/// Why `value` (from `origin`) is not one `setting` takes, as the problem every command gives:
+/// the key, the value, where it came from, and how to fix it.
+fn refusal(setting: &Setting, value: &str, origin: &str) -> Option<crate::codes::Problem> {
+    let must = setting.kind.refuses(value)?;
+    let name = setting.key.or(setting.env).unwrap_or_default();
+    let hint = match origin.strip_prefix("env ") {
+        Some(var) => format!("set {var} to {must}, or unset it"),
+        None => format!(
+            "set it with git config {name} VALUE ({must}), or unset it with git config --unset {name}"
+        ),
+    };
+    // The check's settings have their own code (a check that cannot be configured).
+    let code = match name.starts_with("papayu.check") {
+        true => crate::codes::Code::CheckConfigInvalid,
+        false => crate::codes::Code::ConfigInvalid,
+    };
+    let shown = match setting.secret {
+        true => "(set, hidden)",
+        false => value,
+    };
+    Some(
+        crate::codes::Problem::new(
+            code,
+            format!("{name} is {shown:?} ({origin}); it must be {must}"),
+        )
+        .with_hint(hint),
+    )
 }
 
 #[cfg(test)]
@@ -785,5 +842,35 @@ mod tests {
         );
         assert_eq!(given.git_i64("papayu.checkTimeout"), Ok(Some(2048)));
         assert_eq!(given.git_bool("papayu.checkNetwork"), Ok(Some(true)));
+    }
+
+    #[test]
+    fn typed_reads_refuse_a_typo_with_its_origin_and_take_declared_names_only() {
+        let settings = Settings::from_parts(
+            vec![
+                entry("papayu.rounds", "3", "file:.git/config"),
+                entry("papayu.workerlease", "2", "command line:"),
+                entry("papayu.checknetwork", "yes", "file:x"),
+            ],
+            BTreeMap::from([("PAPAYU_INSTALL_MAN".to_string(), "maybe".to_string())]),
+        );
+        assert_eq!(settings.number("papayu.rounds"), Ok(Some(3)));
+        assert_eq!(settings.flag("papayu.checkNetwork"), Ok(Some(true)));
+        // Unset: the default holds, and the reader picks it.
+        assert_eq!(settings.number("papayu.checkTimeout"), Ok(None));
+        let lease = settings.number("papayu.workerLease").unwrap_err();
+        assert_eq!(lease.code, crate::codes::Code::ConfigInvalid);
+        assert!(lease.reason.contains("(command line:)"), "{}", lease.reason);
+        assert!(lease.reason.contains("from 3"), "{}", lease.reason);
+        // The variable wins over git config, and its typo names the variable.
+        let man = settings.flag("papayu.installMan").unwrap_err();
+        assert!(
+            man.reason.contains("(env PAPAYU_INSTALL_MAN)"),
+            "{}",
+            man.reason
+        );
+        // A read of a name declared nowhere is a bug, said as one.
+        let undeclared = settings.flag("papayu.nothing").unwrap_err();
+        assert_eq!(undeclared.code, crate::codes::Code::Internal);
     }
 }

@@ -14,7 +14,6 @@ use clap::{Args, CommandFactory, ValueEnum};
 use clap_complete::Shell;
 use git_papayu::settings::Settings;
 use git_papayu::store::Store;
-use git_papayu::store::cmdline::parse_bool;
 use git_papayu::{Code, Problem};
 
 use super::{Cli, CliResult, ui};
@@ -492,10 +491,7 @@ pub fn install_man(args: InstallManArgs) -> CliResult {
 /// (`PAPAYU_INSTALL_MAN=0`) turns this off. A directory it cannot write (a system-wide
 /// install) is left alone without a word: the package's own pages, or `install-man DIR`, serve.
 pub fn install_if_missing(settings: &Settings) {
-    let wanted = settings
-        .env("PAPAYU_INSTALL_MAN")
-        .map(|v| parse_bool(Some(v)))
-        .unwrap_or_else(|| settings.git_bool("papayu.installMan").ok().flatten());
+    let wanted = settings.flag("papayu.installMan").ok().flatten();
     if wanted == Some(false) {
         return;
     }

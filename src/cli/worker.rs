@@ -48,10 +48,10 @@ pub fn run(args: WorkerArgs) -> CliResult {
     let config = super::settings();
     let remote = remote.unwrap_or_else(|| store.default_remote());
     let setup = identity::setup(&config, remote)?;
-    let poll = match config.git_i64("papayu.workerPoll") {
-        Ok(Some(n)) if n > 0 => n as u64,
-        _ => 30,
-    };
+    let poll = config
+        .number("papayu.workerPoll")?
+        .and_then(|n| u64::try_from(n).ok())
+        .unwrap_or(30);
     if setup.key.is_none() {
         ui::warn(&format!(
             "worker {} has no key (papayu.workerKey): its results are unsigned, and no clone counts them as more than a claim",

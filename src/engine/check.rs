@@ -94,26 +94,14 @@ impl CheckSettings {
         network: bool,
         timeout_secs: Option<u64>,
     ) -> Result<CheckSettings, Problem> {
-        let bool_key = |key: &str, default: bool| match config.git_bool(key) {
-            Ok(value) => Ok(value.unwrap_or(default)),
-            Err(_) => Err(invalid_config(key, "true or false")),
-        };
-        let network = network || bool_key("papayu.checkNetwork", false)?;
-        let sandbox = bool_key("papayu.checkSandbox", true)?;
+        let network = network || config.flag("papayu.checkNetwork")?.unwrap_or(false);
+        let sandbox = config.flag("papayu.checkSandbox")?.unwrap_or(true);
         let secs = match timeout_secs {
             Some(s) => s,
-            None => match config.git_i64("papayu.checkTimeout") {
-                Ok(None) => DEFAULT_TIMEOUT.as_secs(),
-                Ok(Some(n)) => u64::try_from(n).map_err(|_| {
-                    invalid_config("papayu.checkTimeout", "a whole number of seconds")
-                })?,
-                Err(_) => {
-                    return Err(invalid_config(
-                        "papayu.checkTimeout",
-                        "a whole number of seconds",
-                    ));
-                }
-            },
+            None => config
+                .number("papayu.checkTimeout")?
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(DEFAULT_TIMEOUT.as_secs()),
         };
         let writable = config
             .git_all("papayu.checkWritable")

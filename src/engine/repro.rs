@@ -43,17 +43,12 @@ impl Mode {
             Some(false) => return Ok(Mode::Never),
             None => {}
         }
-        match config.git("papayu.repro").map(str::trim) {
-            None => Ok(Mode::Never),
-            Some("auto") => Ok(Mode::Auto),
-            Some("always") => Ok(Mode::Always),
-            Some("never") => Ok(Mode::Never),
-            Some(other) => Err(Problem::new(
-                Code::ConfigInvalid,
-                format!("git config papayu.repro is {other:?}; it must be auto, always or never"),
-            )
-            .with_hint("fix it with git config papayu.repro auto, or unset it")),
-        }
+        // Its declaration takes auto, always or never; unset is never.
+        Ok(match config.given("papayu.repro")?.as_deref() {
+            Some("auto") => Mode::Auto,
+            Some("always") => Mode::Always,
+            _ => Mode::Never,
+        })
     }
 
     /// Whether to ask for a reproduction of `goal`, given whether a check is configured.

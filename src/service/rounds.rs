@@ -27,21 +27,11 @@ pub fn configured(flag: Option<u32>, config: &Settings) -> Result<u32, Problem> 
     if let Some(n) = flag {
         return Ok(n);
     }
-    let invalid = || {
-        Problem::new(
-            Code::ConfigInvalid,
-            format!("git config papayu.rounds must be a whole number from 1 to {MAX_ROUNDS}"),
-        )
-        .with_hint("fix it with git config papayu.rounds 3, or unset it")
-    };
-    match config.git_i64("papayu.rounds") {
-        Ok(None) => Ok(1),
-        Ok(Some(n)) => u32::try_from(n)
-            .ok()
-            .filter(|n| (1..=MAX_ROUNDS).contains(n))
-            .ok_or_else(invalid),
-        Err(_) => Err(invalid()),
-    }
+    // Its declaration takes 1 to MAX_ROUNDS.
+    Ok(config
+        .number("papayu.rounds")?
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(1))
 }
 
 /// Whether the round reached its target: the check passed, nothing is broken, no test weakened.

@@ -154,24 +154,10 @@ impl Trace {
     }
 }
 
-/// Whether trace files are written: `PAPAYU_TRACE` (`1`/`true` on, `0`/`false` off), else git
-/// config `papayu.trace`, else on.
-pub fn enabled(env: &BTreeMap<String, String>, config: Option<&str>) -> bool {
-    let parse = |v: &str| match v.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Some(true),
-        "0" | "false" | "no" | "off" => Some(false),
-        _ => None,
-    };
-    env.get("PAPAYU_TRACE")
-        .and_then(|v| parse(v))
-        .or_else(|| config.and_then(parse))
-        .unwrap_or(true)
-}
-
-/// Whether raw model answers are kept (`PAPAYU_TRACE_RAW=1`).
-pub fn raw_enabled(env: &BTreeMap<String, String>) -> bool {
-    env.get("PAPAYU_TRACE_RAW")
-        .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+/// Whether trace files are written: `PAPAYU_TRACE`, else git config `papayu.trace`, else on.
+pub fn tracing_on(config: &crate::settings::Settings) -> bool {
+    // A declared boolean: a typo is refused before any command runs.
+    config.flag("papayu.trace").ok().flatten().unwrap_or(true)
 }
 
 /// The settings worth recording: every `PAPAYU_*` variable whose name is not a secret's, with
@@ -330,12 +316,23 @@ mod tests {
 
     #[test]
     fn tracing_is_on_unless_turned_off() {
-        let env = |v: &str| -> BTreeMap<String, String> {
-            [("PAPAYU_TRACE".to_string(), v.to_string())].into()
+        use crate::settings::Settings;
+        use crate::store::config::ConfigEntry;
+        let settings = |env: Option<&str>, git: Option<&str>| {
+            let git = git.map(|v| ConfigEntry {
+                name: "papayu.trace".to_string(),
+                value: Some(v.to_string()),
+                origin: "file:x".to_string(),
+            });
+            let env = env.map(|v| ("PAPAYU_TRACE".to_string(), v.to_string()));
+            Settings::from_parts(git.into_iter().collect(), env.into_iter().collect())
         };
-        assert!(enabled(&BTreeMap::new(), None));
-        assert!(!enabled(&BTreeMap::new(), Some("false")));
-        assert!(enabled(&env("1"), Some("false")), "the environment wins");
-        assert!(!enabled(&env("0"), None));
+        assert!(tracing_on(&settings(None, None)));
+        assert!(!tracing_on(&settings(None, Some("false"))));
+        assert!(
+            tracing_on(&settings(Some("1"), Some("false"))),
+            "the environment wins"
+        );
+        assert!(!tracing_on(&settings(Some("0"), None)));
     }
 }

@@ -28,8 +28,12 @@ impl Tracer {
     /// `PAPAYU_TRACE_RAW`); `warn` hears of a trace that could not be written.
     pub fn new(config: &Config, warn: impl Fn(&str) + Send + Sync + 'static) -> Tracer {
         let env = config.env_map().clone();
-        let on = trace::enabled(&env, config.git("papayu.trace"));
-        let raw = trace::raw_enabled(&env);
+        let on = trace::tracing_on(config);
+        let raw = config
+            .flag("PAPAYU_TRACE_RAW")
+            .ok()
+            .flatten()
+            .unwrap_or(false);
         Tracer {
             env,
             on,

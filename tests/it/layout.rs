@@ -312,3 +312,39 @@ fn the_front_ends_share_only_the_library() {
         offenders.join("\n")
     );
 }
+
+/// Every setting the code reads through the typed readers (`given`, `flag`, `number`) is
+/// declared, so `git papayu config` lists it and every command checks its value.
+#[test]
+fn every_setting_read_is_declared() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let declared: Vec<String> = git_papayu::settings::SETTINGS
+        .iter()
+        .flat_map(|s| [s.key, s.env])
+        .flatten()
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let mut read = Vec::new();
+    for file in &files {
+        let code = code_of(&std::fs::read_to_string(file).expect("read"));
+        for reader in [".given(\"", ".flag(\"", ".number(\""] {
+            for (at, _) in code.match_indices(reader) {
+                let rest = &code[at + reader.len()..];
+                let name = &rest[..rest.find('"').unwrap_or(0)];
+                read.push((file.display().to_string(), name.to_string()));
+            }
+        }
+    }
+    assert!(read.len() >= 8, "the readers are found: {read:?}");
+    let undeclared: Vec<_> = read
+        .iter()
+        .filter(|(_, name)| !name.starts_with("papayu.nothing"))
+        .filter(|(_, name)| !declared.contains(&name.to_ascii_lowercase()))
+        .collect();
+    assert!(
+        undeclared.is_empty(),
+        "read but declared nowhere: {undeclared:?}"
+    );
+}

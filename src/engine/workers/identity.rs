@@ -34,16 +34,11 @@ pub fn setup(config: &Settings, remote: String) -> Result<Setup, Problem> {
         }
         None => default_name(key.as_deref()),
     };
-    let lease = match config.git_i64("papayu.workerLease") {
-        Ok(None) => DEFAULT_LEASE_SECS,
-        Ok(Some(n)) if n >= 3 => n as u64,
-        _ => {
-            return Err(invalid(
-                "papayu.workerLease",
-                "must be a whole number of seconds, 3 or more",
-            ));
-        }
-    };
+    // Its declaration takes 3 seconds or more.
+    let lease = config
+        .number("papayu.workerLease")?
+        .and_then(|n| u64::try_from(n).ok())
+        .unwrap_or(DEFAULT_LEASE_SECS);
     Ok(Setup {
         remote,
         name,
