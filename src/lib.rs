@@ -1,10 +1,14 @@
 //! git-papayu turns a model's JSON plan into a reviewable commit on a `papayu/*` branch.
 //!
-//! The library is layered so that each layer can be trusted on its own:
+//! The library is layered so that each layer can be trusted on its own. The pure layers are
+//! crates of their own (`crates/`), so Cargo itself keeps them from reaching up:
 //!
-//! - [`plan`] is the plan's data: what every accepted answer becomes; it is pure.
-//! - [`protocol`] reads a model's answer into a validated [`plan::Plan`]; it is pure.
-//! - [`patch`] applies model-written diffs to text; it is pure and all-or-nothing.
+//! - [`plan`], [`codes`], [`verdict`] and [`cost`] (`papayu-core`) are the data every layer
+//!   shares: what every accepted answer becomes, errors, verdicts, prices; they are pure.
+//! - [`protocol`] (`papayu-protocol`) reads a model's answer into a validated [`plan::Plan`];
+//!   it is pure.
+//! - [`patch`] (`papayu-patch`) applies model-written diffs to text; it is pure and
+//!   all-or-nothing.
 //! - [`store`] is the only module that touches git: notes, refs, the operation log, worktrees,
 //!   and object-level reads and writes of trees. It keeps plans in records but knows nothing
 //!   of how answers are read or patches applied.
@@ -19,21 +23,19 @@
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod ask;
-pub mod codes;
 pub mod context;
-pub mod cost;
 pub mod date;
 pub mod engine;
 pub mod executor;
 pub mod llm;
-pub mod patch;
-pub mod plan;
 pub mod present;
-pub mod protocol;
 pub mod service;
 pub mod settings;
 pub mod store;
 pub mod trace;
-pub mod verdict;
+
+pub use papayu_core::{codes, cost, plan, verdict};
+pub use papayu_patch as patch;
+pub use papayu_protocol as protocol;
 
 pub use codes::{Code, Problem, Problems};

@@ -42,7 +42,9 @@ fn only_the_store_touches_git() {
 }
 
 /// The library's modules from the bottom up: a module may use only those listed before it.
-/// `cli` (the binary) sits above all of them.
+/// `cli` (the binary) sits above all of them. The first six are crates of their own under
+/// `crates/`, which Cargo keeps from reaching up; they stay listed so the library's own uses
+/// of them are ranked.
 const LAYERS: &[&str] = &[
     "codes", "cost", "verdict", "plan", "protocol", "patch", "store", "date", "settings",
     "context", "executor", "present", "llm", "engine", "ask", "trace", "service",

@@ -194,14 +194,14 @@ fn every_code_named_in_the_doc_exists() {
 #[test]
 fn protocol_code_list_matches_the_source() {
     let sources = [
-        include_str!("../../src/protocol/mod.rs"),
-        include_str!("../../src/protocol/extract.rs"),
-        include_str!("../../src/protocol/paths.rs"),
-        include_str!("../../src/protocol/content.rs"),
-        include_str!("../../src/protocol/rules.rs"),
-        include_str!("../../src/protocol/memory.rs"),
-        include_str!("../../src/protocol/schema.rs"),
-        include_str!("../../src/protocol/shape.rs"),
+        include_str!("../../crates/papayu-protocol/src/lib.rs"),
+        include_str!("../../crates/papayu-protocol/src/extract.rs"),
+        include_str!("../../crates/papayu-protocol/src/paths.rs"),
+        include_str!("../../crates/papayu-protocol/src/content.rs"),
+        include_str!("../../crates/papayu-protocol/src/rules.rs"),
+        include_str!("../../crates/papayu-protocol/src/memory.rs"),
+        include_str!("../../crates/papayu-protocol/src/schema.rs"),
+        include_str!("../../crates/papayu-protocol/src/shape.rs"),
     ];
     let mut used = BTreeSet::new();
     let re = regex::Regex::new(r"Code::([A-Za-z0-9]+)").unwrap();

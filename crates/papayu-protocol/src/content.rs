@@ -4,7 +4,7 @@
 //! Content is kept byte-exact unless the caller asked for LF normalization; this module must
 //! never change text in any other way (no trimming, no re-encoding).
 
-use crate::codes::Code;
+use papayu_core::codes::Code;
 
 /// Largest `content` (or `patch`) of one action: 1 MiB = 1 048 576 bytes of UTF-8.
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;

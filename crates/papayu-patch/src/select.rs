@@ -4,7 +4,7 @@
 //! renames, creates or deletes the file is refused with its own code, unless the caller picked
 //! the part on purpose. Sections that all name the same file are one change to it.
 
-use crate::codes::{Code, Problem};
+use papayu_core::codes::{Code, Problem};
 
 use super::Options;
 use super::parse::FilePatch;
@@ -171,7 +171,7 @@ fn same_file(named: &str, want: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::{Options, apply_with};
-    use crate::codes::Code;
+    use papayu_core::codes::Code;
 
     fn code(original: &str, diff: &str, path: Option<&str>) -> Code {
         let options = Options {

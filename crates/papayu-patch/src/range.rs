@@ -6,7 +6,7 @@
 //! wholly inside the file.
 
 use super::text::{Edit, FileText, Out, render};
-use crate::codes::{Code, Problem};
+use papayu_core::codes::{Code, Problem};
 
 /// Replaces lines `start_line..=end_line` of `original` with the lines of `content`.
 pub fn replace_range(

@@ -29,10 +29,12 @@ mod schema;
 mod shape;
 pub mod validator;
 
-pub use crate::plan::{Action, ActionKind, ContextRequest, Mode, Plan, ProtocolVersion, Step};
 pub use content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, is_non_printable, normalize_eol};
 pub use extract::{MAX_INPUT_BYTES, MAX_JSON_DEPTH};
 pub use memory::{MEMORY_KEYS, MemoryType};
+pub use papayu_core::plan::{
+    Action, ActionKind, ContextRequest, Mode, Plan, ProtocolVersion, Step,
+};
 pub use paths::{Allowlist, MAX_PATH_LEN, check_path, is_invisible, is_protected};
 pub use rules::{MAX_QUERY_CHARS, is_sha256_hex, looks_unified, query_problem};
 pub use schema::{request_schema, schema_file_name, schema_hash, schema_text, schema_value};
@@ -40,7 +42,7 @@ pub use schema::{request_schema, schema_file_name, schema_hash, schema_text, sch
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::codes::{Code, Problem, Problems};
+use papayu_core::codes::{Code, Problem, Problems};
 use rules::Report;
 use schema::Cover;
 use shape::{ActionSource, Field, RawAction, RawPlan, field, json_int, text_field};

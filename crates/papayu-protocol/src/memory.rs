@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::codes::{Code, Problem};
+use papayu_core::codes::{Code, Problem};
 
 /// What a whitelisted key accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

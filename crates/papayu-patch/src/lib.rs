@@ -33,9 +33,9 @@ pub use ladder::Strategy;
 pub use range::replace_range;
 pub use report::{Difference, FailureReport, HunkFailure, HunkReport, Nearest, Tried, Verdict};
 
-use crate::codes::Problem;
 use ladder::{Target, place};
 use matcher::Haystack;
+use papayu_core::codes::Problem;
 use parse::FilePatch;
 use text::FileText;
 

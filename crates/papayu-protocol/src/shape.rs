@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::plan::{ActionKind, ProtocolVersion};
+use papayu_core::plan::{ActionKind, ProtocolVersion};
 
 /// A field as found in the answer.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,8 +11,8 @@ use super::content::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, check_text};
 use super::paths::{is_protected, path_problem, show};
 use super::shape::{Field, RawAction};
 use super::{MAX_ACTIONS, ParseOptions};
-use crate::codes::{Code, Problem};
-use crate::plan::{ActionKind, Mode, ProtocolVersion};
+use papayu_core::codes::{Code, Problem};
+use papayu_core::plan::{ActionKind, Mode, ProtocolVersion};
 
 /// Collects problems and warnings about one answer.
 pub(crate) struct Report {

@@ -13,8 +13,8 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 
-use crate::codes::{Code, Problem};
-use crate::plan::ActionKind;
+use papayu_core::codes::{Code, Problem};
+use papayu_core::plan::ActionKind;
 
 /// Longest accepted path, in UTF-8 bytes: what file systems count. It also keeps every
 /// component within the 255 bytes file systems allow for one name.

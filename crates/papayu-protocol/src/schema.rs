@@ -14,13 +14,13 @@ use serde_json::Value;
 
 use super::sha256_hex;
 use super::validator::{Schema, SchemaError, Violation};
-use crate::codes::{Code, Problem};
-use crate::plan::ProtocolVersion;
+use papayu_core::codes::{Code, Problem};
+use papayu_core::plan::ProtocolVersion;
 
-const V1: &str = include_str!("../../schemas/plan_v1.schema.json");
-const V2: &str = include_str!("../../schemas/plan_v2.schema.json");
-const V1_STRICT: &str = include_str!("../../schemas/plan_v1.strict.schema.json");
-const V2_STRICT: &str = include_str!("../../schemas/plan_v2.strict.schema.json");
+const V1: &str = include_str!("../../../schemas/plan_v1.schema.json");
+const V2: &str = include_str!("../../../schemas/plan_v2.schema.json");
+const V1_STRICT: &str = include_str!("../../../schemas/plan_v1.strict.schema.json");
+const V2_STRICT: &str = include_str!("../../../schemas/plan_v2.strict.schema.json");
 
 /// At most this many schema errors are reported one by one; the rest are counted.
 const MAX_SCHEMA_PROBLEMS: usize = 100;

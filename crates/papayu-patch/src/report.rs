@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::codes::{Code, Problem};
+use papayu_core::codes::{Code, Problem};
 
 /// How one hunk found its place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

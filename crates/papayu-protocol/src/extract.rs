@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::codes::{Code, Problem};
+use papayu_core::codes::{Code, Problem};
 
 /// Largest answer accepted: 16 MiB = 16 777 216 bytes.
 pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;

@@ -1,6 +1,6 @@
 //! The attributes papayu reads from `.gitattributes`: `papayu-private`, files a repository marks
 //! as protected, and git's own `text`, `eol` and `crlf`, which say how a blob is written (see
-//! [`crate::executor`]).
+//! the executor).
 //!
 //! ```text
 //! config/prod.yml      papayu-private

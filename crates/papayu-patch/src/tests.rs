@@ -6,7 +6,7 @@ use proptest::prelude::{
 };
 
 use super::*;
-use crate::codes::Code;
+use papayu_core::codes::Code;
 
 fn ok(original: &str, diff: &str) -> Applied {
     match apply_with(original, diff, &Options::default()) {
