@@ -543,71 +543,142 @@ pub fn check_failure(
     plan: &str,
     like_base: bool,
 ) -> Problem {
-    let command = &report.command;
-    let rolled_back = format!("no branch was created and plan {plan} is marked failed");
-    let anyway = format!("git papayu apply {plan} --no-check");
+    let failed = Failed {
+        command: &report.command,
+        plan,
+        exit: report
+            .exit_code
+            .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}")),
+        rolled_back: format!("no branch was created and plan {plan} is marked failed"),
+        anyway: format!("git papayu apply {plan} --no-check"),
+    };
     if report.timed_out {
+        return failed.timed_out(report.seconds);
+    }
+    failed
+        .environment(report, verdict, like_base)
+        .unwrap_or_else(|| failed.by_the_plan(verdict))
+}
+
+/// A failed check's problem, as its parts are worded.
+struct Failed<'a> {
+    command: &'a str,
+    plan: &'a str,
+    /// `exit 1`, or `a signal`.
+    exit: String,
+    rolled_back: String,
+    /// The command that keeps the plan anyway.
+    anyway: String,
+}
+
+impl Failed<'_> {
+    /// The check ran past its time limit.
+    fn timed_out(&self, seconds: f64) -> Problem {
+        let Failed {
+            command,
+            plan,
+            rolled_back,
+            ..
+        } = self;
         // Twice the time it had, in whole seconds, as the next try.
-        let longer = (report.seconds * 2.0).ceil().max(1.0);
-        return Problem::new(
+        let longer = (seconds * 2.0).ceil().max(1.0);
+        Problem::new(
             Code::CheckTimeout,
             format!(
-                "check `{command}` ran past its time limit ({:.0}s: --check-timeout, or git config papayu.checkTimeout) and was killed with everything it started; {rolled_back}",
-                report.seconds
+                "check `{command}` ran past its time limit ({seconds:.0}s: --check-timeout, or git config papayu.checkTimeout) and was killed with everything it started; {rolled_back}"
             ),
         )
         .with_hint(format!(
             "give it longer with git papayu apply {plan} --check-timeout {longer:.0}"
-        ));
+        ))
     }
-    let exit = report
-        .exit_code
-        .map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
-    if let Some(line) = report.sandbox.denial(&report.output_tail) {
-        return Problem::new(
-            Code::CheckFailed,
-            format!(
-                "check `{command}` failed ({exit}), denied by the sandbox: {line}; {rolled_back}; see papayu.checkWritable (docs/security.md)"
-            ),
-        )
-        .with_hint(format!(
-            "let the check write there with git config --add papayu.checkWritable DIR, then git papayu apply {plan}"
-        ));
+
+    /// A check that failed for a reason of its own, not the plan's: the sandbox denied it, a
+    /// toolchain was hidden from it, it fails the same way on the base, or it ran no tests.
+    fn environment(
+        &self,
+        report: &CheckReport,
+        verdict: &Verdict,
+        like_base: bool,
+    ) -> Option<Problem> {
+        let Failed {
+            command,
+            plan,
+            exit,
+            rolled_back,
+            anyway,
+        } = self;
+        if let Some(line) = report.sandbox.denial(&report.output_tail) {
+            return Some(Problem::new(
+                Code::CheckFailed,
+                format!(
+                    "check `{command}` failed ({exit}), denied by the sandbox: {line}; {rolled_back}; see papayu.checkWritable (docs/security.md)"
+                ),
+            )
+            .with_hint(format!(
+                "let the check write there with git config --add papayu.checkWritable DIR, then git papayu apply {plan}"
+            )));
+        }
+        if let Some((what, fix)) = toolchain_hint(&report.output_tail) {
+            return Some(
+                Problem::new(
+                    Code::CheckFailed,
+                    format!("check `{command}` failed ({exit}): {what}; {rolled_back}"),
+                )
+                .with_hint(format!("{fix}, then git papayu apply {plan}")),
+            );
+        }
+        if like_base {
+            let how = match &verdict.reason {
+                Some(why) => format!("did not run its tests ({exit}): {why}"),
+                None => format!("failed ({exit})"),
+            };
+            return Some(Problem::new(
+                Code::CheckFailed,
+                format!(
+                    "check `{command}` {how}, and fails the same way on the base without the plan; {rolled_back}"
+                ),
+            )
+            .with_hint(format!(
+                "is `{command}` the right check command? Run it by hand; once it runs, check the plan again with git papayu apply {plan} --check \"CMD\""
+            )));
+        }
+        if verdict.status == verdict::CheckStatus::DidNotRun {
+            let why = verdict.reason.as_deref().unwrap_or("no test results");
+            return Some(Problem::new(
+                Code::CheckFailed,
+                format!("check `{command}` did not run its tests ({exit}): {why}; {rolled_back}"),
+            )
+            .with_hint(format!(
+                "if the check command is wrong, check again with git papayu apply {plan} --check \"CMD\"; else ask for a fix from where it failed with git papayu refine {plan} \"make the tests run again\", or keep it anyway with {anyway}"
+            )));
+        }
+        None
     }
-    if let Some((what, fix)) = toolchain_hint(&report.output_tail) {
-        return Problem::new(
-            Code::CheckFailed,
-            format!("check `{command}` failed ({exit}): {what}; {rolled_back}"),
-        )
-        .with_hint(format!("{fix}, then git papayu apply {plan}"));
-    }
-    if like_base {
-        let how = match &verdict.reason {
-            Some(why) => format!("did not run its tests ({exit}): {why}"),
-            None => format!("failed ({exit})"),
-        };
-        return Problem::new(
-            Code::CheckFailed,
-            format!(
-                "check `{command}` {how}, and fails the same way on the base without the plan; {rolled_back}"
-            ),
-        )
-        .with_hint(format!(
-            "is `{command}` the right check command? Run it by hand; once it runs, check the plan again with git papayu apply {plan} --check \"CMD\""
-        ));
-    }
-    if verdict.status == verdict::CheckStatus::DidNotRun {
-        let why = verdict.reason.as_deref().unwrap_or("no test results");
-        return Problem::new(
-            Code::CheckFailed,
-            format!("check `{command}` did not run its tests ({exit}): {why}; {rolled_back}"),
-        )
-        .with_hint(format!(
-            "if the check command is wrong, check again with git papayu apply {plan} --check \"CMD\"; else ask for a fix from where it failed with git papayu refine {plan} \"make the tests run again\", or keep it anyway with {anyway}"
-        ));
-    }
-    let broken = verdict.broken_passing();
-    if verdict.breaks_any() {
+
+    /// A check the plan failed: the tests it breaks or adds failing, else the counts.
+    fn by_the_plan(&self, verdict: &Verdict) -> Problem {
+        let Failed {
+            command,
+            plan,
+            exit,
+            rolled_back,
+            anyway,
+        } = self;
+        if !verdict.breaks_any() {
+            let counts = match verdict.fixes {
+                Some(_) => format!(" ({})", verdict.counts()),
+                None => String::new(),
+            };
+            return Problem::new(
+                Code::CheckFailed,
+                format!("check `{command}` failed ({exit}){counts}; {rolled_back}"),
+            )
+            .with_hint(format!(
+                "ask for a fix from where it failed with git papayu refine {plan} \"make the check pass\" (or apply with --rounds N), or keep it anyway with {anyway}"
+            ));
+        }
+        let broken = verdict.broken_passing();
         let mut what = Vec::new();
         if !broken.is_empty() {
             what.push(format!(
@@ -635,7 +706,7 @@ pub fn check_failure(
                     .map_or("the new tests", String::as_str)
             ),
         };
-        return Problem::new(
+        Problem::new(
             Code::CheckFailed,
             format!(
                 "check `{command}` failed ({exit}) and {}; {}; {rolled_back}",
@@ -645,19 +716,8 @@ pub fn check_failure(
         )
         .with_hint(format!(
             "ask for a fix from where it failed with git papayu refine {plan} \"{feedback}\" (or apply with --rounds N), or keep it anyway with {anyway}"
-        ));
+        ))
     }
-    let counts = match verdict.fixes {
-        Some(_) => format!(" ({})", verdict.counts()),
-        None => String::new(),
-    };
-    Problem::new(
-        Code::CheckFailed,
-        format!("check `{command}` failed ({exit}){counts}; {rolled_back}"),
-    )
-    .with_hint(format!(
-        "ask for a fix from where it failed with git papayu refine {plan} \"make the check pass\" (or apply with --rounds N), or keep it anyway with {anyway}"
-    ))
 }
 
 /// What happened and what to change, when the check's output says the sandbox hid a toolchain
