@@ -29,7 +29,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use git_papayu::context::{Block, BlockKind, Budget, Input, diet, gather, is_test_path};
+use git_papayu::context::{
+    Block, BlockKind, Budget, Corpus, Input, Query, diet, gather, is_test_path, rank,
+};
 use git_papayu::protocol::ProtocolVersion;
 use git_papayu::store::{Oid, Store};
 
@@ -72,7 +74,6 @@ impl Score {
     fn pct(&self, n: usize) -> f64 {
         100.0 * n as f64 / self.cases.max(1) as f64
     }
-
 }
 
 struct Outcome {
@@ -555,6 +556,7 @@ fn run_case(store: &Store, case: &Case, budget: &Budget, verbose: bool) -> (Outc
     let ours = judge(case, &blocks, &texts, millis);
     if verbose && !(ours.sent && ours.hunks) {
         print_miss(case, &blocks, &ours);
+        print_places(&snap, case, &blocks);
     }
     let started = Instant::now();
     let baseline = bm25_blocks(&files, &case.goal, budget);
@@ -588,6 +590,33 @@ fn print_miss(case: &Case, blocks: &[Block], ours: &Outcome) {
     }
 }
 
+/// Where each gold file that was not sent stands in the ranking, and why.
+fn print_places(snap: &git_papayu::store::Snapshot<'_>, case: &Case, blocks: &[Block]) {
+    let corpus = Corpus::of(snap);
+    let query = Query::of(&case.goal, &[]);
+    let ranking = rank(&corpus, &query, &snap.recent_changes(), &|_| true);
+    for g in &case.gold {
+        if blocks
+            .iter()
+            .any(|b| b.kind == BlockKind::File && b.title == g.path)
+        {
+            continue;
+        }
+        match ranking.files.iter().position(|r| r.path == g.path) {
+            Some(i) => eprintln!(
+                "  place {} of {}: {} {:.2} ({}) vs #1 {:.2}",
+                i + 1,
+                ranking.files.len(),
+                g.path,
+                ranking.files[i].score,
+                ranking.files[i].reasons.join("; "),
+                ranking.files[0].score
+            ),
+            None => eprintln!("  place none: {}", g.path),
+        }
+    }
+}
+
 fn score_of<'r>(records: impl Iterator<Item = &'r Record>) -> (Score, Score) {
     let (mut ours, mut base) = (Score::default(), Score::default());
     for r in records {
@@ -612,7 +641,13 @@ fn report(records: &[Record], budget: &Budget) {
     let (ours_all, base_all) = score_of(records.iter());
     row("**all**", &ours_all, &base_all);
 
-    let size = |r: &Record| if r.files == 1 { "1 file" } else { "2–4 files" };
+    let size = |r: &Record| {
+        if r.files == 1 {
+            "1 file"
+        } else {
+            "2–4 files"
+        }
+    };
     let mut sets: Vec<&str> = records.iter().map(|r| language_set(r.language)).collect();
     sets.sort_by_key(|s| (s.len(), *s));
     sets.dedup();
