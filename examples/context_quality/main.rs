@@ -595,6 +595,10 @@ fn print_places(snap: &git_papayu::store::Snapshot<'_>, case: &Case, blocks: &[B
     let corpus = Corpus::of(snap);
     let query = Query::of(&case.goal, &[]);
     let ranking = rank(&corpus, &query, &snap.recent_changes(), &|_| true);
+    let map = blocks
+        .iter()
+        .find(|b| b.kind == BlockKind::Map)
+        .map_or("", |b| b.body.as_str());
     for g in &case.gold {
         if blocks
             .iter()
@@ -602,9 +606,12 @@ fn print_places(snap: &git_papayu::store::Snapshot<'_>, case: &Case, blocks: &[B
         {
             continue;
         }
+        let mapped = map.starts_with(&format!("Definitions:\n{}\n  ", g.path))
+            || map.contains(&format!("\n{}\n  ", g.path));
+        let seen = if mapped { "in the map" } else { "NOT in the map" };
         match ranking.files.iter().position(|r| r.path == g.path) {
             Some(i) => eprintln!(
-                "  place {} of {}: {} {:.2} ({}) vs #1 {:.2}",
+                "  place {} of {}, {seen}: {} {:.2} ({}) vs #1 {:.2}",
                 i + 1,
                 ranking.files.len(),
                 g.path,
@@ -612,7 +619,7 @@ fn print_places(snap: &git_papayu::store::Snapshot<'_>, case: &Case, blocks: &[B
                 ranking.files[i].reasons.join("; "),
                 ranking.files[0].score
             ),
-            None => eprintln!("  place none: {}", g.path),
+            None => eprintln!("  place none, {seen}: {}", g.path),
         }
     }
 }

@@ -6,9 +6,10 @@
 //! base reuses, by commit id, what the newest cached list already holds, so a plan on the next
 //! commit diffs only the commits it has not seen.
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use git2::{ObjectType, Oid, Sort, Tree};
+use git2::{ObjectType, Oid, Sort, Tree, TreeEntry};
 
 use super::Snapshot;
 use super::cache;
@@ -24,7 +25,7 @@ const CHANGES_CACHE: &str = "changes1";
 /// A commit read, with the paths it changed (`None`: a merge, a root, or too many files).
 type Walked = (Oid, Option<Vec<String>>);
 
-impl Snapshot<'_> {
+impl<'r> Snapshot<'r> {
     /// The paths each of the newest [`HISTORY_DEPTH`] commits reachable from this snapshot's
     /// commit changed, newest first: only commits with one parent that changed 1 to
     /// [`HISTORY_MAX_FILES`] files. Empty for a snapshot of a bare tree or on any error.
@@ -94,59 +95,47 @@ impl Snapshot<'_> {
     /// large the tree. `false` as soon as more than [`HISTORY_MAX_FILES`] differ.
     fn differ(
         &self,
-        old: Option<&Tree<'_>>,
-        new: Option<&Tree<'_>>,
+        old: Option<&Tree<'r>>,
+        new: Option<&Tree<'r>>,
         prefix: &str,
         out: &mut Vec<String>,
     ) -> Result<bool, git2::Error> {
-        let entries = |t: Option<&Tree<'_>>| -> Vec<(String, Oid, bool)> {
-            t.map(|t| {
-                t.iter()
-                    .filter_map(|e| {
-                        let tree = e.kind() == Some(ObjectType::Tree);
-                        let file = e.kind() == Some(ObjectType::Blob);
-                        let name = e.name().ok()?.to_string();
-                        (tree || file).then_some((name, e.id(), tree))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-        };
         let (a, b) = (entries(old), entries(new));
-        let by_name = |v: &[(String, Oid, bool)]| -> HashMap<String, usize> {
-            v.iter()
-                .enumerate()
-                .map(|(i, e)| (e.0.clone(), i))
-                .collect()
-        };
-        let (in_a, in_b) = (by_name(&a), by_name(&b));
-        let mut names: Vec<&str> = a.iter().chain(&b).map(|e| e.0.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        for name in names {
-            let x = in_a.get(name).map(|&i| &a[i]);
-            let y = in_b.get(name).map(|&i| &b[i]);
+        // Both lists are in git's order: walk them side by side.
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let order = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) => git_order(x, y),
+                (Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            let (x, y) = match order {
+                Ordering::Less => (a.get(i), None),
+                Ordering::Greater => (None, b.get(j)),
+                Ordering::Equal => (a.get(i), b.get(j)),
+            };
+            i += usize::from(order != Ordering::Greater);
+            j += usize::from(order != Ordering::Less);
             if let (Some(x), Some(y)) = (x, y)
-                && x.1 == y.1
-                && x.2 == y.2
+                && x.id() == y.id()
             {
                 continue;
             }
+            let Some(name) = x.or(y).and_then(|e| e.name().ok()) else {
+                continue;
+            };
             let path = format!("{prefix}{name}");
-            let subtree =
-                |e: Option<&(String, Oid, bool)>| -> Result<Option<Tree<'_>>, git2::Error> {
-                    match e {
-                        Some(e) if e.2 => Ok(Some(self.repo.find_tree(e.1)?)),
-                        _ => Ok(None),
-                    }
-                };
+            let is_tree = |e: &TreeEntry<'_>| e.kind() == Some(ObjectType::Tree);
+            let subtree = |e: Option<&TreeEntry<'_>>| -> Result<Option<Tree<'r>>, git2::Error> {
+                match e {
+                    Some(e) if is_tree(e) => Ok(Some(self.repo.find_tree(e.id())?)),
+                    _ => Ok(None),
+                }
+            };
             let (tx, ty) = (subtree(x)?, subtree(y)?);
-            if x.is_some_and(|e| !e.2) || y.is_some_and(|e| !e.2) {
-                out.push(path.clone());
-            }
-            if (tx.is_some() || ty.is_some())
-                && !self.differ(tx.as_ref(), ty.as_ref(), &format!("{path}/"), out)?
-            {
+            if tx.is_none() && ty.is_none() {
+                out.push(path);
+            } else if !self.differ(tx.as_ref(), ty.as_ref(), &format!("{path}/"), out)? {
                 return Ok(false);
             }
             if out.len() > HISTORY_MAX_FILES {
@@ -155,6 +144,34 @@ impl Snapshot<'_> {
         }
         Ok(true)
     }
+}
+
+/// A tree's files and subtrees, in its order.
+fn entries<'t>(tree: Option<&'t Tree<'_>>) -> Vec<TreeEntry<'t>> {
+    tree.map(|t| {
+        t.iter()
+            .filter(|e| matches!(e.kind(), Some(ObjectType::Tree | ObjectType::Blob)))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Git's order of tree entries: by name, a tree's name read as if it ended with `/`.
+fn git_order(a: &TreeEntry<'_>, b: &TreeEntry<'_>) -> Ordering {
+    let (x, y) = (a.name_bytes(), b.name_bytes());
+    let n = x.len().min(y.len());
+    x[..n].cmp(&y[..n]).then_with(|| {
+        let next = |e: &TreeEntry<'_>, name: &[u8]| {
+            name.get(n)
+                .copied()
+                .unwrap_or(if e.kind() == Some(ObjectType::Tree) {
+                    b'/'
+                } else {
+                    0
+                })
+        };
+        next(a, x).cmp(&next(b, y))
+    })
 }
 
 fn kept(list: Vec<Walked>) -> Vec<Vec<String>> {
