@@ -608,7 +608,11 @@ fn print_places(snap: &git_papayu::store::Snapshot<'_>, case: &Case, blocks: &[B
         }
         let mapped = map.starts_with(&format!("Definitions:\n{}\n  ", g.path))
             || map.contains(&format!("\n{}\n  ", g.path));
-        let seen = if mapped { "in the map" } else { "NOT in the map" };
+        let seen = if mapped {
+            "in the map"
+        } else {
+            "NOT in the map"
+        };
         match ranking.files.iter().position(|r| r.path == g.path) {
             Some(i) => eprintln!(
                 "  place {} of {}, {seen}: {} {:.2} ({}) vs #1 {:.2}",

@@ -412,3 +412,33 @@ fn a_file_that_always_changed_with_the_best_one_follows_it() {
     );
     assert!(!with.files.iter().any(|f| f.path == "src/other.c"));
 }
+
+#[test]
+fn a_name_defined_with_leading_underscores_is_the_name_the_goal_writes() {
+    let r = ranked(
+        &[
+            (
+                "models.py",
+                "class Mixin:\n    @staticmethod\n    def _encode_files(\n        files, data\n    ):\n        return files\n",
+            ),
+            (
+                "other.py",
+                "from models import Mixin\nx = Mixin._encode_files\n",
+            ),
+        ],
+        "Fix `_encode_files` detection for wrappers",
+    );
+    assert_eq!(r.first().map(String::as_str), Some("models.py"), "{r:?}");
+    let c = corpus(&[(
+        "models.py",
+        "class Mixin:\n    def _encode_files(self):\n        pass\n",
+    )]);
+    let q = Query::of("Fix `_encode_files` detection", &[]);
+    let reasons = &rank(&c, &q, &[], &|_| true).files[0].reasons;
+    assert!(
+        reasons
+            .iter()
+            .any(|w| w == "defines _encode_files" || w == "defines encode_files"),
+        "{reasons:?}"
+    );
+}
