@@ -787,3 +787,20 @@ fn the_second_file_of_a_fix_is_found_by_what_changed_with_the_first_before() {
         "the history after the base is not read: {sent:?}"
     );
 }
+
+/// A single-header library of 600 kB is in the corpus, so the map lists its definitions too.
+#[test]
+fn the_map_lists_the_definitions_of_a_large_header() {
+    let padding = "// the parser keeps its state between calls\n".repeat(14_000);
+    let big = format!(
+        "#pragma once\n{padding}namespace lib {{\nclass token_parser {{\n  int depth;\n}};\n}}\n"
+    );
+    assert!(big.len() > 600_000);
+    let repo = repo_with(&[("include/lib/big.hpp", big.as_str())], 40);
+    let ctx = context(&repo, "the token_parser loses its depth", None);
+    let map = map(&ctx);
+    assert!(
+        map.contains("include/lib/big.hpp\n  ") && map.contains("token_parser"),
+        "{map}"
+    );
+}
