@@ -15,7 +15,12 @@ pub fn git(dir: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?} failed");
 }
 
-/// A repository of `n` files in a two-level tree, made with fast-import.
+/// Commits after the first, each changing a few files, so that reading the history costs what
+/// it costs in a real repository.
+const HISTORY: usize = 1000;
+
+/// A repository of `n` files in a two-level tree, made with fast-import, then [`HISTORY`]
+/// commits of two or three files each.
 pub fn make_repo(n: usize) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     git(dir.path(), &["init", "-q", "-b", "main"]);
@@ -35,6 +40,21 @@ pub fn make_repo(n: usize) -> tempfile::TempDir {
         "M 100644 inline src/stats.py\ndata {}\n{body}\n",
         body.len()
     ));
+    for c in 0..HISTORY {
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter bench <bench@example.com> {} +0000\ndata 6\nchange\n",
+            1_700_000_000 + c
+        ));
+        for k in 0..2 + c % 2 {
+            let i = (c * 7919 + k * 104_729) % n.max(1);
+            let path = format!("d{:02}/e{:03}/file{i:06}.py", i % 97, (i / 97) % 211);
+            let body = format!("def f{i}():\n    return {c}\n");
+            stream.push_str(&format!(
+                "M 100644 inline {path}\ndata {}\n{body}\n",
+                body.len()
+            ));
+        }
+    }
     let mut child = Command::new("git")
         .current_dir(dir.path())
         .args(["fast-import", "--quiet"])

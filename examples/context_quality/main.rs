@@ -15,15 +15,23 @@
 //! The baseline ranks files by BM25 over their words (lowercase alphanumeric runs) and sends
 //! the best 8, each cut to 20,000 characters (60 % head, 40 % tail), 120,000 in all.
 //!
+//! Besides the table by repository, the cases are reported by language set (Python; Rust, Go,
+//! JavaScript; Java, PHP, Ruby, C, C++, TypeScript), by language, and for fixes of one file
+//! against fixes of 2–4 files. A repository's language is the commonest among its source files
+//! outside tests (a `.h` counts as C only in a tree without C++ sources).
+//!
 //! Usage: `bench/context_quality.sh [--cases N] REPO…` (N newest cases per repository,
-//! default 40).
+//! default 40). `PAPAYU_BENCH_VERBOSE=1` prints each case whose gold was not all sent, or whose
+//! hunks were not all shown, with what was sent.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use git_papayu::context::{Block, BlockKind, Budget, Input, diet, gather, is_test_path};
+use git_papayu::context::{
+    Block, BlockKind, Budget, Corpus, Input, Query, diet, gather, is_test_path, rank,
+};
 use git_papayu::protocol::ProtocolVersion;
 use git_papayu::store::{Oid, Store};
 
@@ -66,17 +74,6 @@ impl Score {
     fn pct(&self, n: usize) -> f64 {
         100.0 * n as f64 / self.cases.max(1) as f64
     }
-
-    fn merge(&mut self, o: &Score) {
-        self.cases += o.cases;
-        self.sent += o.sent;
-        self.hunks += o.hunks;
-        self.seen += o.seen;
-        self.chars += o.chars;
-        self.max_chars = self.max_chars.max(o.max_chars);
-        self.millis += o.millis;
-        self.max_millis = self.max_millis.max(o.max_millis);
-    }
 }
 
 struct Outcome {
@@ -98,8 +95,63 @@ fn git(repo: &Path, args: &[&str]) -> String {
 }
 
 const SOURCE: &[&str] = &[
-    "py", "rs", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "rb", "java", "c", "h", "cc", "cpp",
+    "py", "rs", "go", "js", "jsx", "ts", "tsx", "mjs", "cjs", "rb", "java", "php", "c", "h", "cc",
+    "cpp", "cxx", "hpp", "hh", "kt", "cs", "swift",
 ];
+
+/// The language a source file's extension says, `.h` left open (C or C++).
+fn language_of(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1.to_lowercase();
+    Some(match ext.as_str() {
+        "py" => "Python",
+        "rs" => "Rust",
+        "go" => "Go",
+        "js" | "jsx" | "mjs" | "cjs" => "JavaScript",
+        "ts" | "tsx" => "TypeScript",
+        "rb" => "Ruby",
+        "java" => "Java",
+        "php" => "PHP",
+        "c" => "C",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" => "C++",
+        "kt" => "Kotlin",
+        "cs" => "C#",
+        "swift" => "Swift",
+        _ => return None,
+    })
+}
+
+/// A repository's language: the commonest among its source files outside tests at HEAD; a
+/// tree of `.c` and `.h` files only is C.
+fn repo_language(repo: &Path) -> &'static str {
+    let mut counts: HashMap<&'static str, usize> = HashMap::new();
+    let mut headers = 0;
+    for path in git(repo, &["ls-tree", "-r", "--name-only", "HEAD"]).lines() {
+        if !is_gold_candidate(path) {
+            continue;
+        }
+        match language_of(path) {
+            Some(l) => *counts.entry(l).or_default() += 1,
+            None if path.ends_with(".h") => headers += 1,
+            None => {}
+        }
+    }
+    if counts.is_empty() && headers > 0 {
+        return "C";
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(l, n)| (n, std::cmp::Reverse(l)))
+        .map_or("other", |(l, _)| l)
+}
+
+/// The language sets the targets are set for.
+fn language_set(language: &str) -> &'static str {
+    match language {
+        "Python" => "Python",
+        "Rust" | "Go" | "JavaScript" => "Rust, Go, JavaScript",
+        _ => "Java, PHP, Ruby, C, C++, TypeScript",
+    }
+}
 
 fn is_gold_candidate(path: &str) -> bool {
     let lower = path.to_lowercase();
@@ -422,6 +474,15 @@ fn bm25_blocks(files: &[(String, String)], goal: &str, budget: &Budget) -> Vec<B
     blocks
 }
 
+/// One case's outcome, papayu's and the baseline's, with what it is sorted by.
+struct Record {
+    repo: String,
+    language: &'static str,
+    files: usize,
+    ours: Outcome,
+    base: Outcome,
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut want = 40;
@@ -434,68 +495,10 @@ fn main() {
         std::process::exit(2);
     }
     let budget = Budget::default();
-    let mut ours_all = Score::default();
-    let mut base_all = Score::default();
-    println!(
-        "| repository | cases | sent: papayu | sent: BM25 | hunks: papayu | hunks: BM25 | seen: papayu | chars: papayu (mean / max) | chars: BM25 | time: papayu (mean / max) |"
-    );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let verbose = std::env::var_os("PAPAYU_BENCH_VERBOSE").is_some();
+    let mut records = Vec::new();
     for repo in &args {
         let path = Path::new(repo);
-        let store = Store::open_at(path).expect("a git repository");
-        let cases = cases(path, want);
-        let mut ours = Score::default();
-        let mut base = Score::default();
-        for case in &cases {
-            let parent = Oid::from_str(&case.parent).expect("commit id");
-            let snap = store.snapshot(parent).expect("parent commit");
-            let input = Input {
-                goal: case.goal.clone(),
-                logs: Vec::new(),
-                protocol: ProtocolVersion::V2,
-            };
-            let started = Instant::now();
-            let (blocks, _) = diet(gather(&snap, &input, &budget).blocks, &budget);
-            let millis = started.elapsed().as_secs_f64() * 1000.0;
-            let ids: Vec<Oid> = snap.files().iter().map(|(_, id)| *id).collect();
-            let files: Vec<(String, String)> = snap
-                .map_blobs(&ids, |_, bytes| {
-                    (bytes.len() <= 1 << 20 && !bytes.contains(&0))
-                        .then(|| String::from_utf8_lossy(bytes).into_owned())
-                })
-                .into_iter()
-                .map(|(i, text)| (snap.files()[i].0.clone(), text))
-                .collect();
-            let texts: HashMap<String, String> = case
-                .gold
-                .iter()
-                .filter_map(|g| {
-                    files
-                        .iter()
-                        .find(|(p, _)| *p == g.path)
-                        .map(|(p, t)| (p.clone(), t.clone()))
-                })
-                .collect();
-            let outcome = judge(case, &blocks, &texts, millis);
-            if std::env::var_os("PAPAYU_BENCH_VERBOSE").is_some() && !outcome.sent {
-                let sent: Vec<String> = blocks
-                    .iter()
-                    .filter(|b| b.kind == BlockKind::File)
-                    .map(|b| b.title.clone())
-                    .collect();
-                let gold: Vec<&str> = case.gold.iter().map(|g| g.path.as_str()).collect();
-                eprintln!(
-                    "MISS {}: {:?}\n  gold {gold:?}\n  sent {sent:?}",
-                    &case.parent[..8],
-                    case.goal.lines().next().unwrap_or("")
-                );
-            }
-            ours.add(&outcome);
-            let started = Instant::now();
-            let baseline = bm25_blocks(&files, &case.goal, &budget);
-            let millis = started.elapsed().as_secs_f64() * 1000.0;
-            base.add(&judge(case, &baseline, &texts, millis));
-        }
         let name = path
             .components()
             .rev()
@@ -503,11 +506,190 @@ fn main() {
             .map_or(repo.clone(), |c| {
                 c.as_os_str().to_string_lossy().into_owned()
             });
-        row(&name, &ours, &base);
-        ours_all.merge(&ours);
-        base_all.merge(&base);
+        let language = repo_language(path);
+        let store = Store::open_at(path).expect("a git repository");
+        for case in &cases(path, want) {
+            let (ours, base) = run_case(&store, case, &budget, verbose);
+            records.push(Record {
+                repo: name.clone(),
+                language,
+                files: case.gold.len(),
+                ours,
+                base,
+            });
+        }
     }
+    report(&records, &budget);
+}
+
+/// Gathers a case's context as a plan would, and the baseline's, and judges both.
+fn run_case(store: &Store, case: &Case, budget: &Budget, verbose: bool) -> (Outcome, Outcome) {
+    let parent = Oid::from_str(&case.parent).expect("commit id");
+    let snap = store.snapshot(parent).expect("parent commit");
+    let input = Input {
+        goal: case.goal.clone(),
+        logs: Vec::new(),
+        protocol: ProtocolVersion::V2,
+    };
+    let started = Instant::now();
+    let (blocks, _) = diet(gather(&snap, &input, budget).blocks, budget);
+    let millis = started.elapsed().as_secs_f64() * 1000.0;
+    let ids: Vec<Oid> = snap.files().iter().map(|(_, id)| *id).collect();
+    let files: Vec<(String, String)> = snap
+        .map_blobs(&ids, |_, bytes| {
+            (bytes.len() <= 1 << 20 && !bytes.contains(&0))
+                .then(|| String::from_utf8_lossy(bytes).into_owned())
+        })
+        .into_iter()
+        .map(|(i, text)| (snap.files()[i].0.clone(), text))
+        .collect();
+    let texts: HashMap<String, String> = case
+        .gold
+        .iter()
+        .filter_map(|g| {
+            files
+                .iter()
+                .find(|(p, _)| *p == g.path)
+                .map(|(p, t)| (p.clone(), t.clone()))
+        })
+        .collect();
+    let ours = judge(case, &blocks, &texts, millis);
+    if verbose && !(ours.sent && ours.hunks) {
+        print_miss(case, &blocks, &ours);
+        print_places(&snap, case, &blocks);
+    }
+    let started = Instant::now();
+    let baseline = bm25_blocks(&files, &case.goal, budget);
+    let millis = started.elapsed().as_secs_f64() * 1000.0;
+    (ours, judge(case, &baseline, &texts, millis))
+}
+
+/// What was sent for a case papayu missed, and where the gold hunks were.
+fn print_miss(case: &Case, blocks: &[Block], ours: &Outcome) {
+    let what = if ours.sent { "HUNKS" } else { "MISS" };
+    eprintln!(
+        "{what} {}: {:?}",
+        &case.parent[..8],
+        case.goal.lines().next().unwrap_or("")
+    );
+    for g in &case.gold {
+        let block = blocks
+            .iter()
+            .find(|b| b.kind == BlockKind::File && b.title == g.path);
+        let shown = match block {
+            None => "not sent".to_string(),
+            Some(b) if b.ranges.is_empty() => format!("sent, truncated {}", b.truncated),
+            Some(b) => format!("sent {:?} ({})", b.ranges, b.source),
+        };
+        eprintln!("  gold {} hunks {:?}: {shown}", g.path, g.hunks);
+    }
+    for b in blocks.iter().filter(|b| b.kind == BlockKind::File) {
+        if !case.gold.iter().any(|g| g.path == b.title) {
+            eprintln!("  sent {} ({})", b.title, b.source);
+        }
+    }
+}
+
+/// Where each gold file that was not sent stands in the ranking, and why.
+fn print_places(snap: &git_papayu::store::Snapshot<'_>, case: &Case, blocks: &[Block]) {
+    let corpus = Corpus::of(snap);
+    let query = Query::of(&case.goal, &[]);
+    let ranking = rank(&corpus, &query, &snap.recent_changes(), &|_| true);
+    let map = blocks
+        .iter()
+        .find(|b| b.kind == BlockKind::Map)
+        .map_or("", |b| b.body.as_str());
+    for g in &case.gold {
+        if blocks
+            .iter()
+            .any(|b| b.kind == BlockKind::File && b.title == g.path)
+        {
+            continue;
+        }
+        let mapped = map.starts_with(&format!("Definitions:\n{}\n  ", g.path))
+            || map.contains(&format!("\n{}\n  ", g.path));
+        let seen = if mapped {
+            "in the map"
+        } else {
+            "NOT in the map"
+        };
+        match ranking.files.iter().position(|r| r.path == g.path) {
+            Some(i) => eprintln!(
+                "  place {} of {}, {seen}: {} {:.2} ({}) vs #1 {:.2}",
+                i + 1,
+                ranking.files.len(),
+                g.path,
+                ranking.files[i].score,
+                ranking.files[i].reasons.join("; "),
+                ranking.files[0].score
+            ),
+            None => eprintln!("  place none, {seen}: {}", g.path),
+        }
+    }
+}
+
+fn score_of<'r>(records: impl Iterator<Item = &'r Record>) -> (Score, Score) {
+    let (mut ours, mut base) = (Score::default(), Score::default());
+    for r in records {
+        ours.add(&r.ours);
+        base.add(&r.base);
+    }
+    (ours, base)
+}
+
+fn report(records: &[Record], budget: &Budget) {
+    let mut repos: Vec<(&str, &str)> = Vec::new();
+    for r in records {
+        if !repos.iter().any(|(name, _)| *name == r.repo) {
+            repos.push((&r.repo, r.language));
+        }
+    }
+    header("repository (language)");
+    for (name, language) in &repos {
+        let (ours, base) = score_of(records.iter().filter(|r| r.repo == *name));
+        row(&format!("{name} ({language})"), &ours, &base);
+    }
+    let (ours_all, base_all) = score_of(records.iter());
     row("**all**", &ours_all, &base_all);
+
+    let size = |r: &Record| {
+        if r.files == 1 {
+            "1 file"
+        } else {
+            "2–4 files"
+        }
+    };
+    let mut sets: Vec<&str> = records.iter().map(|r| language_set(r.language)).collect();
+    sets.sort_by_key(|s| (s.len(), *s));
+    sets.dedup();
+    println!();
+    header("language set, fix size");
+    for set in &sets {
+        let of_set = |r: &&Record| language_set(r.language) == *set;
+        for wanted in ["1 file", "2–4 files"] {
+            let (ours, base) =
+                score_of(records.iter().filter(of_set).filter(|r| size(r) == wanted));
+            if ours.cases > 0 {
+                row(&format!("{set}, {wanted}"), &ours, &base);
+            }
+        }
+        let (ours, base) = score_of(records.iter().filter(of_set));
+        row(&format!("**{set}**"), &ours, &base);
+    }
+    for wanted in ["1 file", "2–4 files"] {
+        let (ours, base) = score_of(records.iter().filter(|r| size(r) == wanted));
+        row(&format!("**all, {wanted}**"), &ours, &base);
+    }
+
+    let mut languages: Vec<&str> = records.iter().map(|r| r.language).collect();
+    languages.sort();
+    languages.dedup();
+    println!();
+    header("language");
+    for language in languages {
+        let (ours, base) = score_of(records.iter().filter(|r| r.language == language));
+        row(language, &ours, &base);
+    }
     println!();
     println!(
         "papayu sends every gold file in {:.1} % of {} cases, BM25 in {:.1} % ({:+.1} points, {:.2}×); gold hunks shown {:.1} % vs {:.1} %; every gold file seen {:.1} %; at most {} characters (diet: {}); {:.0} ms a plan on average, {:.0} ms at most.",
@@ -524,6 +706,13 @@ fn main() {
         ours_all.millis / ours_all.cases.max(1) as f64,
         ours_all.max_millis
     );
+}
+
+fn header(first: &str) {
+    println!(
+        "| {first} | cases | sent: papayu | sent: BM25 | hunks: papayu | hunks: BM25 | seen: papayu | chars: papayu (mean / max) | chars: BM25 | time: papayu (mean / max) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 }
 
 fn row(name: &str, ours: &Score, base: &Score) {

@@ -27,7 +27,7 @@ pub(super) struct Focus<'a> {
     pub(super) private: &'a Private,
 }
 /// Files larger than this are not read for definitions.
-const MAX_DEF_FILE: usize = 512 * 1024;
+const MAX_DEF_FILE: usize = 1024 * 1024;
 
 /// Directories with more files than this are shown as one line with a count.
 const COLLAPSE_OVER: usize = 12;

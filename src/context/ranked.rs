@@ -23,7 +23,8 @@ pub(super) fn add_ranked(
 ) -> Ranking {
     let corpus = Corpus::of(snap);
     let query = Query::of(&input.goal, &input.logs);
-    let ranking = rank::rank(&corpus, &query, &|p| private.allows(p));
+    let history = snap.recent_changes();
+    let ranking = rank::rank(&corpus, &query, &history, &|p| private.allows(p));
     let (mut slots, mut room) = room_left(&out.blocks, budget);
     let mut order: Vec<(usize, f64, String)> = ranking
         .files
@@ -40,7 +41,11 @@ pub(super) fn add_ranked(
         if present(&out.blocks, path) {
             continue;
         }
-        let allowance = budget.max_file_chars.min(room).saturating_sub(SLACK);
+        let allowance = budget
+            .max_file_chars
+            .min(room)
+            .min(share(room, slots))
+            .saturating_sub(SLACK);
         let text = String::from_utf8_lossy(corpus.text(f));
         let (windows, reason) = if text.chars().count() <= allowance {
             (Vec::new(), reason)
@@ -60,6 +65,13 @@ pub(super) fn add_ranked(
         out.blocks.push(block);
     }
     ranking
+}
+
+/// The most of `room` one of the next `slots` files may take: twice an even share, so the
+/// best files may still be shown at length while the later ones keep room to be shown at all
+/// (a file ranked eighth, shown as a few windows, beats one not sent).
+fn share(room: usize, slots: usize) -> usize {
+    (room * 2 / (slots + 1)).max(MIN_RANKED_CHARS * 4)
 }
 
 /// The blocks and characters the diet leaves for ranked files, keeping room for the map.

@@ -12,8 +12,10 @@ const PARALLEL_FROM: usize = 256;
 
 /// One commit's tree, open for reading.
 pub struct Snapshot<'r> {
-    repo: &'r Repository,
+    pub(super) repo: &'r Repository,
     tree: Tree<'r>,
+    /// The commit whose tree this is, when it was opened from one (its history is then known).
+    pub(super) commit: Option<Oid>,
     files: std::sync::OnceLock<Vec<(String, Oid)>>,
 }
 
@@ -45,6 +47,7 @@ impl Store {
         Ok(Snapshot {
             repo: &self.repo,
             tree,
+            commit: Some(commit),
             files: std::sync::OnceLock::new(),
         })
     }
@@ -60,6 +63,7 @@ impl Store {
         Ok(Snapshot {
             repo: &self.repo,
             tree,
+            commit: None,
             files: std::sync::OnceLock::new(),
         })
     }

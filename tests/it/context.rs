@@ -734,3 +734,73 @@ fn a_two_file_fix_in_go_finds_the_function_the_top_file_calls() {
         callee.1
     );
 }
+
+/// A fix that spans two files where the second shares no word with the goal, is neither
+/// imported nor called, and is found only because the two changed together before; a commit
+/// after the base that would pair the first with a third file is never read.
+#[test]
+fn the_second_file_of_a_fix_is_found_by_what_changed_with_the_first_before() {
+    let invoice = "def render_invoice(items):\n    return '\\n'.join(str(i) for i in items[:-1])\n";
+    let repo = repo_with(
+        &[
+            ("billing/invoice.py", invoice),
+            ("billing/columns.py", "WIDTHS = [12, 40, 8]\n"),
+            ("billing/ledger.py", "ACCOUNTS = []\n"),
+            (
+                "notes/lines.txt",
+                "the last line of the invoice is dropped\n",
+            ),
+        ],
+        40,
+    );
+    for n in 0..3 {
+        repo.write("billing/invoice.py", &format!("{invoice}# {n}\n"));
+        repo.write("billing/columns.py", &format!("WIDTHS = [12, 40, {n}]\n"));
+        repo.commit_all("widen the invoice");
+        repo.write(&format!("pkg/util{n:02}.py"), &format!("X = {n}\n"));
+        repo.commit_all("a helper");
+    }
+    let base = repo.rev("HEAD");
+    for n in 0..5 {
+        repo.write("billing/invoice.py", &format!("{invoice}# later {n}\n"));
+        repo.write("billing/ledger.py", &format!("ACCOUNTS = [{n}]\n"));
+        repo.commit_all("after the base");
+    }
+    let goal = "`render_invoice` drops the last line of the invoice";
+    let out = repo
+        .papayu_env(
+            ["context", goal, "--json", "--base", &base],
+            &[("PAPAYU_CONTEXT_MAX_FILES", "3")],
+        )
+        .ok();
+    let ctx: Value = serde_json::from_str(&out.stdout).expect("context --json is JSON");
+    let sent = files(&ctx);
+    let columns = sent.iter().find(|f| f.0 == "billing/columns.py");
+    assert!(
+        columns.is_some_and(|f| f
+            .1
+            .contains("changes with billing/invoice.py (3 of 3 commits)")),
+        "{sent:?}"
+    );
+    assert!(
+        !sent.iter().any(|f| f.0 == "billing/ledger.py"),
+        "the history after the base is not read: {sent:?}"
+    );
+}
+
+/// A single-header library of 600 kB is in the corpus, so the map lists its definitions too.
+#[test]
+fn the_map_lists_the_definitions_of_a_large_header() {
+    let padding = "// the parser keeps its state between calls\n".repeat(14_000);
+    let big = format!(
+        "#pragma once\n{padding}namespace lib {{\nclass token_parser {{\n  int depth;\n}};\n}}\n"
+    );
+    assert!(big.len() > 600_000);
+    let repo = repo_with(&[("include/lib/big.hpp", big.as_str())], 40);
+    let ctx = context(&repo, "the token_parser loses its depth", None);
+    let map = map(&ctx);
+    assert!(
+        map.contains("include/lib/big.hpp\n  ") && map.contains("token_parser"),
+        "{map}"
+    );
+}

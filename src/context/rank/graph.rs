@@ -1,24 +1,34 @@
 //! One step of structure: the best files pass a share of their score to the files they import
-//! ([`super::imports`]), a C or C++ source to its header and back, and a test file to the
-//! module it tests.
+//! ([`super::imports`]), a C or C++ source to its header and back, a test file to the
+//! module it tests, and a file to those that most often changed with it ([`super::cochange`]).
 
 use std::collections::HashSet;
 
 use super::super::corpus::Corpus;
+use super::super::defs::is_source;
 use super::super::locate;
-use super::kinds::is_test_path;
+use super::super::query::Query;
+use super::cochange::CoChange;
+use super::kinds::{demotion, is_test_path};
 use super::paths::PathIndex;
 use super::{IMPORT_FROM_TOP, IMPORT_SHARE, TESTED_SHARE};
 
 /// One step of structure: the best files pass a share of their score to the files they import,
-/// and a test file to the module it tests.
-pub(super) fn structure(corpus: &Corpus, score: &mut [f64], parts: &mut [Vec<(f64, String)>]) {
+/// a test file to the module it tests, and each to the files that changed with it in `history`.
+pub(super) fn structure(
+    corpus: &Corpus,
+    query: &Query,
+    history: &[Vec<String>],
+    score: &mut [f64],
+    parts: &mut [Vec<(f64, String)>],
+) {
     let mut top: Vec<usize> = (0..score.len()).filter(|&f| score[f] > 0.0).collect();
     top.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
     top.truncate(IMPORT_FROM_TOP);
     let index = PathIndex::new(&corpus.paths);
+    let co = CoChange::new(history, &index);
     let mut passed: Vec<(usize, f64, String)> = Vec::new();
-    for &f in &top {
+    for (place, &f) in top.iter().enumerate() {
         let path = &corpus.paths[f];
         let text = String::from_utf8_lossy(corpus.text(f));
         for target in super::imports::imports(path, &text, &index) {
@@ -30,11 +40,7 @@ pub(super) fn structure(corpus: &Corpus, score: &mut [f64], parts: &mut [Vec<(f6
                 ));
             }
         }
-        if top
-            .iter()
-            .position(|&t| t == f)
-            .is_some_and(|i| i < CALLS_FROM_TOP)
-        {
+        if place < CALLS_FROM_TOP {
             for (callee, name) in super::calls::callees(corpus, f) {
                 let why = format!("defines {name}, called by {path}");
                 passed.push((callee, score[f] * CALL_SHARE, why));
@@ -52,6 +58,25 @@ pub(super) fn structure(corpus: &Corpus, score: &mut [f64], parts: &mut [Vec<(f6
             passed.push((m, score[f] * TESTED_SHARE, format!("tested by {path}")));
         }
     }
+    // Only code passes and receives: a changelog or a test changes with everything.
+    let code = |f: usize| {
+        let path = &corpus.paths[f];
+        is_source(path) && demotion(path, corpus.text(f), query).is_empty()
+    };
+    for &f in top.iter().filter(|&&f| code(f)).take(COCHANGE_FROM_TOP) {
+        for p in co
+            .partners(f)
+            .into_iter()
+            .filter(|p| code(p.file))
+            .take(COCHANGE_PARTNERS)
+        {
+            let why = format!(
+                "changes with {} ({} of {} commits)",
+                corpus.paths[f], p.together, p.of
+            );
+            passed.push((p.file, score[f] * COCHANGE_SHARE * p.strength, why));
+        }
+    }
     // What a file receives is the most any one file passes it: a hub every top file imports
     // (`utils`, `typing`) is not thereby the answer.
     passed.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -67,6 +92,12 @@ pub(super) fn structure(corpus: &Corpus, score: &mut [f64], parts: &mut [Vec<(f6
 /// Files whose calls are followed, and the share of their score passed to a callee's file.
 const CALLS_FROM_TOP: usize = 3;
 const CALL_SHARE: f64 = 0.3;
+/// Files whose partners in the history are followed, and the share of their score passed to a
+/// partner that always changed with them (less as the two changed apart more often).
+const COCHANGE_FROM_TOP: usize = 5;
+const COCHANGE_SHARE: f64 = 0.6;
+/// Partners a file passes to, at most.
+const COCHANGE_PARTNERS: usize = 3;
 /// Share of a C or C++ file's score passed to its header, or a header's to its source.
 const PARTNER_SHARE: f64 = 0.4;
 const C_SOURCES: &[&str] = &["c", "cc", "cpp", "cxx", "m", "mm"];

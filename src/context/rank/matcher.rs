@@ -105,10 +105,19 @@ impl<'q> Matcher<'q> {
             let (term, is_stem, is_name) = self.patterns[m.pattern().as_usize()];
             let (s, e) = (m.start(), m.end());
             let word = is_stem && left_ok(data, s, range.start) && stem_end(data, e, range.end);
+            // A name defined with leading or trailing underscores (`_encode_files`,
+            // `__getattr__`) is the name the goal writes without them.
+            let (mut ds, mut de) = (s, e);
+            while ds > range.start && data[ds - 1] == b'_' {
+                ds -= 1;
+            }
+            while de < range.end && data[de] == b'_' {
+                de += 1;
+            }
             let definition = is_name
-                && (s == range.start || !is_word(data[s - 1]))
-                && (e == range.end || !is_word(data[e]))
-                && is_definition(lang(s), data, s..e, range.clone());
+                && (ds == range.start || !is_word(data[ds - 1]))
+                && (de == range.end || !is_word(data[de]))
+                && is_definition(lang(s), data, ds..de, range.clone());
             if word || definition {
                 each(Occurrence {
                     term,

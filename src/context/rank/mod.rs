@@ -9,14 +9,15 @@
 //! - **definitions**: the file defines a name the goal uses (`def register_hook`,
 //!   `class URLField`, `func (c *Command) Execute`), worth more the fewer files define it;
 //! - **messages**: the file contains a string the goal quotes or an error message of its logs;
-//! - **structure**: one step along the import graph from the best files, and from a test file
-//!   to the module it tests.
+//! - **structure**: one step along the import graph from the best files, from a test file
+//!   to the module it tests, and to the files that most often changed with them in the history.
 //!
 //! Vendored, generated and fixture files rank far lower unless the goal names their directory;
 //! tests and documentation somewhat lower. Everything is read from the tree's [`Corpus`], which
 //! is cached per tree id, so ranking costs one scan of text already in memory.
 
 mod calls;
+mod cochange;
 mod graph;
 mod imports;
 mod kinds;
@@ -126,8 +127,14 @@ struct Evidence<'c> {
     parts: Vec<Vec<(f64, String)>>,
 }
 
-/// Ranks the corpus against the query. `allowed` filters paths that may be read.
-pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> Ranking {
+/// Ranks the corpus against the query. `allowed` filters paths that may be read; `history` is
+/// the paths each recent commit of the base changed (newest first, none after the base).
+pub fn rank(
+    corpus: &Corpus,
+    query: &Query,
+    history: &[Vec<String>],
+    allowed: &dyn Fn(&str) -> bool,
+) -> Ranking {
     if corpus.is_empty() {
         return Ranking {
             files: Vec::new(),
@@ -153,7 +160,7 @@ pub fn rank(corpus: &Corpus, query: &Query, allowed: &dyn Fn(&str) -> bool) -> R
             }
         }
     }
-    graph::structure(corpus, &mut score, &mut ev.parts);
+    graph::structure(corpus, query, history, &mut score, &mut ev.parts);
     let mut files: Vec<Ranked> = (0..ev.n)
         .filter(|&f| score[f] > 0.0 && allowed(&corpus.paths[f]))
         .map(|f| {

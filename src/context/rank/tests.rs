@@ -15,7 +15,7 @@ fn corpus(files: &[(&str, &str)]) -> Corpus {
 fn ranked(files: &[(&str, &str)], goal: &str) -> Vec<String> {
     let c = corpus(files);
     let q = Query::of(goal, &[]);
-    rank(&c, &q, &|_| true)
+    rank(&c, &q, &[], &|_| true)
         .files
         .into_iter()
         .map(|r| r.path)
@@ -57,7 +57,12 @@ fn definitions_are_recognised_in_each_language() {
             (path, text),
             ("user.py", "register_hook(1)\nx.register_hook = 2\n"),
         ]);
-        let r = rank(&c, &Query::of("`register_hook` is wrong", &[]), &|_| true);
+        let r = rank(
+            &c,
+            &Query::of("`register_hook` is wrong", &[]),
+            &[],
+            &|_| true,
+        );
         assert_eq!(r.files[0].path, path, "{text}");
         assert!(
             r.files[0]
@@ -85,7 +90,12 @@ fn definitions_the_shared_rules_miss_are_read_by_each_languages_rules() {
             (path, text),
             ("user.py", "register_hook(1)\nx.register_hook = 2\n"),
         ]);
-        let r = rank(&c, &Query::of("`register_hook` is wrong", &[]), &|_| true);
+        let r = rank(
+            &c,
+            &Query::of("`register_hook` is wrong", &[]),
+            &[],
+            &|_| true,
+        );
         assert_eq!(r.files[0].path, path, "{text}");
         assert!(
             r.files[0]
@@ -102,7 +112,7 @@ fn definitions_the_shared_rules_miss_are_read_by_each_languages_rules() {
 fn a_keyword_or_a_common_word_is_not_a_definition() {
     let reasons = |files: &[(&str, &str)], goal: &str| -> Vec<String> {
         let c = corpus(files);
-        let r = rank(&c, &Query::of(goal, &[]), &|_| true);
+        let r = rank(&c, &Query::of(goal, &[]), &[], &|_| true);
         r.files.into_iter().flat_map(|f| f.reasons).collect()
     };
     // `static final int LIMIT`: the shared rules see `final` after `static`.
@@ -269,7 +279,7 @@ fn a_c_source_passes_to_its_header_and_a_java_class_to_what_it_imports() {
     ]);
     let c = corpus(&files);
     let reasons = |goal: &str, path: &str| -> Vec<String> {
-        let r = rank(&c, &Query::of(goal, &[]), &|_| true);
+        let r = rank(&c, &Query::of(goal, &[]), &[], &|_| true);
         r.files
             .into_iter()
             .find(|f| f.path == path)
@@ -322,6 +332,7 @@ fn a_function_a_top_file_calls_brings_the_file_beside_it_that_defines_it() {
     let r = rank(
         &c,
         &Query::of("`Checkout` fails with \"checkout failed\"", &[]),
+        &[],
         &|_| true,
     );
     let callee = r.files.iter().find(|f| f.path == "pkg/cart/discounts.go");
@@ -372,4 +383,62 @@ fn vendored_code_ranks_below_the_package_the_goal_names() {
         "cookies are not extracted",
     );
     assert_eq!(got[0], "requests/cookies.py", "{got:?}");
+}
+
+#[test]
+fn a_file_that_always_changed_with_the_best_one_follows_it() {
+    let c = corpus(&[
+        (
+            "src/parse.c",
+            "int parse_header(const char *s) { return 0; }\n",
+        ),
+        ("src/emit.c", "static const int widths[] = {1, 2};\n"),
+        ("src/other.c", "static const int sizes[] = {3};\n"),
+    ]);
+    let q = Query::of("`parse_header` rejects a valid header", &[]);
+    let history: Vec<Vec<String>> = (0..4)
+        .map(|_| vec!["src/parse.c".to_string(), "src/emit.c".to_string()])
+        .chain([vec!["src/other.c".to_string(), "README".to_string()]])
+        .collect();
+    let without = rank(&c, &q, &[], &|_| true);
+    assert!(!without.files.iter().any(|f| f.path == "src/emit.c"));
+    let with = rank(&c, &q, &history, &|_| true);
+    let emit = with.files.iter().find(|f| f.path == "src/emit.c");
+    assert_eq!(
+        emit.map(|f| f.reasons.clone()),
+        Some(vec![
+            "changes with src/parse.c (4 of 4 commits)".to_string()
+        ]),
+    );
+    assert!(!with.files.iter().any(|f| f.path == "src/other.c"));
+}
+
+#[test]
+fn a_name_defined_with_leading_underscores_is_the_name_the_goal_writes() {
+    let r = ranked(
+        &[
+            (
+                "models.py",
+                "class Mixin:\n    @staticmethod\n    def _encode_files(\n        files, data\n    ):\n        return files\n",
+            ),
+            (
+                "other.py",
+                "from models import Mixin\nx = Mixin._encode_files\n",
+            ),
+        ],
+        "Fix `_encode_files` detection for wrappers",
+    );
+    assert_eq!(r.first().map(String::as_str), Some("models.py"), "{r:?}");
+    let c = corpus(&[(
+        "models.py",
+        "class Mixin:\n    def _encode_files(self):\n        pass\n",
+    )]);
+    let q = Query::of("Fix `_encode_files` detection", &[]);
+    let reasons = &rank(&c, &q, &[], &|_| true).files[0].reasons;
+    assert!(
+        reasons
+            .iter()
+            .any(|w| w == "defines _encode_files" || w == "defines encode_files"),
+        "{reasons:?}"
+    );
 }
