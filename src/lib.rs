@@ -17,6 +17,7 @@
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod ask;
+pub mod clock;
 pub mod codes;
 pub mod context;
 pub mod cost;

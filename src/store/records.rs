@@ -1005,11 +1005,8 @@ fn live_lines(lines: &BTreeMap<String, Line>) -> HashMap<&str, bool> {
     live
 }
 
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+/// Now, in milliseconds since the epoch (`PAPAYU_TIMESTAMP` fixes it: see [`crate::clock`]).
+pub use crate::clock::now_millis;
 
 #[cfg(test)]
 mod tests {

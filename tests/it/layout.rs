@@ -44,7 +44,7 @@ fn only_the_store_touches_git() {
 /// The library's modules from the bottom up: a module may use only those listed before it.
 /// `cli` (the binary) sits above all of them.
 const LAYERS: &[&str] = &[
-    "codes", "cost", "verdict", "plan", "protocol", "patch", "store", "date", "settings",
+    "clock", "codes", "cost", "verdict", "plan", "protocol", "patch", "store", "date", "settings",
     "context", "executor", "llm", "engine", "ask", "trace",
 ];
 
