@@ -708,7 +708,7 @@ fn the_plan_index_carried_forward_equals_one_built_from_the_notes() {
     let notes = repo.rev("refs/notes/papayu");
     let cached = repo
         .path()
-        .join(format!(".git/papayu/cache/plans-{notes}"));
+        .join(format!(".git/papayu/cache/plans2-{notes}"));
     let carried = std::fs::read_to_string(&cached).expect("papayu's own writes keep the index");
     std::fs::remove_file(&cached).unwrap();
     repo.papayu(["show", &first]).ok();
