@@ -23,6 +23,7 @@
 //! Nothing in the library prints; the binary's `cli` module owns the terminal.
 
 pub mod ask;
+pub mod clock;
 pub mod context;
 pub mod date;
 pub mod engine;

@@ -41,6 +41,8 @@ pub enum Kind {
     OneOf(&'static [&'static str]),
     /// An amount of US dollars.
     Usd,
+    /// A time: milliseconds since the epoch or RFC 3339 (see [`crate::clock`]).
+    Timestamp,
 }
 
 impl Kind {
@@ -63,6 +65,10 @@ impl Kind {
             Kind::Usd => crate::cost::parse_usd(value)
                 .is_none()
                 .then(|| "an amount of US dollars, e.g. 0.50".to_string()),
+            Kind::Timestamp => crate::clock::parse(value).is_none().then(|| {
+                "milliseconds since the epoch or an RFC 3339 time, e.g. 2026-01-01T12:00:00Z"
+                    .to_string()
+            }),
         }
     }
 }
@@ -421,6 +427,13 @@ pub const SETTINGS: &[Setting] = &[
         "6000",
         "context: characters of the repository map",
         UP_FROM_0,
+    ),
+    t(
+        None,
+        Some(crate::clock::VARIABLE),
+        "",
+        "fixes the time papayu stamps on records, events, operations, leases and traces: milliseconds since the epoch or an RFC 3339 time (for tests and reproducible runs); unset, the system clock",
+        Kind::Timestamp,
     ),
     s(
         Some("color.papayu"),

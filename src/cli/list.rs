@@ -253,13 +253,14 @@ fn newest(
     let wanted: Vec<&str> = index.newest(limit + limit / 2 + 8);
     let mut objects = BTreeSet::new();
     for id in &wanted {
-        match index.carriers(id) {
-            Some(carriers) => objects.extend(carriers),
+        match index.reading(id) {
+            Some(reading) => objects.extend(reading.objects(id)),
             None => return everything(store),
         }
     }
     let objects: Vec<Oid> = objects.into_iter().collect();
-    let ledger = store.ledger_of(&objects)?;
+    let ids: std::collections::HashSet<&str> = wanted.iter().copied().collect();
+    let ledger = store.ledger_of_plans(&objects, &ids)?;
     let mut records: Vec<PlanRecord> = ledger
         .records
         .iter()

@@ -3,7 +3,7 @@
 use clap::Args;
 use git_papayu::engine::find::{find, refined_by};
 use git_papayu::store::Store;
-use git_papayu::store::records::{Event, EventKind, PlanRecord, PlanStats, Status};
+use git_papayu::store::records::{Event, EventKind, Ledger, PlanRecord, PlanStats, Status};
 use git_papayu::verdict::{CheckStatus, Verdict};
 
 use super::{CliError, CliResult, render, text, ui};
@@ -222,13 +222,14 @@ fn paint(text: &str, status: Status) -> String {
 }
 
 /// The plan's group: its id, its plans (oldest first) and what they cost in all (`null` when
-/// none was priced); `None` for a plan made alone.
+/// none was priced); `None` for a plan made alone. One command made them all on one base: only
+/// the lines of that base's note that name the group are read.
 fn group_of(store: &Store, record: &PlanRecord) -> Result<Option<serde_json::Value>, CliError> {
     let Some(group) = &record.group else {
         return Ok(None);
     };
-    let ledger = store.ledger()?;
-    let members: Vec<&PlanRecord> = ledger
+    let on_base = store.plans_mentioning(&[record.base], &format!("\"group\":\"{group}\""))?;
+    let members: Vec<&PlanRecord> = on_base
         .records
         .iter()
         .filter(|r| r.group.as_ref() == Some(group))
@@ -254,47 +255,103 @@ struct Link {
     check: Option<String>,
 }
 
-/// The plan refined from `id`: the one its `refined` event names, or — when its check failed
-/// and a round went on from the commit that failed (`refine` of a failed plan, `--rounds`) —
-/// the plan of the same goal asked on that commit.
-fn next_round(ledger: &git_papayu::store::records::Ledger, id: &str) -> Option<String> {
-    if let Some(child) = refined_by(ledger, id) {
-        return Some(child);
+/// Reads the plans of a refinement chain one at a time, each from the notes about it alone
+/// (through the plan index), so a chain costs what its plans cost, not what the notes hold.
+struct Rounds<'s> {
+    store: &'s Store,
+    index: git_papayu::store::index::PlanIndex,
+    read: std::collections::HashMap<String, Option<Ledger>>,
+}
+
+impl<'s> Rounds<'s> {
+    fn new(store: &'s Store) -> Result<Rounds<'s>, CliError> {
+        Ok(Rounds {
+            store,
+            index: store.plan_index()?,
+            read: Default::default(),
+        })
     }
-    let record = ledger.records.iter().find(|r| r.id == id)?;
-    let failed: Vec<_> = ledger
-        .events_of(id)
-        .iter()
-        .filter(|e| e.event == EventKind::Failed)
-        .filter_map(|e| e.commit)
-        .collect();
-    ledger
-        .records
-        .iter()
-        .find(|r| r.id != id && r.goal == record.goal && failed.contains(&r.base))
-        .map(|r| r.id.clone())
+
+    /// The ledger exact for plan `id`, `None` when it has no record in effect.
+    fn ledger(&mut self, id: &str) -> Result<Option<&Ledger>, CliError> {
+        if !self.read.contains_key(id) {
+            let ledger = self.store.ledger_about(&self.index, id)?;
+            let found = ledger.records.iter().any(|r| r.id == id);
+            self.read.insert(id.to_string(), found.then_some(ledger));
+        }
+        Ok(self.read[id].as_ref())
+    }
+
+    /// The plan refined from `id`: the one its `refined` event names, or — when its check
+    /// failed and a round went on from the commit that failed (`refine` of a failed plan,
+    /// `--rounds`) — the plan of the same goal asked on that commit.
+    fn next(&mut self, id: &str) -> Result<Option<String>, CliError> {
+        let Some(ledger) = self.ledger(id)? else {
+            return Ok(None);
+        };
+        if let Some(child) = refined_by(ledger, id) {
+            return Ok(Some(child));
+        }
+        let Some(record) = ledger.records.iter().find(|r| r.id == id) else {
+            return Ok(None);
+        };
+        let goal = record.goal.clone();
+        let failed: Vec<_> = ledger
+            .events_of(id)
+            .iter()
+            .filter(|e| e.event == EventKind::Failed)
+            .filter_map(|e| e.commit)
+            .collect();
+        for commit in failed {
+            let on = self.store.plans_on(&[commit])?;
+            if let Some(r) = on
+                .records
+                .iter()
+                .find(|r| r.id != id && r.goal == goal && r.base == commit)
+            {
+                return Ok(Some(r.id.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The plan `id` was refined from: a round is based on the commit of the round before,
+    /// which names its plan in its `Papayu-Plan:` trailer.
+    fn previous(&mut self, id: &str) -> Result<Option<String>, CliError> {
+        let Some(base) = self
+            .ledger(id)?
+            .and_then(|l| l.records.iter().find(|r| r.id == id))
+            .map(|r| r.base)
+        else {
+            return Ok(None);
+        };
+        let Ok(message) = self.store.commit_message(base) else {
+            return Ok(None);
+        };
+        let Some(parent) = git_papayu::store::proposals::trailer_plan(&message) else {
+            return Ok(None);
+        };
+        let parent = parent.to_string();
+        Ok((self.next(&parent)?.as_deref() == Some(id)).then_some(parent))
+    }
 }
 
 /// The refinement chain a plan is part of, oldest first (empty when it is not refined and
 /// refines nothing): each plan, its status, its refinement and the feedback that refinement
 /// addressed.
 fn chain(store: &Store, id: &str) -> Result<Vec<Link>, CliError> {
-    let ledger = store.ledger()?;
-    let parent_of = |child: &str| {
-        ledger
-            .records
-            .iter()
-            .find(|r| next_round(&ledger, &r.id).as_deref() == Some(child))
-            .map(|r| r.id.clone())
-    };
+    let mut rounds = Rounds::new(store)?;
     let mut ids = vec![id.to_string()];
-    while let Some(parent) = parent_of(&ids[0]) {
+    while let Some(parent) = rounds.previous(&ids[0])? {
         if ids.contains(&parent) || ids.len() > 64 {
             break;
         }
         ids.insert(0, parent);
     }
-    while let Some(child) = ids.last().and_then(|last| next_round(&ledger, last)) {
+    while let Some(child) = match ids.last() {
+        Some(last) => rounds.next(&last.clone())?,
+        None => None,
+    } {
         if ids.contains(&child) || ids.len() > 64 {
             break;
         }
@@ -303,24 +360,27 @@ fn chain(store: &Store, id: &str) -> Result<Vec<Link>, CliError> {
     if ids.len() < 2 {
         return Ok(Vec::new());
     }
-    Ok(ids
-        .into_iter()
-        .map(|id| {
-            let refined = ledger
-                .events_of(&id)
-                .iter()
-                .rev()
-                .find(|e| e.event == EventKind::Refined);
-            let check = git_papayu::engine::compare::last_check(&ledger, &id);
-            Link {
-                status: ledger.status(&id),
-                refined_by: next_round(&ledger, &id),
-                feedback: refined.and_then(|e| e.feedback.clone()),
-                check: (check.status != CheckStatus::Unchecked).then(|| check.line()),
-                id,
-            }
-        })
-        .collect())
+    let mut out = Vec::new();
+    for id in ids {
+        let refined_by = rounds.next(&id)?;
+        let Some(ledger) = rounds.ledger(&id)? else {
+            continue;
+        };
+        let refined = ledger
+            .events_of(&id)
+            .iter()
+            .rev()
+            .find(|e| e.event == EventKind::Refined);
+        let check = git_papayu::engine::compare::last_check(ledger, &id);
+        out.push(Link {
+            status: ledger.status(&id),
+            refined_by,
+            feedback: refined.and_then(|e| e.feedback.clone()),
+            check: (check.status != CheckStatus::Unchecked).then(|| check.line()),
+            id,
+        });
+    }
+    Ok(out)
 }
 
 /// A titled list; `multi_line` items keep their newlines (indented), others show them as `^J`.

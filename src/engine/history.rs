@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use crate::codes::{Code, Problem};
 use crate::store::oplog::{self, Entry, LoggedLine, OpKind, Operation, Pending};
-use crate::store::records::{Event, EventKind, line_hash, line_plan};
+use crate::store::records::{Event, EventKind, line_hash, line_plan, record_of_line};
 use crate::store::refs::RefChange;
 use crate::store::{NOTES_REF, OPLOG_REF, Oid, Store, StoreError};
 
@@ -136,10 +136,16 @@ fn cancel_lines(
     let index = store.plan_index()?;
     let notes_ref = store.ref_value(NOTES_REF)?;
     let mut objects: BTreeSet<Oid> = BTreeSet::new();
+    // Notes that hold only a plan's sealed record all hold the same line, and are not read:
+    // where a note read holds that record, so do they.
+    let mut record_only: BTreeMap<&str, Vec<Oid>> = BTreeMap::new();
     for line in &logged {
         objects.extend(Oid::from_str(&line.on).ok());
-        match index.carriers(&line.plan) {
-            Some(carriers) => objects.extend(carriers),
+        match index.reading(&line.plan) {
+            Some(reading) => {
+                objects.extend(reading.objects(&line.plan));
+                record_only.insert(line.plan.as_str(), reading.record_only);
+            }
             // A damaged index entry: look at every note.
             None => objects.extend(store.all_notes(notes_ref)?.into_iter().map(|(on, _)| on)),
         }
@@ -154,7 +160,16 @@ fn cancel_lines(
         for line in text.lines().filter(|l| about(l)) {
             let hash = line_hash(line);
             if wanted.contains(hash.as_str()) {
-                copies.entry(hash).or_default().insert(annotated);
+                let plan = logged
+                    .iter()
+                    .find(|l| l.hash == hash)
+                    .map(|l| l.plan.as_str());
+                let holding = plan
+                    .filter(|p| record_of_line(line).is_some_and(|r| r.id == *p))
+                    .and_then(|p| record_only.get(p));
+                let places = copies.entry(hash).or_default();
+                places.insert(annotated);
+                places.extend(holding.into_iter().flatten());
             }
         }
     }

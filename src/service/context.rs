@@ -2,12 +2,12 @@
 //! MCP tool of the same name.
 
 use crate::ask::{self, Question, Settings};
+use crate::clock::now_millis;
 use crate::codes::Problem;
 use crate::context::{self, Budget};
 use crate::engine::plan;
 use crate::protocol::{Mode, ProtocolVersion};
 use crate::store::Oid;
-use crate::store::records::now_millis;
 
 use super::Service;
 

@@ -1,10 +1,11 @@
 //! Answers written elsewhere — a chat, another tool, a replay, an agent's own plan — checked
 //! and stored as plans without asking a model, traced as a model's answer is.
 
+use crate::clock::now_millis;
 use crate::codes::{Code, Problem, Problems};
 use crate::engine::plan::{self, CheckOptions, Planned, Provenance, Seen};
 use crate::store::Oid;
-use crate::store::records::{PlanKind, now_millis};
+use crate::store::records::PlanKind;
 use crate::trace::conversation;
 use crate::trace::record;
 

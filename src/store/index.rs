@@ -2,26 +2,30 @@
 //! plan read only the notes that concern it, whatever the number of plans stored.
 //!
 //! Every line about a plan — its record, its events, the events that cancel them, teammates'
-//! lines merged in — names the plan and is written on the note of the plan's base, or of a
-//! commit a rewrite copied that note to. The index lists, for each plan with a record (lines
-//! about any other plan are read by nobody: see [`super::records`]), every object whose note
-//! holds a line about it, so a ledger read from just those notes knows the plan's record,
-//! status, events and copies exactly as a ledger of every note would. It also keeps when each
-//! plan was made, so the newest plans are found without reading any note.
+//! lines merged in — names the plan and is written on the plan's own note (see
+//! [`super::records::own_note`]), on the note of the plan's base (its record; every line, from
+//! papayu versions before plans had their own note), or on the note of a commit a rewrite
+//! copied that note to. The index lists, for each plan with a record (lines about any other
+//! plan are read by nobody: see [`super::records`]), every object whose note holds a line
+//! about it, so a ledger read from just those notes knows the plan's record, status, events
+//! and copies exactly as a ledger of every note would. It also keeps when each plan was made,
+//! so the newest plans are found without reading any note, and which notes hold nothing about
+//! a plan but its sealed record: of those a reader needs one (the plan's own note), however
+//! many other plans share them.
 //!
 //! The index is derived data, cached under `<gitdir>/papayu/cache/` keyed by the notes commit:
 //! built once by reading every note (after a fetch, a notes merge, an amend that copied notes),
 //! and carried forward by papayu's own appends, which know the lines they add. A missing or
 //! damaged entry is rebuilt or not used; it never decides anything the notes do not say.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use git2::{Oid, Repository};
 
 use super::records::{line_summaries, line_summary};
 use super::{StoreError, cache, notes};
 
-const KIND: &str = "plans";
+const KIND: &str = "plans2";
 
 /// What the index knows of one plan while it is built.
 #[derive(Debug, Default, Clone)]
@@ -30,11 +34,68 @@ struct Entry {
     created: Option<i64>,
     /// The time came from a record sealed by its id, which no other record can displace.
     sealed: bool,
-    carriers: BTreeSet<Oid>,
+    /// Each object whose note holds a line about the plan, and what it holds.
+    carriers: BTreeMap<Oid, Holds>,
+}
+
+/// What one note holds about a plan: its sealed record, other lines, or both.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Holds {
+    record: bool,
+    other: bool,
+}
+
+impl Holds {
+    fn merge(&mut self, more: Holds) {
+        self.record |= more.record;
+        self.other |= more.other;
+    }
+
+    /// `:r` for the record alone, `:R` for the record and more, nothing for no record.
+    fn suffix(self) -> &'static str {
+        match (self.record, self.other) {
+            (true, false) => ":r",
+            (true, true) => ":R",
+            _ => "",
+        }
+    }
+}
+
+/// Which notes a reader of one plan needs: every note that holds something about it besides
+/// its sealed record and, unless one of those holds the record too, one of the notes that hold
+/// only that record (the same line on each).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    pub read: Vec<Oid>,
+    /// Notes that hold only the plan's sealed record: its base, its own note and the copies a
+    /// rewrite made. They need not be read; which is which is known once the record is.
+    pub record_only: Vec<Oid>,
+    /// Whether one of [`Reading::read`] holds the sealed record.
+    pub record_read: bool,
+}
+
+impl Reading {
+    /// The notes to read: [`Reading::read`] and, when none of them holds the record, one of
+    /// those that hold only the record — the plan's own note when it is one.
+    pub fn objects(&self, id: &str) -> Vec<Oid> {
+        let mut out = self.read.clone();
+        if !self.record_read {
+            let own = super::records::own_note(id);
+            let one = self
+                .record_only
+                .iter()
+                .find(|&&o| Some(o) == own)
+                .or(self.record_only.first());
+            out.extend(one.copied());
+        }
+        out
+    }
 }
 
 /// The index as its cached text: one line per plan, `id created object object …` (`created`
-/// is `-` for a plan only events mention), sorted by id. A lookup is a binary search over the
+/// is `-` for a plan only events mention; an object is followed by `:r` when its note holds
+/// nothing about the plan but its sealed record, by `:R` when it holds that record and more),
+/// sorted by id. A lookup is a binary search over the
 /// lines, so reading the index costs one file read however many plans it lists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlanIndex {
@@ -99,7 +160,9 @@ impl PlanIndex {
                         return; // A damaged entry: the next reader rebuilds.
                     };
                     entry.created = entry.created.or(old.created);
-                    entry.carriers.extend(old.carriers);
+                    for (on, holds) in old.carriers {
+                        entry.carriers.entry(on).or_default().merge(holds);
+                    }
                     push_line(&mut merged, id, &entry);
                 }
                 _ => {
@@ -168,11 +231,30 @@ impl PlanIndex {
 
     /// The objects whose notes hold lines about `id`; `None` when its entry is damaged.
     pub fn carriers(&self, id: &str) -> Option<Vec<Oid>> {
+        self.reading(id).map(|r| {
+            let mut all = r.read;
+            all.extend(r.record_only);
+            all.sort();
+            all
+        })
+    }
+
+    /// Which notes a reader of `id` needs (see [`Reading`]); `None` when its entry is damaged.
+    pub fn reading(&self, id: &str) -> Option<Reading> {
         let i = self.starts_at(id);
-        match i < self.starts.len() && self.id(i) == id {
-            true => parse_line(self.line(i)).map(|e| e.carriers.into_iter().collect()),
-            false => Some(Vec::new()),
-        }
+        let carriers = match i < self.starts.len() && self.id(i) == id {
+            true => parse_line(self.line(i))?.carriers,
+            false => BTreeMap::new(),
+        };
+        let record_read = carriers.values().any(|h| h.record && h.other);
+        let (only, read): (Vec<_>, Vec<_>) = carriers
+            .into_iter()
+            .partition(|(_, h)| h.record && !h.other);
+        Some(Reading {
+            read: read.into_iter().map(|(on, _)| on).collect(),
+            record_only: only.into_iter().map(|(on, _)| on).collect(),
+            record_read,
+        })
     }
 
     /// Whether plan `id` has a record in these notes.
@@ -240,7 +322,11 @@ fn add(map: &mut BTreeMap<String, Entry>, on: Oid, plan: String, made: Option<(i
         entry.created = Some(made);
         entry.sealed = sealed;
     }
-    entry.carriers.insert(on);
+    let record = matches!(made, Some((_, true)));
+    entry.carriers.entry(on).or_default().merge(Holds {
+        record,
+        other: !record,
+    });
 }
 
 fn push_line(out: &mut String, id: &str, entry: &Entry) {
@@ -249,9 +335,10 @@ fn push_line(out: &mut String, id: &str, entry: &Entry) {
         Some(t) => out.push_str(&format!(" {t}")),
         None => out.push_str(" -"),
     }
-    for on in &entry.carriers {
+    for (on, holds) in &entry.carriers {
         out.push(' ');
         out.push_str(&on.to_string());
+        out.push_str(holds.suffix());
     }
     out.push('\n');
 }
@@ -264,8 +351,17 @@ fn parse_line(line: &str) -> Option<Entry> {
         t => Some(t.parse().ok()?),
     };
     let carriers = words
-        .map(|w| Oid::from_str(w).ok())
-        .collect::<Option<BTreeSet<Oid>>>()?;
+        .map(|w| {
+            let (oid, record, other) = match (w.strip_suffix(":r"), w.strip_suffix(":R")) {
+                (Some(oid), _) => (oid, true, false),
+                (_, Some(oid)) => (oid, true, true),
+                _ => (w, false, true),
+            };
+            Oid::from_str(oid)
+                .ok()
+                .map(|o| (o, Holds { record, other }))
+        })
+        .collect::<Option<BTreeMap<Oid, Holds>>>()?;
     Some(Entry {
         created,
         sealed: false,
@@ -293,7 +389,14 @@ mod tests {
             Entry {
                 created: Some(7),
                 sealed: true,
-                carriers: [other].into(),
+                carriers: [(
+                    other,
+                    Holds {
+                        record: false,
+                        other: true,
+                    },
+                )]
+                .into(),
             },
         );
         let index = PlanIndex::from_map(&map);
@@ -313,5 +416,32 @@ mod tests {
         assert_eq!(PlanIndex::from_bytes(unsorted.into_bytes()), None);
         let damaged = PlanIndex::from_bytes(format!("{a} - {}\n", "z".repeat(40)).into_bytes());
         assert_eq!(damaged.and_then(|d| d.carriers(&a)), None);
+    }
+
+    #[test]
+    fn a_reader_skips_notes_that_hold_only_a_record_another_note_holds() {
+        let id = "b".repeat(40);
+        let own = Oid::from_str(&id).unwrap();
+        let (base, copy, old) = (
+            Oid::from_str(&"1".repeat(40)).unwrap(),
+            Oid::from_str(&"2".repeat(40)).unwrap(),
+            Oid::from_str(&"3".repeat(40)).unwrap(),
+        );
+        let read = |line: String| {
+            let index = PlanIndex::from_bytes(line.into_bytes()).unwrap();
+            let reading = index.reading(&id).unwrap();
+            (reading.objects(&id), reading.record_only)
+        };
+        // Its own note holds the record and its events: read alone, the others are copies.
+        let (objects, only) = read(format!("{id} 5 {base}:r {copy}:r {own}:R\n"));
+        assert_eq!((objects, only), (vec![own], vec![base, copy]));
+        // No events yet: one of the notes that hold only the record, its own first.
+        let (objects, _) = read(format!("{id} 5 {base}:r {own}:r\n"));
+        assert_eq!(objects, vec![own]);
+        // A record from before own notes, with events an older version put on its base.
+        let (objects, _) = read(format!("{id} 5 {base}:R {own}\n"));
+        assert_eq!(objects, vec![base, own]);
+        let (objects, _) = read(format!("{id} 5 {base}:r {old} {own}\n"));
+        assert_eq!(objects, vec![old, own, base]);
     }
 }

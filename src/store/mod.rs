@@ -296,23 +296,33 @@ impl Store {
         index: &index::PlanIndex,
         id: &str,
     ) -> Result<records::Ledger, StoreError> {
-        let Some(objects) = index.carriers(id) else {
+        let Some(reading) = index.reading(id) else {
             return self.ledger();
         };
         let notes = self.ref_value(NOTES_REF)?;
+        let objects = reading.objects(id);
         let mut ledger =
             records::Ledger::load_from(&self.repo, notes, &objects, Some(id), &|| self.trust())?;
+        ledger.add_copies(id, &reading.record_only);
         notice_all(&ledger.warnings);
         ledger.local = proposals::scan(&self.repo)?;
         self.fold_worker_verdicts(&mut ledger)?;
         Ok(ledger)
     }
 
-    /// The ledger of the notes of `objects` only: exact for every plan whose lines all live
-    /// there (a plan's carriers from [`Store::plan_index`], or a commit's own note for the plans
-    /// on that commit).
-    pub fn ledger_of(&self, objects: &[Oid]) -> Result<records::Ledger, StoreError> {
-        let mut ledger = self.plans_on(objects)?;
+    /// The ledger of the notes of `objects`, for the plans `ids` only (exact for each whose
+    /// lines all live there: see [`Store::plan_index`]), with the local branches. The lines
+    /// of those notes about other plans are skipped unparsed (see
+    /// [`records::Ledger::load_about`]).
+    pub fn ledger_of_plans(
+        &self,
+        objects: &[Oid],
+        ids: &std::collections::HashSet<&str>,
+    ) -> Result<records::Ledger, StoreError> {
+        let notes = self.ref_value(NOTES_REF)?;
+        let mut ledger =
+            records::Ledger::load_about(&self.repo, notes, objects, ids, &|| self.trust())?;
+        notice_all(&ledger.warnings);
         ledger.local = proposals::scan(&self.repo)?;
         self.fold_worker_verdicts(&mut ledger)?;
         Ok(ledger)
@@ -326,6 +336,24 @@ impl Store {
             self.ref_value(NOTES_REF)?,
             objects,
             None,
+            &|| self.trust(),
+        )?;
+        notice_all(&ledger.warnings);
+        Ok(ledger)
+    }
+
+    /// The records and events on the notes of `objects` whose lines hold `needle` (a group's
+    /// id, say), without the local branches; the other lines are skipped unparsed.
+    pub fn plans_mentioning(
+        &self,
+        objects: &[Oid],
+        needle: &str,
+    ) -> Result<records::Ledger, StoreError> {
+        let ledger = records::Ledger::load_from(
+            &self.repo,
+            self.ref_value(NOTES_REF)?,
+            objects,
+            Some(needle),
             &|| self.trust(),
         )?;
         notice_all(&ledger.warnings);

@@ -159,13 +159,14 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
     const ATTEMPTS: usize = 8;
     let repo = &store.repo;
     let mut last_error = None;
+    let note_lines = super::records::place_lines(&pending.note_lines);
     for _ in 0..ATTEMPTS {
         let mut changes = pending.refs.clone();
         let mut notes_moved = None;
-        if !pending.note_lines.is_empty() {
+        if !note_lines.is_empty() {
             let old = store.ref_value(NOTES_REF)?;
             let message = format!("papayu: {}", pending.description);
-            let new = notes::append(repo, old, &pending.note_lines, &message)?;
+            let new = notes::append(repo, old, &note_lines, &message)?;
             changes.push(RefChange::new(NOTES_REF, old, Some(new)));
             notes_moved = Some((old, new));
         }
@@ -177,7 +178,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
             refs: pending.recorded.iter().chain(&changes).cloned().collect(),
             previous: previous.map(|p| p.to_string()),
             target: pending.target.clone(),
-            lines: logged_lines(&pending.note_lines),
+            lines: logged_lines(&note_lines),
             kept_cancels: Vec::new(),
             kept_verdicts: Vec::new(),
         };
@@ -197,7 +198,7 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
         match moved {
             Ok(()) => {
                 if let Some((old, new)) = notes_moved {
-                    PlanIndex::carry_forward(repo, old, new, &pending.note_lines);
+                    PlanIndex::carry_forward(repo, old, new, &note_lines);
                 }
                 carry_trust_forward(repo, previous, entry, &op);
                 return Ok(Entry { id: entry, op });

@@ -295,6 +295,41 @@ impl Event {
     }
 }
 
+/// The object whose note is the plan's own: the object its id names (what git names its
+/// canonical record as a blob). A sealed record is stored there as well as on its base's note,
+/// and every event about the plan goes there, so reading or changing one plan reads and
+/// rewrites a note about that plan alone, however many plans share its base. The object is a
+/// name only, as the id is: nothing stores the blob, and no reader needs it.
+pub fn own_note(id: &str) -> Option<Oid> {
+    is_plan_id(id).then(|| Oid::from_str(id).ok()).flatten()
+}
+
+/// Where the note lines an operation appends are stored: an event about a plan (not a cancel)
+/// on the plan's own note instead of the note it was meant for; a sealed record on its base's
+/// note (where the plans on a commit are found, and where papayu versions before plans had
+/// their own note read it) and on its own note; anything else (a cancel, which goes where the
+/// line it cancels lives, an unsealed record, a conversation) where it was meant to go.
+pub fn place_lines(lines: &[(Oid, String)]) -> Vec<(Oid, String)> {
+    let mut out: Vec<(Oid, String)> = Vec::with_capacity(lines.len() + 1);
+    let mut push = |on: Oid, line: &String| {
+        if !out.iter().any(|(o, l)| *o == on && l == line) {
+            out.push((on, line.clone()));
+        }
+    };
+    for (on, line) in lines {
+        let own = match parse_line(line, *on) {
+            Some(Line::Event(e)) if !e.event.is_cancel() => own_note(&e.plan),
+            Some(Line::Record(r, _)) if r.verified => {
+                push(*on, line);
+                own_note(&r.id)
+            }
+            _ => None,
+        };
+        push(own.unwrap_or(*on), line);
+    }
+    out
+}
+
 /// The name of one note line: the first 40 hex digits of the SHA-256 of its text (without its
 /// newline). Undo and redo cancel lines by this name.
 pub fn line_hash(line: &str) -> String {
@@ -449,18 +484,41 @@ impl Ledger {
         only: Option<&str>,
         trust: &dyn Fn() -> Result<Trust, StoreError>,
     ) -> Result<Ledger, StoreError> {
+        match only {
+            Some(id) => Ledger::load_lines(repo, notes, objects, &|l| l.contains(id), trust),
+            None => Ledger::load_lines(repo, notes, objects, &|_| true, trust),
+        }
+    }
+
+    /// [`Ledger::load_from`] for the plans `ids` only: lines that mention none of them are
+    /// skipped unparsed (every line about a plan names it), found in one pass over each note
+    /// however many ids there are.
+    pub fn load_about(
+        repo: &Repository,
+        notes: Option<Oid>,
+        objects: &[Oid],
+        ids: &HashSet<&str>,
+        trust: &dyn Fn() -> Result<Trust, StoreError>,
+    ) -> Result<Ledger, StoreError> {
+        let Ok(any) = aho_corasick::AhoCorasick::new(ids.iter()) else {
+            return Ledger::load_lines(repo, notes, objects, &|_| true, trust);
+        };
+        Ledger::load_lines(repo, notes, objects, &|l| any.is_match(l), trust)
+    }
+
+    /// The ledger of the lines of the notes of `objects` that `keep` keeps.
+    fn load_lines(
+        repo: &Repository,
+        notes: Option<Oid>,
+        objects: &[Oid],
+        keep: &dyn Fn(&str) -> bool,
+        trust: &dyn Fn() -> Result<Trust, StoreError>,
+    ) -> Result<Ledger, StoreError> {
         let mut texts = Vec::with_capacity(objects.len());
         for &on in objects {
             if let Some(text) = notes::read(repo, notes, on)? {
-                let text = match only {
-                    Some(id) => text
-                        .lines()
-                        .filter(|l| l.contains(id))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                    None => text,
-                };
-                texts.push((on, text));
+                let text = text.lines().filter(|l| keep(l)).collect::<Vec<_>>();
+                texts.push((on, text.join("\n")));
             }
         }
         let trust = trust_for(&texts, trust)?;
@@ -517,14 +575,35 @@ impl Ledger {
         ledger
     }
 
-    /// Takes a record in effect in, with the commits a rewrite copied it to.
+    /// Adds, as copies of plan `id`'s record, the notes `holding` hold it (notes left unread
+    /// because they hold only that record): all but its base and its own note.
+    pub fn add_copies(&mut self, id: &str, holding: &[Oid]) {
+        let Some(record) = self.records.iter().find(|r| r.id == id) else {
+            return;
+        };
+        let (base, own) = (record.base, own_note(id));
+        let copies = self.copies.entry(id.to_string()).or_default();
+        for &on in holding {
+            if on != base && Some(on) != own && !copies.contains(&on) {
+                copies.push(on);
+            }
+        }
+        copies.sort();
+        if copies.is_empty() {
+            self.copies.remove(id);
+        }
+    }
+
+    /// Takes a record in effect in, with the commits a rewrite copied it to (the plan's own
+    /// note is not a copy: see [`own_note`]).
     fn add_record(&mut self, record: &PlanRecord, hash: &str, carriers: &Carriers) {
+        let own = own_note(&record.id);
         let copies: Vec<Oid> = carriers
             .get(hash)
             .into_iter()
             .flatten()
             .copied()
-            .filter(|&on| on != record.base)
+            .filter(|&on| on != record.base && Some(on) != own)
             .collect();
         if !copies.is_empty() {
             self.copies.insert(record.id.clone(), copies);
@@ -1005,11 +1084,8 @@ fn live_lines(lines: &BTreeMap<String, Line>) -> HashMap<&str, bool> {
     live
 }
 
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+/// Now, in milliseconds since the epoch (`PAPAYU_TIMESTAMP` fixes it: see [`crate::clock`]).
+pub use crate::clock::now_millis;
 
 #[cfg(test)]
 mod tests {

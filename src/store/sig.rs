@@ -282,16 +282,7 @@ fn parse_rfc3339(text: &str) -> Option<Time> {
     Some(Time::new(secs, offset))
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-pub(crate) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+pub(crate) use crate::clock::days_from_civil;
 
 #[cfg(test)]
 mod tests {

@@ -46,7 +46,7 @@ fn only_the_store_touches_git() {
 /// `crates/`, which Cargo keeps from reaching up; they stay listed so the library's own uses
 /// of them are ranked.
 const LAYERS: &[&str] = &[
-    "codes", "cost", "verdict", "plan", "protocol", "patch", "store", "date", "settings",
+    "codes", "cost", "verdict", "plan", "protocol", "patch", "clock", "store", "date", "settings",
     "context", "executor", "present", "llm", "engine", "ask", "trace", "service",
 ];
 

@@ -238,7 +238,8 @@ fn apply_commits_on_its_own_branch_with_trailers() {
     assert_eq!(repo.read("README.md"), "# demo, edited but not committed\n");
     assert_eq!(repo.read("untracked.txt"), "mine\n");
 
-    let events = note_lines(&repo, &repo.rev("HEAD"));
+    // Events go on the plan's own note (the note of the object its id names).
+    let events = note_lines(&repo, &id);
     assert!(
         events
             .iter()
@@ -435,7 +436,7 @@ fn failing_check_rolls_back_and_records_why() {
         run.stderr
     );
     assert_eq!(branches(&repo), "");
-    let failed = note_lines(&repo, &repo.rev("HEAD"))
+    let failed = note_lines(&repo, &id)
         .into_iter()
         .find(|e| e["event"] == "failed")
         .expect("failed event");
@@ -1037,9 +1038,14 @@ fn notes_from_two_clones_merge_line_by_line() {
     }
 }
 
-/// Rewrites the plan record in the note on `base` with `edit` (as a teammate or a hand edit
-/// could), through `git notes`.
-fn tamper(repo: &TestRepo, base: &str, edit: impl Fn(&mut Value)) {
+/// Rewrites the plan record in the notes of `base` and of the plan `id` itself (where a sealed
+/// record is stored too) with `edit`, as a teammate or a hand edit could, through `git notes`.
+fn tamper(repo: &TestRepo, base: &str, id: &str, edit: impl Fn(&mut Value)) {
+    tamper_note(repo, base, &edit);
+    tamper_note(repo, id, &edit);
+}
+
+fn tamper_note(repo: &TestRepo, base: &str, edit: &impl Fn(&mut Value)) {
     let mut lines = note_lines(repo, base);
     for line in lines.iter_mut().filter(|l| l.get("goal").is_some()) {
         edit(line);
@@ -1066,7 +1072,7 @@ fn stored_plans_are_checked_again_at_apply() {
     let id = plan(&repo, "Fix parse on None", &fix_answer(), &[]);
 
     // A record edited to write into .git is refused, whatever the note says.
-    tamper(&repo, &base, |r| {
+    tamper(&repo, &base, &id, |r| {
         r["actions"][1]["path"] = ".git/hooks/pre-commit".into()
     });
     let before = repo.snapshot();
@@ -1075,7 +1081,7 @@ fn stored_plans_are_checked_again_at_apply() {
     assert_eq!(repo.snapshot(), before);
 
     // A record that never read the file it replaces is refused.
-    tamper(&repo, &base, |r| {
+    tamper(&repo, &base, &id, |r| {
         r["actions"][1]["path"] = "tests/test_parser.py".into();
         r["context"] = serde_json::json!([]);
     });
@@ -1084,7 +1090,7 @@ fn stored_plans_are_checked_again_at_apply() {
 
     // A preview that does not match the plan is not trusted: the tree is built anew.
     let readme_only = repo.rev("HEAD");
-    tamper(&repo, &base, |r| {
+    tamper(&repo, &base, &id, |r| {
         r["context"] = serde_json::json!([{
             "path": "src/parser.py",
             "blob_oid": repo.rev("HEAD:src/parser.py"),
@@ -1194,10 +1200,13 @@ fn undo_and_redo_of_apply_and_plan() {
 
     // Undo twice more: the apply, then the plan itself (withdrawn by an appended event; the
     // note keeps every line it had).
-    let lines_before = note_lines(&repo, &base).len();
+    let lines = |repo: &TestRepo| note_lines(repo, &base).len() + note_lines(repo, &id).len();
+    let lines_before = lines(&repo);
     repo.papayu(["undo"]).ok();
     repo.papayu(["undo"]).ok();
-    assert_eq!(note_lines(&repo, &base).len(), lines_before + 2);
+    // One cancel of the apply's event on the plan's note, one of the record on each note that
+    // holds it (its base's and its own).
+    assert_eq!(lines(&repo), lines_before + 3);
     let list: Value = serde_json::from_str(&repo.papayu(["list", "--json"]).ok().stdout).unwrap();
     assert_eq!(list["plans"], serde_json::json!([]));
     repo.papayu(["show", &id]).err("ERR_PLAN_NOT_FOUND");
@@ -1511,4 +1520,74 @@ fn the_diffstat_is_the_one_git_prints() {
         git.ends_with(" 4 files changed, 301 insertions(+), 51 deletions(-)\n"),
         "{git}"
     );
+}
+
+/// Many plans on one commit (issue 31): each plan is read and changed through its own note, so
+/// apply, show, discard and undo of one of them stay correct — and every record stays on the
+/// base's note, where `git notes` shows it and a plain fetch of the notes ref carries it.
+#[test]
+fn many_plans_on_one_commit_each_read_and_changed_through_its_own_note() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let base = repo.rev("HEAD");
+    let ids: Vec<String> = (0..24)
+        .map(|i| {
+            let answer = common::create_answer(&format!("f{i}.txt"), &format!("{i}\n"));
+            repo.plan_id(&format!("goal {i}"), &answer)
+        })
+        .collect();
+    let status = |repo: &TestRepo, id: &str| -> String {
+        let run = repo.papayu(["--json", "show", id]).ok();
+        let shown: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(shown["plan"]["id"], id, "{shown}");
+        shown["status"].as_str().unwrap().to_string()
+    };
+
+    let out = apply_json(&repo, &[&ids[7], "--no-check"]);
+    let branch = out["branch"].as_str().unwrap().to_string();
+    assert_eq!(file_at(&repo, &branch, "f7.txt"), "7\n");
+    assert_eq!(status(&repo, &ids[7]), "applied");
+    repo.papayu(["discard", &ids[12]]).ok();
+    assert_eq!(status(&repo, &ids[12]), "discarded");
+    repo.papayu(["undo"]).ok();
+    assert_eq!(status(&repo, &ids[12]), "proposed");
+    repo.papayu(["undo"]).ok();
+    assert_eq!(status(&repo, &ids[7]), "proposed");
+    assert!(
+        repo.git(["rev-parse", "-q", "--verify", &branch]).status != Some(0),
+        "undo removed the branch"
+    );
+    for id in [&ids[0], &ids[23]] {
+        assert_eq!(status(&repo, id), "proposed");
+    }
+
+    // The base's note holds every record and nothing else; each plan's own note holds its
+    // record again and every event about it.
+    let on_base = note_lines(&repo, &base);
+    assert_eq!(on_base.len(), ids.len());
+    for id in &ids {
+        assert!(on_base.iter().any(|l| l["id"] == id.as_str()), "{id}");
+    }
+    let own = note_lines(&repo, &ids[7]);
+    assert_eq!(own[0]["id"], ids[7].as_str());
+    let events: Vec<&str> = own[1..]
+        .iter()
+        .map(|l| l["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(events, ["applied", "undone"]);
+
+    // A clone that takes the notes by a plain fetch reads every plan, and the same statuses.
+    let clone = common::clone_of(repo.path());
+    common::fetch_notes(&clone, repo.path().to_str().unwrap());
+    let listed: Value =
+        serde_json::from_str(&clone.papayu(["--json", "list", "--all"]).ok().stdout).unwrap();
+    assert_eq!(listed["plans"].as_array().unwrap().len(), ids.len());
+    assert_eq!(status(&clone, &ids[20]), "proposed");
+    // The events travelled on the plans' own notes (the undo of the discard is the origin's
+    // own: here it is a claim, so the discard stands).
+    assert_eq!(status(&clone, &ids[12]), "discarded");
+    let out = apply_json(&clone, &[&ids[3], "--no-check"]);
+    let commit = out["commit"].as_str().unwrap();
+    assert_eq!(clone.rev(&format!("{commit}^")), base, "{out}");
+    repo.fsck();
+    clone.fsck();
 }

@@ -20,6 +20,7 @@ mod mcp;
 mod patch_cli;
 mod patch_git_cases;
 mod protocol_docs;
+mod protocol_jsonschema;
 mod protocol_props;
 mod protocol_rules;
 mod protocol_schema;

@@ -132,11 +132,14 @@ fn a_reproduction_that_fails_at_the_base_is_kept_and_every_fix_is_checked_with_i
         "{shown}"
     );
     assert!(!shown.contains("Check: failed"), "{shown}");
-    // The notes say so, as the git CLI reads them.
-    let note = repo
-        .git(["notes", "--ref=papayu", "show", "HEAD"])
-        .ok()
-        .stdout;
+    // The notes say so, as the git CLI reads them: the record on its base's note, the
+    // evidence in its event on the plan's own note.
+    let show = |object: &str| {
+        repo.git(["notes", "--ref=papayu", "show", object])
+            .ok()
+            .stdout
+    };
+    let note = show("HEAD") + &show(repro_id);
     assert!(
         note.contains("\"kind\":\"repro\"") && note.contains("\"evidence\""),
         "{note}"

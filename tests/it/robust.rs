@@ -309,11 +309,8 @@ fn a_merge_whose_papayu_was_killed_is_recorded_by_the_next_command_and_undoable(
         "{}",
         newest(&repo)
     );
-    let base = repo.rev("main~1~1");
-    let note = repo
-        .git(["notes", "--ref=papayu", "show", &base])
-        .ok()
-        .stdout;
+    // The event is on the plan's own note (the note of the object its id names).
+    let note = repo.git(["notes", "--ref=papayu", "show", &id]).ok().stdout;
     assert!(note.contains("\"merged\""), "{note}");
     assert!(repo.git(["rev-parse", "-q", "--verify", &branch]).status != Some(0));
     let show: Value =

@@ -1052,8 +1052,8 @@ fn without_user_namespaces_a_filter_keeps_the_check_off_the_network() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !can_unshare {
-        eprintln!(
-            "skipped: unshare --user, and a user namespace limit it may lower, are needed to take user namespaces away from papayu"
+        common::skip(
+            "unshare --user, and a user namespace limit it may lower, are needed to take user namespaces away from papayu",
         );
         return;
     }

@@ -263,12 +263,18 @@ fn lines_a_remote_removed_stay_and_go_back_with_the_next_push() {
     assert!(!annotated(&bob).contains(&local_commit));
 
     let pruned = note(alice, &local_commit).lines().count();
-    let dropped = lines_before.lines().count() - 1;
+    // Each plan's own note goes too (the object it annotates is a name, not a stored object):
+    // the apply's event is there.
+    let own = note(alice, &shared) + &note(alice, &local);
+    assert!(own.contains("\"applied\""), "{own}");
+    assert!(!annotated(&bob).contains(&shared));
+    let dropped = own.lines().count() + lines_before.lines().count() - 1;
     let synced = json_of(&alice.papayu(["--json", "sync"]).ok());
     assert_eq!(synced["merge"], "merged", "{synced}");
     assert_eq!(synced["kept"], pruned + dropped, "{synced}");
     assert_eq!(annotated(alice), before);
     assert_eq!(note(alice, &base), lines_before);
+    assert_eq!(note(alice, &shared) + &note(alice, &local), own);
     assert!(note(alice, &local_commit).contains(&local));
     let listed = alice.papayu(["list"]).ok().stdout;
     assert!(

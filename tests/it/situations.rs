@@ -404,6 +404,25 @@ fn applied(repo: &TestRepo, name: &str) -> (String, String) {
     (id, out["branch"].as_str().unwrap().to_string())
 }
 
+/// [`applied`] with papayu's clock fixed at `at` (`PAPAYU_TIMESTAMP`).
+fn applied_at(repo: &TestRepo, name: &str, at: &str) -> (String, String) {
+    let env = [("PAPAYU_TIMESTAMP", at)];
+    let answer =
+        answer(serde_json::json!([{"kind": "CREATE_FILE", "path": name, "content": "x\n"}]));
+    repo.write(".git/answer.json", &answer);
+    let run = repo.papayu_env(
+        ["--json", "plan", "goal", "--response", ".git/answer.json"],
+        &env,
+    );
+    let out: Value = serde_json::from_str(&run.ok().stdout).unwrap();
+    let id = out["plans"][0]["plan"]["id"].as_str().unwrap().to_string();
+    let run = repo
+        .papayu_env(["--json", "apply", &id, "--no-check"], &env)
+        .ok();
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    (id, out["branch"].as_str().unwrap().to_string())
+}
+
 #[test]
 fn merge_deletes_the_branch_in_the_same_operation_and_undo_brings_it_back() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
@@ -653,15 +672,10 @@ fn gc_forgets_old_operations_and_prunes_what_papayu_keeps() {
 #[test]
 fn gc_rewrites_the_log_keeping_newer_operations_undoable() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
-    applied(&repo, "b.txt");
-    // Every operation so far is older than the second after this one; every later one newer.
-    let cut = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        + 1;
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    let (_, branch) = applied(&repo, "c.txt");
+    // The first two operations at 00:00:00, the next two a minute later; the cut between.
+    applied_at(&repo, "b.txt", "2026-01-01T00:00:00Z");
+    let (_, branch) = applied_at(&repo, "c.txt", "1767225660000");
+    let cut = 1_767_225_630;
     let out: Value = serde_json::from_str(
         &repo
             .papayu(["--json", "gc", &format!("--expire=@{cut}")])
@@ -692,7 +706,9 @@ fn the_plan_index_carried_forward_equals_one_built_from_the_notes() {
     repo.papayu(["merge", &second]).ok();
     applied(&repo, "d.txt");
     let notes = repo.rev("refs/notes/papayu");
-    let cached = repo.path().join(format!(".git/papayu/cache/plans-{notes}"));
+    let cached = repo
+        .path()
+        .join(format!(".git/papayu/cache/plans2-{notes}"));
     let carried = std::fs::read_to_string(&cached).expect("papayu's own writes keep the index");
     std::fs::remove_file(&cached).unwrap();
     repo.papayu(["show", &first]).ok();

@@ -31,13 +31,17 @@ fn traces_are_listed_newest_first_and_the_newest_is_shown_without_an_id() {
 
     let escape = r#"{"summary": "escape", "actions": [{"kind": "CREATE_FILE", "path": "../b.txt", "content": "b\n"}]}"#;
     let fake = FakeLlm::start(vec![fake_llm::openai_chat(escape); 4]);
-    let env = env(&fake);
+    // Papayu's clock, fixed a second apart: the failed plan's trace is the older.
+    let mut env = env(&fake);
+    env.push(("PAPAYU_TIMESTAMP".into(), "2026-01-01T00:00:00Z".into()));
     let failed = run(&repo, &["plan", "Fail to add b"], &env).code(1);
     assert!(failed.stderr.contains("ERR_"), "{}", failed.stderr);
-    std::thread::sleep(std::time::Duration::from_millis(5));
     repo.write(".git/answer.json", ANSWER);
-    repo.papayu(["plan", "Add b", "--response", ".git/answer.json"])
-        .ok();
+    repo.papayu_env(
+        ["plan", "Add b", "--response", ".git/answer.json"],
+        &[("PAPAYU_TIMESTAMP", "2026-01-01T00:00:01Z")],
+    )
+    .ok();
 
     let list = repo.papayu(["trace", "list"]).ok();
     let lines: Vec<&str> = list.stdout.lines().collect();

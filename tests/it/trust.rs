@@ -159,8 +159,8 @@ fn teammates_notes_are_claims_not_commands() {
     // branch exists, so for her the plan is still applied.
     sync_notes(&alice);
     assert!(
-        note_text(&alice, &base).contains("\"discarded\""),
-        "Bob's event arrived"
+        note_text(&alice, &id).contains("\"discarded\""),
+        "Bob's event arrived (on the plan's own note)"
     );
     assert_eq!(
         status(&alice, &id),

@@ -298,16 +298,22 @@ fn workers_an_expired_lease_is_taken_over_and_a_live_one_is_not() {
     let fleet = fleet();
     plan(&fleet.alice, "fix it", "fix.txt");
     let id = ask_all(&fleet);
-    leave_claim(&fleet, &id, "ghost", 4_102_444_800_000);
-    let held = fleet.bob.papayu(["--json", "worker", "--once"]).ok();
+    // A lease that runs until 2100-01-01; Bob's clock is fixed a minute before, then after.
+    let expires = 4_102_444_800_000;
+    leave_claim(&fleet, &id, "ghost", expires);
+    let before = [("PAPAYU_TIMESTAMP", "2099-12-31T23:59:00Z")];
+    let held = fleet
+        .bob
+        .papayu_env(["--json", "worker", "--once"], &before)
+        .ok();
     assert_eq!(json(&held)["requests"][0]["outcome"], "taken", "{held:?}");
     assert!(remote_refs(&fleet, "refs/notes/papayu-checks/").is_empty());
 
-    let fleet = self::fleet();
-    plan(&fleet.alice, "fix it", "fix.txt");
-    let id = ask_all(&fleet);
-    leave_claim(&fleet, &id, "ghost", 1_000);
-    let run = fleet.bob.papayu(["--json", "worker", "--once"]).ok();
+    let after = [("PAPAYU_TIMESTAMP", "2100-01-01T00:00:01Z")];
+    let run = fleet
+        .bob
+        .papayu_env(["--json", "worker", "--once"], &after)
+        .ok();
     assert_eq!(json(&run)["requests"][0]["outcome"], "checked", "{run:?}");
     assert!(run.stderr.contains("taking it over from ghost"), "{run:?}");
     let claim = claim(&fleet, &id);
