@@ -30,6 +30,7 @@ pub struct PickArgs {
     pub force: bool,
 }
 
+#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn run(args: PickArgs) -> CliResult {
     let PickArgs {
         plan,

@@ -20,6 +20,7 @@ pub struct ShowArgs {
     pub conversation: bool,
 }
 
+#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn run(args: ShowArgs) -> CliResult {
     let ShowArgs { plan, conversation } = args;
     let store = Store::open()?;
@@ -476,6 +477,7 @@ fn made_by(store: &Store, record: &PlanRecord) -> Option<String> {
         .map(|origin| git_papayu::context::mask_secrets(&origin.author))
 }
 
+#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn describe(
     record: &PlanRecord,
     status: Option<Status>,

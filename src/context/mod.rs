@@ -288,6 +288,7 @@ type Wanted = (Vec<(u32, u32)>, &'static str, u8, usize);
 /// Context gathered before the first call: files named in the goal and logs (with ±80 lines
 /// around each line a log points at), the environment and manifests when a dependency is
 /// missing, the architecture notes, the logs themselves, and the repository map.
+#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn gather(snap: &Snapshot<'_>, input: &Input, budget: &Budget) -> Gathered {
     let mut out = Gathered::default();
     let exists = |p: &str| snap.is_file(p);
