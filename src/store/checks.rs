@@ -141,6 +141,25 @@ impl Store {
         notes::append(&self.repo, notes, &[(on, line.to_string())], message)
     }
 
+    /// The objects the notes commit `notes` annotates.
+    pub fn noted(&self, notes: Oid) -> Result<Vec<Oid>, StoreError> {
+        Ok(notes::blobs(&self.repo, notes)?
+            .into_iter()
+            .filter(|(target, blob)| target != blob)
+            .map(|(target, _)| target)
+            .collect())
+    }
+
+    /// A notes commit on top of `notes` without the notes of `targets`. No ref is moved.
+    pub fn notes_without(
+        &self,
+        notes: Oid,
+        targets: &[Oid],
+        message: &str,
+    ) -> Result<Oid, StoreError> {
+        notes::without(&self.repo, notes, targets, message)
+    }
+
     /// The first parent of `commit`, `None` for a root commit or a missing one.
     pub fn first_parent(&self, commit: Oid) -> Option<Oid> {
         self.repo.find_commit(commit).ok()?.parent_id(0).ok()

@@ -150,6 +150,35 @@ pub fn append(
         .map_err(|e| StoreError::git("writing notes", e))
 }
 
+/// A new notes commit on top of `notes` without the notes of `targets` (a target without a
+/// note is passed over). Returns the new commit id; no ref is touched.
+pub fn without(
+    repo: &Repository,
+    notes: Oid,
+    targets: &[Oid],
+    message: &str,
+) -> Result<Oid, StoreError> {
+    let parent = repo
+        .find_commit(notes)
+        .map_err(|e| StoreError::reading(NOTES_REF, notes, "reading notes", e))?;
+    let base_tree = parent
+        .tree()
+        .map_err(|e| StoreError::git("reading notes", e))?;
+    let mut updates = TreeUpdateBuilder::new();
+    for target in targets {
+        if let Some((path, _)) = note_path(repo, &base_tree, *target) {
+            updates.remove(path.as_str());
+        }
+    }
+    let tree = updates
+        .create_updated(repo, &base_tree)
+        .and_then(|t| repo.find_tree(t))
+        .map_err(|e| StoreError::git("writing notes", e))?;
+    let sig = super::signature(repo);
+    repo.commit(None, &sig, &sig, message, &tree, &[&parent])
+        .map_err(|e| StoreError::git("writing notes", e))
+}
+
 pub(super) fn notes_tree(repo: &Repository, notes: Oid) -> Result<Tree<'_>, StoreError> {
     repo.find_commit(notes)
         .and_then(|c| c.tree())

@@ -832,6 +832,54 @@ fn workers_undo_withdraws_a_request_and_gc_a_finished_one() {
     fsck(&fleet);
 }
 
+/// The commits a worker's results ref on the remote annotates.
+fn remote_results(fleet: &Fleet, worker: &str) -> Vec<String> {
+    let listed = run_in(
+        &fleet.remote,
+        "git",
+        [
+            "notes",
+            &format!("--ref=refs/notes/papayu-checks/{worker}"),
+            "list",
+        ],
+        None,
+    )
+    .ok()
+    .stdout;
+    let mut on: Vec<String> = listed
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(_, commit)| commit.to_string()))
+        .collect();
+    on.sort();
+    on
+}
+
+#[test]
+fn workers_drop_the_results_of_finished_requests_with_their_next_push() {
+    let fleet = fleet();
+    let first = plan(&fleet.alice, "fix it", "fix.txt");
+    ask_all(&fleet);
+    fleet.bob.papayu(["worker", "--once"]).ok();
+    let checked = remote_results(&fleet, "bob");
+    assert_eq!(checked.len(), 1, "one result: {checked:?}");
+    // The proposal is discarded and gc withdraws its request; the result stays until bob's
+    // next push, which carries a new request's result and drops the finished one.
+    fleet.alice.papayu(["discard", &first]).ok();
+    fleet.alice.papayu(["gc"]).ok();
+    assert_eq!(remote_results(&fleet, "bob"), checked);
+    plan(&fleet.alice, "fix it again", "fix.txt");
+    ask_all(&fleet);
+    fleet.bob.papayu(["worker", "--once"]).ok();
+    let now = remote_results(&fleet, "bob");
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(now, checked, "the finished request's result is gone");
+    // The new result is the new proposal's commit, and alice reads its verdict.
+    fleet.alice.papayu(["sync"]).ok();
+    let listed = fleet.alice.papayu(["list"]).ok().stdout;
+    assert!(!listed.contains("pending"), "{listed}");
+    fsck(&fleet);
+}
+
 #[test]
 fn workers_ci_workflows_parse_as_yaml_and_name_the_one_step() {
     let repo = TestRepo::with_files(&[("a.txt", "one\n")]);

@@ -577,7 +577,10 @@ fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), 
             store.fetch_refs(&setup.remote, &[results_refspec(&setup.remote)])?;
         }
         let theirs = store.ref_value(&tracking).map_err(|e| e.to_problem())?;
-        let mut tip = theirs;
+        let mut tip = match theirs {
+            Some(notes) => Some(without_finished(store, setup, notes, &lines)?),
+            None => None,
+        };
         for (on, line) in &lines {
             tip = Some(
                 store
@@ -616,6 +619,51 @@ fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), 
     .with_hint(
         "is another worker running under the same name? Give each its own papayu.workerName",
     ))
+}
+
+/// `notes` (this worker's results as the remote holds them) without the results of
+/// candidates no open request names any more: a request is withdrawn once its proposals are
+/// merged or discarded, and its results go with the worker's next push. What is being pushed
+/// now always stays.
+fn without_finished(
+    store: &Store,
+    setup: &Setup,
+    notes: Oid,
+    pushing: &[(Oid, String)],
+) -> Result<Oid, Problem> {
+    let mut open: Vec<Oid> = pushing.iter().map(|(on, _)| *on).collect();
+    let requests = store
+        .refs_under(&fetched_requests(&setup.remote))
+        .map_err(|e| e.to_problem())?;
+    for (_, commit) in requests {
+        let text = store.commit_file(commit, REQUEST_FILE).unwrap_or_default();
+        // A request this worker cannot read keeps nothing alive, and is refused when taken.
+        let Ok(request) = Request::parse(&text) else {
+            continue;
+        };
+        open.extend(
+            request
+                .candidates
+                .iter()
+                .filter_map(|c| Oid::from_str(&c.commit).ok()),
+        );
+    }
+    let finished: Vec<Oid> = store
+        .noted(notes)
+        .map_err(|e| e.to_problem())?
+        .into_iter()
+        .filter(|on| !open.contains(on))
+        .collect();
+    if finished.is_empty() {
+        return Ok(notes);
+    }
+    let message = format!(
+        "papayu worker {}: results of finished requests dropped",
+        setup.name
+    );
+    store
+        .notes_without(notes, &finished, &message)
+        .map_err(|e| e.to_problem())
 }
 
 /// The lease, renewed from a thread of its own while the checks run.
