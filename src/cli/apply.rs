@@ -6,6 +6,7 @@ use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::{find, workers};
+use git_papayu::service::rounds::FirstRound;
 use git_papayu::service::{self, apply::Apply, apply::ApplyReport};
 use git_papayu::store::records::Status;
 use git_papayu::store::{Store, worktree};
@@ -82,9 +83,15 @@ pub fn run(args: ApplyArgs) -> CliResult {
         (None, true) => CheckChoice::Skip,
         (None, false) => CheckChoice::Configured,
     };
-    let rounds = git_papayu::service::rounds::configured(args.rounds, &super::settings())?;
-    let (mut result, mut outcome) = apply_one(args, false, &mut false);
-    let first = git_papayu::service::rounds::FirstRound::from_result(&result);
+    let rounds = service::rounds::configured(args.rounds, &super::settings())?;
+    let (report, mut outcome) = apply_one(args, false, &mut false);
+    let first = report
+        .check
+        .as_ref()
+        .zip(report.verdict.as_ref())
+        .zip(report.plan.as_ref());
+    let first = first.map(|((check, verdict), plan)| FirstRound::judged(plan, check, verdict));
+    let mut result = serde_json::to_value(&report).unwrap_or_default();
     if let (true, Some(first)) = (rounds > 1, first) {
         ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
         let first_plan = first.plan.clone();
@@ -125,7 +132,7 @@ fn apply_one(
     args: ApplyArgs,
     side_by_side: bool,
     like_base: &mut bool,
-) -> (serde_json::Value, CliResult) {
+) -> (ApplyReport, CliResult) {
     let request = Apply {
         check: match (args.check, args.no_check) {
             (Some(cmd), _) => CheckChoice::Command(cmd),
@@ -138,11 +145,11 @@ fn apply_one(
         timeout_secs: args.check_timeout,
     };
     let unapplied = |e: CliError| {
-        let report = serde_json::to_value(ApplyReport {
+        let report = ApplyReport {
             plan: request.plan.clone(),
             ..ApplyReport::default()
-        });
-        (report.unwrap_or_default(), Err(e))
+        };
+        (report, Err(e))
     };
     let store = match Store::open() {
         Ok(store) => store,
@@ -165,17 +172,16 @@ fn apply_one(
     if let Some(event) = &applied.event {
         ui::event(&event.to_string());
     }
-    let result = serde_json::to_value(&applied.report).unwrap_or_default();
     let ended = match applied.outcome {
         Ok(outcome) => outcome,
-        Err(problems) => return (result, Err(problems.into())),
+        Err(problems) => return (applied.report, Err(problems.into())),
     };
     let how = Closing {
         configured,
         onto,
         verbose,
     };
-    (result, closing(ended, &how, like_base))
+    (applied.report, closing(ended, &how, like_base))
 }
 
 /// How an apply is told on the terminal as it ends.
@@ -364,7 +370,7 @@ fn run_all(args: ApplyArgs) -> CliResult {
     done.sort_by_key(|d| d.0);
     let mut failed = Vec::new();
     let mut results = Vec::new();
-    for (_, id, mut result, outcome, like_base) in done {
+    for (_, id, report, outcome, like_base) in done {
         let problems = match outcome {
             Ok(()) => Vec::new(),
             Err(CliError::Problems(problems)) => problems,
@@ -372,8 +378,9 @@ fn run_all(args: ApplyArgs) -> CliResult {
         };
         if !problems.is_empty() {
             ui::problems(&problems);
-            failed.push(NotApplied::new(&id, &result, &problems, like_base));
+            failed.push(NotApplied::new(&id, &report, &problems, like_base));
         }
+        let mut result = serde_json::to_value(&report).unwrap_or_default();
         result["errors"] = ui::problems_json(&problems);
         results.push(result);
     }
@@ -448,10 +455,9 @@ struct NotApplied {
 }
 
 impl NotApplied {
-    fn new(id: &str, result: &serde_json::Value, problems: &[Problem], like_base: bool) -> Self {
-        let how = match result["verdict"]["status"].as_str() {
-            Some("did_not_run") => "did not run".to_string(),
-            Some(status) => status.to_string(),
+    fn new(id: &str, report: &ApplyReport, problems: &[Problem], like_base: bool) -> Self {
+        let how = match report.verdict.as_ref().map(|v| v.status) {
+            Some(status) => status.as_str().to_string(),
             None => problems
                 .first()
                 .map_or_else(String::new, |p| p.code.as_str().to_string()),
@@ -459,7 +465,7 @@ impl NotApplied {
         NotApplied {
             id: git_papayu::store::short(id),
             how,
-            command: result["check"]["command"].as_str().map(str::to_string),
+            command: report.check.as_ref().map(|c| c.command.clone()),
             like_base,
         }
     }

@@ -70,19 +70,6 @@ impl FirstRound {
             output_tail: report.output_tail.clone(),
         }
     }
-
-    /// Read back from `apply`'s result document; `None` when no check judged the plan.
-    pub fn from_result(result: &serde_json::Value) -> Option<FirstRound> {
-        Some(FirstRound {
-            plan: result["plan"].as_str()?.to_string(),
-            verdict: serde_json::from_value(result["verdict"].clone()).ok()?,
-            command: result["check"]["command"].as_str()?.to_string(),
-            output_tail: result["check"]["output_tail"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string(),
-        })
-    }
 }
 
 /// How fix rounds ended.
