@@ -18,6 +18,7 @@ mod gc;
 mod init;
 mod list;
 mod manual;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod merge;
 mod observer;
@@ -102,6 +103,7 @@ enum Command {
     Init(init::InitArgs),
     Sync(sync::SyncArgs),
     Publish(publish::PublishArgs),
+    #[cfg(feature = "mcp")]
     Mcp(mcp::McpArgs),
     Validate(validate::ValidateArgs),
     Patch(patch::PatchArgs),
@@ -119,6 +121,16 @@ enum Command {
     /// A request in words: `git papayu "fix the failing test"`, `git papayu ok`.
     #[command(external_subcommand)]
     Request(Vec<String>),
+}
+
+impl Command {
+    /// `git papayu mcp`: the server reads the settings per tool call and installs no manual.
+    fn serves_mcp(&self) -> bool {
+        #[cfg(feature = "mcp")]
+        return matches!(self, Command::Mcp(_));
+        #[cfg(not(feature = "mcp"))]
+        false
+    }
 }
 
 /// Why a command failed, as far as the exit code is concerned.
@@ -205,21 +217,19 @@ pub fn main() -> ExitCode {
     // A typo in any setting is refused before the command does anything; `config` (which
     // shows it) and the commands that read no setting still run, and the MCP server checks
     // at each tool call (it reads the settings again there, so a fix needs no restart).
-    let reads_settings = !matches!(
+    let reads_settings = !(matches!(
         cli.command,
         Command::Config(_)
             | Command::InstallMan(_)
             | Command::Completions(_)
             | Command::Complete(_)
-            | Command::Mcp(_)
-    );
+    ) || cli.command.serves_mcp());
     if reads_settings && let Err(problem) = settings().check() {
         return ui::finish(Err(problem.into()));
     }
-    if !matches!(
-        cli.command,
-        Command::InstallMan(_) | Command::Complete(_) | Command::Mcp(_)
-    ) {
+    if !(matches!(cli.command, Command::InstallMan(_) | Command::Complete(_))
+        || cli.command.serves_mcp())
+    {
         manual::install_if_missing(&settings());
     }
     if let Some(request) = request {
@@ -337,6 +347,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Init(args) => init::run(args),
         Command::Sync(args) => sync::run(args),
         Command::Publish(args) => publish::run(args),
+        #[cfg(feature = "mcp")]
         Command::Mcp(args) => mcp::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),

@@ -16,6 +16,7 @@ mod json_doc;
 mod large;
 mod layout;
 mod lifecycle;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod patch_cli;
 mod patch_git_cases;
