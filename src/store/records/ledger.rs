@@ -58,7 +58,7 @@ pub struct Ledger {
     /// [`Ledger::events`] (unvouched there), shown, never in effect.
     pub claimed_verdicts: BTreeMap<String, Vec<ClaimedVerdict>>,
     /// Verdicts trusted workers signed for a plan's proposal commit, oldest first: they count
-    /// as this clone's own do (see [`super::results`]), and are kept apart from
+    /// as this clone's own do (see [`crate::store::results`]), and are kept apart from
     /// [`Ledger::events`] because they say nothing of a plan's status.
     pub worker_verdicts: BTreeMap<String, Vec<Event>>,
     /// What the reader set aside and why (forged records), one sentence each.
@@ -72,7 +72,7 @@ pub struct ClaimedVerdict {
     /// The line's [`line_hash`], and an object whose note holds it: what finds who wrote it.
     pub line: String,
     pub on: Oid,
-    /// For a verdict a worker wrote in its result notes (see [`super::results`]): the name
+    /// For a verdict a worker wrote in its result notes (see [`crate::store::results`]): the name
     /// it gave, and why it is a claim here (unsigned, a key not trusted, a signature that does
     /// not verify). `None` for a line of the shared notes.
     pub worker: Option<String>,
