@@ -516,18 +516,7 @@ fn propose_takes_a_reproduction_and_fix_rounds_and_returns_their_evidence() {
 
 #[test]
 fn a_proposal_through_mcp_writes_the_traces_the_cli_writes() {
-    let traces = |repo: &TestRepo| -> Vec<String> {
-        let listed: Value =
-            serde_json::from_str(&repo.papayu(["trace", "list", "--json"]).ok().stdout).unwrap();
-        let mut commands: Vec<String> = listed["traces"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["kind"].as_str().unwrap_or("?").to_string())
-            .collect();
-        commands.sort();
-        commands
-    };
+    let traces = trace_kinds;
     let plan = answer("c.txt", "c\n");
     let cli = TestRepo::with_files(&[("a.txt", "one\n")]);
     let file = cli.path().join("../answer.json");
@@ -589,6 +578,20 @@ fn a_typo_in_a_setting_is_refused_by_the_tools_as_by_the_commands() {
     assert!(listed.trim().is_empty(), "nothing was stored: {listed}");
 }
 
+/// The kinds of the traces a repository holds, sorted.
+fn trace_kinds(repo: &TestRepo) -> Vec<String> {
+    let listed: Value =
+        serde_json::from_str(&repo.papayu(["trace", "list", "--json"]).ok().stdout).unwrap();
+    let mut kinds: Vec<String> = listed["traces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["kind"].as_str().unwrap_or("?").to_string())
+        .collect();
+    kinds.sort();
+    kinds
+}
+
 /// What an operation left in a repository, as the `git` CLI and papayu's own listing read it:
 /// each plan's goal, status and size; the kinds of the traces; the tree of every proposal
 /// branch. Ids, times and providers differ between front ends by design and are left out.
@@ -602,15 +605,7 @@ fn what_was_stored(repo: &TestRepo) -> (Vec<String>, Vec<String>, Vec<String>) {
         .map(|p| format!("{} | {} | {}", p["goal"], p["status"], p["actions"]))
         .collect();
     plans.sort();
-    let traced: Value =
-        serde_json::from_str(&repo.papayu(["trace", "list", "--json"]).ok().stdout).unwrap();
-    let mut traces: Vec<String> = traced["traces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["kind"].as_str().unwrap_or("?").to_string())
-        .collect();
-    traces.sort();
+    let traces = trace_kinds(repo);
     let refs = repo
         .git([
             "for-each-ref",
