@@ -2,6 +2,7 @@
 //! stderr (which clients keep as the server's log), and warnings are also returned to the
 //! agent with the tool's result.
 
+use std::io::Write;
 use std::sync::Mutex;
 
 use git_papayu::service::Observer;
@@ -21,11 +22,12 @@ impl Observed {
 
 impl Observer for Observed {
     fn status(&self, line: &str) {
-        eprintln!("papayu: {line}");
+        // A client that closed the server's stderr loses the log line, never the call.
+        let _ = writeln!(std::io::stderr(), "papayu: {line}");
     }
 
     fn warn(&self, line: &str) {
-        eprintln!("papayu: warning: {line}");
+        let _ = writeln!(std::io::stderr(), "papayu: warning: {line}");
         if let Ok(mut warnings) = self.warnings.lock() {
             warnings.push(line.to_string());
         }
