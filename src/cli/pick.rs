@@ -30,7 +30,6 @@ pub struct PickArgs {
     pub force: bool,
 }
 
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn run(args: PickArgs) -> CliResult {
     let PickArgs {
         plan,
@@ -38,26 +37,7 @@ pub fn run(args: PickArgs) -> CliResult {
         force,
     } = args;
     let store = Store::open()?;
-    let comparison = match &plan {
-        Some(spec) => {
-            let (_, record) = find(&store, Some(spec))?;
-            let group = record.group.clone().ok_or_else(|| {
-                Problem::new(
-                    Code::PlanState,
-                    format!(
-                        "plan {} is not one of a group of proposals; merge it with git papayu merge {0}",
-                        record.short_id()
-                    ),
-                )
-            })?;
-            let mut c = compare::select(&store, &[group])?;
-            c.ranking.retain(|id| *id == record.id);
-            c.ranking.insert(0, record.id.clone());
-            c.ranking.dedup();
-            c
-        }
-        None => compare::select(&store, &[])?,
-    };
+    let comparison = ranked(&store, plan.as_deref())?;
     let chosen = comparison.ranking.first().cloned().ok_or_else(|| {
         Problem::new(
             Code::PlanNotFound,
@@ -92,24 +72,7 @@ pub fn run(args: PickArgs) -> CliResult {
         false => MergeStyle::Merge,
     };
     let picked = review::pick(&store, &chosen, &others, style, force);
-    let tracer = Tracer::new(&super::settings(), ui::warn);
-    let mut t = tracer.start("pick", None);
-    t.plan_id = Some(chosen.clone());
-    match &picked {
-        Ok((m, discarded)) => {
-            t.branch = Some(m.into.clone());
-            t.transcript.events.push(format!(
-                "PICK_SUCCESS plan={} into={} old={} new={} discarded={}",
-                m.record.short_id(),
-                m.into,
-                m.old,
-                m.new,
-                discarded.len()
-            ));
-            tracer.write(&store, &t);
-        }
-        Err(problem) => tracer.write_failed(&store, &mut t, std::slice::from_ref(problem)),
-    }
+    trace(&store, &chosen, &picked);
     let (merged, discarded) = picked?;
     let into = merged.into.trim_start_matches("refs/heads/");
     let deleted: Vec<&String> = discarded.iter().flat_map(|d| &d.branches).collect();
@@ -143,4 +106,54 @@ pub fn run(args: PickArgs) -> CliResult {
         &merged.new.to_string()[..10]
     ));
     Ok(())
+}
+
+/// The proposals ranked for a pick: the group of `plan` with it first, or the newest group.
+fn ranked(store: &Store, plan: Option<&str>) -> Result<compare::Comparison, Problem> {
+    Ok(match plan {
+        Some(spec) => {
+            let (_, record) = find(store, Some(spec))?;
+            let group = record.group.clone().ok_or_else(|| {
+                Problem::new(
+                    Code::PlanState,
+                    format!(
+                        "plan {} is not one of a group of proposals; merge it with git papayu merge {0}",
+                        record.short_id()
+                    ),
+                )
+            })?;
+            let mut c = compare::select(store, &[group])?;
+            c.ranking.retain(|id| *id == record.id);
+            c.ranking.insert(0, record.id.clone());
+            c.ranking.dedup();
+            c
+        }
+        None => compare::select(store, &[])?,
+    })
+}
+
+/// The pick's trace: what was merged and how many others were discarded, or why it failed.
+fn trace(
+    store: &Store,
+    chosen: &str,
+    picked: &Result<(review::Merged, Vec<review::Discarded>), Problem>,
+) {
+    let tracer = Tracer::new(&super::settings(), ui::warn);
+    let mut t = tracer.start("pick", None);
+    t.plan_id = Some(chosen.to_string());
+    match picked {
+        Ok((m, discarded)) => {
+            t.branch = Some(m.into.clone());
+            t.transcript.events.push(format!(
+                "PICK_SUCCESS plan={} into={} old={} new={} discarded={}",
+                m.record.short_id(),
+                m.into,
+                m.old,
+                m.new,
+                discarded.len()
+            ));
+            tracer.write(store, &t);
+        }
+        Err(problem) => tracer.write_failed(store, &mut t, std::slice::from_ref(problem)),
+    }
 }
