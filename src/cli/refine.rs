@@ -49,7 +49,6 @@ pub struct RefineArgs {
     pub rounds: Option<u32>,
 }
 
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn run(args: RefineArgs) -> CliResult {
     let RefineArgs {
         plan,
@@ -83,6 +82,11 @@ pub fn run(args: RefineArgs) -> CliResult {
     {
         return more_rounds(&service, first, rounds, how.choice);
     }
+    closing(refined, &target, &how.choice)
+}
+
+/// How a refinement ended, on the terminal and in `--json`.
+fn closing(refined: Refined, target: &refine::Target, choice: &CheckChoice) -> CliResult {
     match refined {
         Refined::Committed {
             planned,
@@ -98,7 +102,7 @@ pub fn run(args: RefineArgs) -> CliResult {
             super::closing::check_line(
                 report.as_ref(),
                 verdict.as_ref(),
-                matches!(how.choice, CheckChoice::Configured),
+                matches!(choice, CheckChoice::Configured),
             );
             super::closing::closing(
                 &format!(
