@@ -91,7 +91,6 @@ fn load(store: &Store, id: &str) -> Result<Trace, Problem> {
     }
 }
 
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn run(args: TraceArgs) -> CliResult {
     let store = Store::open()?;
     match args.command {
@@ -106,35 +105,7 @@ pub fn run(args: TraceArgs) -> CliResult {
             ui::out(&describe(&t));
             Ok(())
         }
-        TraceCommand::Replay { trace_id } => {
-            let t = load(&store, &trace_id)?;
-            let (expected, actual) = golden::replay(&store, &t).map_err(not_found)?;
-            let diff = golden::compare(&expected, &actual);
-            ui::data(&serde_json::json!({
-                "trace_id": t.trace_id, "same": diff.is_empty(),
-                "differences": diff, "expected": expected, "actual": actual,
-            }));
-            if diff.is_empty() {
-                ui::outln("same");
-            } else {
-                for line in &diff {
-                    ui::outln(line);
-                }
-            }
-            if diff.is_empty() {
-                Ok(())
-            } else {
-                Err(Problem::new(
-                    Code::ReplayDiffers,
-                    format!(
-                        "today's code makes something else of trace {}'s answer ({} difference(s))",
-                        t.trace_id,
-                        diff.len()
-                    ),
-                )
-                .into())
-            }
-        }
+        TraceCommand::Replay { trace_id } => replay(&store, &trace_id),
         TraceCommand::Report { since } => {
             let since = match since
                 .as_deref()
@@ -194,6 +165,37 @@ pub fn run(args: TraceArgs) -> CliResult {
             }
             Ok(())
         }
+    }
+}
+
+/// `trace replay`: today's code on a trace's recorded answer, against what it made then.
+fn replay(store: &Store, trace_id: &str) -> CliResult {
+    let t = load(store, trace_id)?;
+    let (expected, actual) = golden::replay(store, &t).map_err(not_found)?;
+    let diff = golden::compare(&expected, &actual);
+    ui::data(&serde_json::json!({
+        "trace_id": t.trace_id, "same": diff.is_empty(),
+        "differences": diff, "expected": expected, "actual": actual,
+    }));
+    if diff.is_empty() {
+        ui::outln("same");
+    } else {
+        for line in &diff {
+            ui::outln(line);
+        }
+    }
+    if diff.is_empty() {
+        Ok(())
+    } else {
+        Err(Problem::new(
+            Code::ReplayDiffers,
+            format!(
+                "today's code makes something else of trace {}'s answer ({} difference(s))",
+                t.trace_id,
+                diff.len()
+            ),
+        )
+        .into())
     }
 }
 
