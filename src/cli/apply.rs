@@ -6,7 +6,6 @@ use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::{find, workers};
-use git_papayu::service::rounds::FirstRound;
 use git_papayu::service::{self, apply::Apply, apply::ApplyReport};
 use git_papayu::store::records::Status;
 use git_papayu::store::{Store, worktree};
@@ -85,12 +84,7 @@ pub fn run(args: ApplyArgs) -> CliResult {
     };
     let rounds = service::rounds::configured(args.rounds, &super::settings())?;
     let (report, mut outcome) = apply_one(args, false, &mut false);
-    let first = report
-        .check
-        .as_ref()
-        .zip(report.verdict.as_ref())
-        .zip(report.plan.as_ref());
-    let first = first.map(|((check, verdict), plan)| FirstRound::judged(plan, check, verdict));
+    let first = report.first_round();
     let mut result = serde_json::to_value(&report).unwrap_or_default();
     if let (true, Some(first)) = (rounds > 1, first) {
         ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));

@@ -47,6 +47,18 @@ pub struct ApplyReport {
     pub chosen: Option<String>,
 }
 
+impl ApplyReport {
+    /// Where fix rounds start: the plan as its check judged it; `None` when no check did.
+    pub fn first_round(&self) -> Option<super::rounds::FirstRound> {
+        let (plan, check, verdict) = (
+            self.plan.as_ref()?,
+            self.check.as_ref()?,
+            self.verdict.as_ref()?,
+        );
+        Some(super::rounds::FirstRound::judged(plan, check, verdict))
+    }
+}
+
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct BaseRun {
     pub cached: bool,

@@ -178,76 +178,39 @@ fn apply_first(
         network: false,
         timeout_secs: None,
     };
-    let outcome = super::apply::apply(service, request, &mut |_| {}).outcome;
-    let proposal = |record: PlanRecord, diffstat: Diffstat| Proposal {
-        id: record.id,
-        goal: record.goal,
-        branch: None,
-        commit: None,
-        diffstat,
-        check: None,
-        verdict: None,
-        other_plans: others.clone(),
-        repro: None,
-        rounds: None,
-    };
-    Ok(match outcome? {
-        Outcome::Applied {
+    let applied = super::apply::apply(service, request, &mut |_| {});
+    let report = applied.report;
+    let (record, diffstat) = match applied.outcome? {
+        Outcome::CheckFailed {
             record,
-            branch,
-            commit,
-            changes,
-            check,
+            report: check,
             verdict,
             ..
-        } => {
-            let first = first_round(&record, check.as_ref(), verdict.as_ref());
-            let applied = Proposal {
-                branch: Some(branch),
-                commit: Some(commit.to_string()),
-                check: check.as_ref().map(CheckSummary::from),
-                verdict,
-                ..proposal(record, Diffstat::of(&changes))
-            };
-            (applied, first)
-        }
+        } if rounds <= 1 => return Err(vec![check_failed(&record, &check, &verdict)]),
         Outcome::NothingToApply { record } => {
             let nothing = Diffstat {
                 files: Vec::new(),
                 text: "nothing to change: the plan leaves the base as it is\n".to_string(),
             };
-            (proposal(record, nothing), None)
+            (record, nothing)
         }
-        Outcome::CheckFailed {
-            record,
-            report,
-            verdict,
-            ..
-        } if rounds > 1 => {
-            let first = first_round(&record, Some(&report), Some(&verdict));
-            let failed = Proposal {
-                check: Some(CheckSummary::from(&report)),
-                verdict: Some(verdict),
-                ..proposal(record, Diffstat::of(&[]))
-            };
-            (failed, first)
+        Outcome::Applied { record, .. } | Outcome::CheckFailed { record, .. } => {
+            (record, Diffstat::of(&report.changes))
         }
-        Outcome::CheckFailed {
-            record,
-            report,
-            verdict,
-            ..
-        } => return Err(vec![check_failed(&record, &report, &verdict)]),
-    })
-}
-
-/// Where fix rounds start; `None` when no check judged the plan.
-fn first_round(
-    record: &PlanRecord,
-    check: Option<&CheckReport>,
-    verdict: Option<&Verdict>,
-) -> Option<FirstRound> {
-    Some(FirstRound::judged(&record.id, check?, verdict?))
+    };
+    let proposal = Proposal {
+        id: record.id,
+        goal: record.goal,
+        branch: report.branch.clone(),
+        commit: report.commit.clone(),
+        diffstat,
+        check: report.check.as_ref().map(CheckSummary::from),
+        verdict: report.verdict.clone(),
+        other_plans: others,
+        repro: None,
+        rounds: None,
+    };
+    Ok((proposal, report.first_round()))
 }
 
 /// The error of a proposal whose check failed: stored, no branch.
