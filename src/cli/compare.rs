@@ -2,10 +2,11 @@
 
 use clap::Args;
 use git_papayu::cost;
-use git_papayu::engine::compare::{self, Comparison, Proposal};
+use git_papayu::engine::compare::{Comparison, Proposal};
+use git_papayu::service::compare;
 use git_papayu::store::Store;
 
-use super::{CliResult, text, ui};
+use super::{CliResult, observer, text, ui};
 
 /// Compare the proposals of one goal: their checks, sizes, tokens and cost, ranked.
 ///
@@ -27,9 +28,11 @@ pub struct CompareArgs {
 pub fn run(args: CompareArgs) -> CliResult {
     let CompareArgs { specs } = args;
     let store = Store::open()?;
-    let comparison = compare::select(&store, &specs)?;
-    ui::data(&json(&comparison));
-    ui::out(&table(&comparison));
+    let config = super::settings();
+    let ranked = compare::compare(&observer::service(&store, &config), &specs)?;
+    ui::data(&ranked);
+    let comparison = &ranked.comparison;
+    ui::out(&table(comparison));
     if let Some(best) = comparison.ranking.first() {
         ui::status(&format!(
             "Pick the best with git papayu pick (takes {}), or git papayu pick ID",
@@ -37,45 +40,6 @@ pub fn run(args: CompareArgs) -> CliResult {
         ));
     }
     Ok(())
-}
-
-/// The `--json` document: the shape docs/json.md gives.
-fn json(c: &Comparison) -> serde_json::Value {
-    let proposals: Vec<serde_json::Value> = c
-        .proposals
-        .iter()
-        .map(|p| {
-            let stats = p.record.stats.clone().unwrap_or_default();
-            serde_json::json!({
-                "id": p.record.id,
-                "provider": p.record.provider,
-                "model": p.record.model,
-                "check": {
-                    "status": p.check.status,
-                    "fixes": p.check.fixes,
-                    "breaks": p.check.breaks,
-                    "still_failing": p.check.still_failing,
-                    "reason": p.check.reason,
-                    "weakens": p.check.weakens,
-                },
-                "claimed_checks": p.claims,
-                "remote_check": c.remote.get(&p.record.id),
-                "votes": p.votes,
-                "diffstat": p.diffstat,
-                "tokens": {
-                    "input": stats.input_tokens,
-                    "output": stats.output_tokens,
-                    "cached": stats.cached_tokens,
-                },
-                "cost_usd": stats.cost_usd,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "group": c.group,
-        "proposals": proposals,
-        "ranking": c.ranking,
-    })
 }
 
 /// The table a reader sees: a heading with the group and its cost, then one row per
@@ -149,7 +113,7 @@ fn row(rank: &str, p: &Proposal) -> [String; 10] {
     [
         rank.to_string(),
         p.record.short_id().to_string(),
-        text::line(&super::show::provider_label(&p.record)).into_owned(),
+        text::line(&git_papayu::present::provider_label(&p.record)).into_owned(),
         p.status.as_str().to_string(),
         p.check.line(),
         p.votes.to_string(),

@@ -3,12 +3,10 @@
 use std::ffi::OsString;
 
 use clap::Args;
-use git_papayu::engine::find::find;
-use git_papayu::engine::review;
+use git_papayu::service::review;
 use git_papayu::store::{Store, UserGit};
-use git_papayu::{Code, Problem};
 
-use super::{CliResult, ui};
+use super::{CliResult, observer, ui};
 
 /// Show a plan's diff through git diff (pager, colour and diff settings apply).
 ///
@@ -62,52 +60,25 @@ impl DiffArgs {
 }
 
 pub fn run(args: DiffArgs) -> CliResult {
-    let (plan, git_args, paths) = args.split();
+    let (plan, options, paths) = args.split();
     let store = Store::open()?;
-    let (ledger, record) = find(&store, plan.as_deref())?;
-    let (from, to) = review::diff_range(&store, &ledger, &record)?;
-    let (from, to) = (from.to_string(), to.to_string());
+    let config = super::settings();
+    let service = observer::service(&store, &config);
+    if ui::json_mode() {
+        ui::data(&review::diff(&service, plan.as_deref(), options, paths)?);
+        return Ok(());
+    }
+    let (_, from, to) = review::range(&service, plan.as_deref())?;
     let mut git: Vec<OsString> = ui::git_display_args()
         .into_iter()
         .map(OsString::from)
         .collect();
-    git.push("diff".into());
-    if ui::json_mode() {
-        git.extend(["--no-color".into(), "--no-ext-diff".into()]);
-    }
-    git.extend(git_args);
-    git.extend([OsString::from(&from), OsString::from(&to)]);
-    if !paths.is_empty() {
-        git.push("--".into());
-        git.extend(paths);
-    }
-    let failed = |status: std::process::ExitStatus, stderr: &[u8]| {
-        let why = String::from_utf8_lossy(stderr);
-        let why = why.trim();
-        Problem::new(
-            Code::Git,
-            match why.is_empty() {
-                true => format!("git diff exited with {status}"),
-                false => format!("git diff exited with {status}: {why}"),
-            },
-        )
-    };
-    match store.git_for_user(&git, ui::json_mode())? {
-        UserGit::Captured(output) => {
-            ui::data(&serde_json::json!({
-                "plan": record.id,
-                "from": from,
-                "to": to,
-                "diff": String::from_utf8_lossy(&output.stdout),
-            }));
-            match output.status.success() {
-                true => Ok(()),
-                false => Err(failed(output.status, &output.stderr).into()),
-            }
+    git.extend(review::diff_words(&from, &to, options, paths));
+    match store.git_for_user(&git, false)? {
+        UserGit::Shown(status) if !status.success() => Err(review::diff_failed(status, b"").into()),
+        UserGit::Captured(output) if !output.status.success() => {
+            Err(review::diff_failed(output.status, &output.stderr).into())
         }
-        UserGit::Shown(status) => match status.success() {
-            true => Ok(()),
-            false => Err(failed(status, b"").into()),
-        },
+        _ => Ok(()),
     }
 }

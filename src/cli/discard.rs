@@ -1,10 +1,10 @@
 //! `git papayu discard`: drop a proposal (undoable).
 
 use clap::Args;
-use git_papayu::engine::review;
+use git_papayu::service::review;
 use git_papayu::store::Store;
 
-use super::{CliResult, ui};
+use super::{CliResult, observer, ui};
 
 /// Delete a plan's proposal branch and check worktree and mark the plan discarded.
 ///
@@ -23,18 +23,16 @@ pub struct DiscardArgs {
 pub fn run(args: DiscardArgs) -> CliResult {
     let DiscardArgs { plan, force } = args;
     let store = Store::open()?;
-    let discarded = review::discard(&store, plan.as_deref(), force)?;
-    ui::data(&serde_json::json!({
-        "plan": discarded.record.id,
-        "deleted_branches": discarded.branches,
-    }));
-    let what = match discarded.branches.as_slice() {
+    let config = super::settings();
+    let dropped = review::discard(&observer::service(&store, &config), plan.as_deref(), force)?;
+    ui::data(&dropped);
+    let what = match dropped.deleted_branches.as_slice() {
         [] => "it had no branch".to_string(),
         names => format!("deleted {}", names.join(", ")),
     };
     ui::outln(&format!(
         "Discarded plan {} ({what}). Undo with git papayu undo.",
-        discarded.record.short_id()
+        git_papayu::store::short(&dropped.plan)
     ));
     Ok(())
 }

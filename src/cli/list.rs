@@ -1,13 +1,13 @@
 //! `git papayu list`: every plan with its status.
 
 use clap::Args;
-use std::collections::BTreeSet;
 
+use git_papayu::service::listing;
+use git_papayu::store::Store;
 use git_papayu::store::records::{EventKind, Ledger, PlanRecord, Status, now_millis};
-use git_papayu::store::{Oid, Store};
-use git_papayu::verdict::{CheckStatus, Verdict};
+use git_papayu::verdict::CheckStatus;
 
-use super::{CliResult, render, text, ui};
+use super::{CliResult, observer, render, text, ui};
 
 /// List plans, newest first, with status, age, provider, goal and branch (or base).
 ///
@@ -25,63 +25,39 @@ pub struct ListArgs {
 pub fn run(args: ListArgs) -> CliResult {
     let ListArgs { max_count, all } = args;
     let store = Store::open()?;
-    let (ledger, records, complete) = newest(&store, (!all).then_some(max_count))?;
-    let remote = store.remote_proposals()?;
-    let me = store.user_identity();
-    let remote_checks = git_papayu::engine::workers::pending::remote_states(&store, &ledger);
-    let now = now_millis();
-    let rows: Vec<serde_json::Value> = records
-        .iter()
-        .map(|r| {
-            serde_json::json!({
-                "id": r.id,
-                "short_id": r.short_id(),
-                "status": ledger.status(&r.id),
-                "base": r.base.to_string(),
-                "branch": ledger.branch(&r.id),
-                "created_at": r.created_at,
-                "provider": r.provider,
-                "goal": r.goal,
-                "actions": r.plan.actions.len(),
-                "model": r.model,
-                "stats": r.stats,
-                "check": vouched_exit(&ledger, &r.id),
-                "verdict": verdict_of(&ledger, &r.id),
-                "group": r.group,
-                "cost_usd": r.stats.as_ref().and_then(|s| s.cost_usd),
-                "by": r.by,
-                "remote_branches": remote.get(&r.id).cloned().unwrap_or_default(),
-                "remote_check": remote_checks.get(&r.id),
-            })
-        })
-        .collect();
-    ui::data(&serde_json::json!({ "plans": rows, "complete": complete }));
+    let config = super::settings();
+    let listing = listing::list(
+        &observer::service(&store, &config),
+        (!all).then_some(max_count),
+    )?;
+    ui::data(&listing);
+    let (records, complete) = (&listing.records, listing.complete);
     if records.is_empty() {
         ui::status("no plans yet; make one with git papayu plan \"goal\"");
         return Ok(());
     }
     ui::paged();
-    let table: Vec<Row> = records
+    let me = store.user_identity();
+    let now = now_millis();
+    let table: Vec<Row> = listing
+        .plans
         .iter()
-        .map(|r| Row {
-            id: r.short_id().to_string(),
-            status: ledger.status(&r.id),
+        .zip(records)
+        .map(|(row, r)| Row {
+            id: row.short_id.clone(),
+            status: row.status,
             age: render::age(r.created_at, now),
-            check: match (remote_checks.get(&r.id), check_cell(&ledger, r)) {
+            check: match (&row.remote_check, check_cell(&listing.ledger, r)) {
                 (Some(asked), (_, None)) => (asked.cell(), Some("yellow")),
                 (_, cell) => cell,
             },
-            cost: r.stats.as_ref().and_then(|s| s.cost_usd),
-            provider: text::line(&super::show::provider_label(r)).into_owned(),
+            cost: row.cost_usd,
+            provider: text::line(&git_papayu::present::provider_label(r)).into_owned(),
             by: teammate(r, me.as_deref()).map(|who| text::line(name_of(who)).into_owned()),
-            place: ledger
-                .branch(&r.id)
-                .or_else(|| {
-                    remote
-                        .get(&r.id)
-                        .and_then(|b| b.first())
-                        .map(String::as_str)
-                })
+            place: row
+                .branch
+                .as_deref()
+                .or_else(|| row.remote_branches.first().map(String::as_str))
                 .map_or_else(
                     || format!("base {}", git_papayu::store::short(r.base)),
                     |b| text::line(b).into_owned(),
@@ -90,7 +66,7 @@ pub fn run(args: ListArgs) -> CliResult {
         })
         .collect();
     ui::out_painted(&render_table(&table, ui::columns()));
-    for line in group_costs(&records) {
+    for line in group_costs(records) {
         ui::outln(&line);
     }
     if !complete {
@@ -114,21 +90,6 @@ fn name_of(identity: &str) -> &str {
         .split_once(" <")
         .map_or(identity, |(name, _)| name)
         .trim()
-}
-
-/// The newest check verdict of a plan, when a check judged it against its base.
-fn verdict_of(ledger: &Ledger, id: &str) -> Option<Verdict> {
-    let verdict = git_papayu::engine::compare::last_check(ledger, id);
-    (verdict.status != CheckStatus::Unchecked).then_some(verdict)
-}
-
-/// The exit status of the plan's newest event, when this clone vouches for that event's verdict:
-/// a teammate's exit status is a claim, as their verdict is.
-fn vouched_exit(ledger: &Ledger, id: &str) -> Option<i32> {
-    ledger
-        .last_event(id)
-        .filter(|e| e.vouched.is_some())
-        .and_then(|e| e.exit_code)
 }
 
 /// A reproduction's CHECK cell: `reproduces N` (its tests that fail at the base), or
@@ -156,7 +117,7 @@ fn check_cell(ledger: &Ledger, record: &PlanRecord) -> (String, Option<&'static 
     let id = newest_refinement(ledger, &record.id);
     let id = id.as_str();
     // Judged test by test: the verdict; by its exit status alone, the exit status as ever.
-    let verdict = verdict_of(ledger, id);
+    let verdict = listing::verdict_of(ledger, id);
     if verdict
         .as_ref()
         .is_some_and(|v| v.status == CheckStatus::DidNotRun)
@@ -230,49 +191,6 @@ fn group_costs(records: &[PlanRecord]) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// The newest `limit` plans (all when `None`), newest first, with a ledger exact for each of
-/// them, and whether that is every plan. Only the notes about those plans are read.
-fn newest(
-    store: &Store,
-    limit: Option<usize>,
-) -> Result<(Ledger, Vec<PlanRecord>, bool), git_papayu::Problem> {
-    let index = store.plan_index()?;
-    let everything = |store: &Store| -> Result<_, git_papayu::Problem> {
-        let ledger = store.ledger()?;
-        let mut records: Vec<PlanRecord> = ledger.records.iter().rev().cloned().collect();
-        let complete = limit.is_none_or(|n| records.len() <= n);
-        records.truncate(limit.unwrap_or(usize::MAX));
-        Ok((ledger, records, complete))
-    };
-    let Some(limit) = limit.filter(|n| index.len() > *n) else {
-        return everything(store);
-    };
-    // Some of the newest may have been undone: look at a few more than needed.
-    let wanted: Vec<&str> = index.newest(limit + limit / 2 + 8);
-    let mut objects = BTreeSet::new();
-    for id in &wanted {
-        match index.reading(id) {
-            Some(reading) => objects.extend(reading.objects(id)),
-            None => return everything(store),
-        }
-    }
-    let objects: Vec<Oid> = objects.into_iter().collect();
-    let ids: std::collections::HashSet<&str> = wanted.iter().copied().collect();
-    let ledger = store.ledger_of_plans(&objects, &ids)?;
-    let mut records: Vec<PlanRecord> = ledger
-        .records
-        .iter()
-        .rev()
-        .filter(|r| wanted.contains(&r.id.as_str()))
-        .cloned()
-        .collect();
-    if records.len() < limit {
-        return everything(store);
-    }
-    records.truncate(limit);
-    Ok((ledger, records, false))
 }
 
 /// One plan as `list` shows it; every field is already safe to print.

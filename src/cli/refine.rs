@@ -8,7 +8,7 @@ use git_papayu::{Code, Problem};
 
 use super::plan::non_empty;
 use super::{CliError, CliResult, ui};
-use git_papayu::service::rounds::{self, FirstRound, round_goal};
+use git_papayu::service::rounds::{self, FirstRound, Refinement, round_goal};
 
 /// Ask the model to improve an applied proposal; the result is a new commit on its branch.
 ///
@@ -87,6 +87,7 @@ pub fn run(args: RefineArgs) -> CliResult {
 
 /// How a refinement ended, on the terminal and in `--json`.
 fn closing(refined: Refined, target: &refine::Target, choice: &CheckChoice) -> CliResult {
+    ui::data(&Refinement::of(&refined, target));
     match refined {
         Refined::Committed {
             planned,
@@ -94,11 +95,6 @@ fn closing(refined: Refined, target: &refine::Target, choice: &CheckChoice) -> C
             check,
         } => {
             let (report, verdict) = check.map_or((None, None), |(r, v)| (Some(r), Some(v)));
-            ui::data(&serde_json::json!({
-                "plan": planned.record, "refines": target.record.id, "branch": target.branch,
-                "commit": commit.to_string(), "changes": planned.changes, "check": report,
-                "verdict": verdict,
-            }));
             super::closing::check_line(
                 report.as_ref(),
                 verdict.as_ref(),
@@ -117,11 +113,7 @@ fn closing(refined: Refined, target: &refine::Target, choice: &CheckChoice) -> C
             );
             Ok(())
         }
-        Refined::NothingChanged { planned } => {
-            ui::data(&serde_json::json!({
-                "plan": planned.record, "refines": target.record.id, "branch": target.branch,
-                "commit": null, "changes": planned.changes, "check": null,
-            }));
+        Refined::NothingChanged { .. } => {
             ui::outln(&format!(
                 "The model's answer changes nothing on {}; the branch was not moved.",
                 target.branch
@@ -133,10 +125,6 @@ fn closing(refined: Refined, target: &refine::Target, choice: &CheckChoice) -> C
             report,
             verdict,
         } => {
-            ui::data(&serde_json::json!({
-                "plan": planned.record, "refines": target.record.id, "branch": target.branch,
-                "commit": null, "changes": planned.changes, "check": report, "verdict": verdict,
-            }));
             if !ui::json_mode() {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",

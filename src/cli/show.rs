@@ -1,12 +1,13 @@
 //! `git papayu show`: one plan in full.
 
 use clap::Args;
-use git_papayu::engine::find::{find, refined_by};
+use git_papayu::engine::find::find;
+use git_papayu::service::view::{self, PlanView};
 use git_papayu::store::Store;
-use git_papayu::store::records::{Event, EventKind, Ledger, PlanRecord, PlanStats, Status};
+use git_papayu::store::records::{Event, EventKind, PlanRecord, PlanStats, Status};
 use git_papayu::verdict::{CheckStatus, Verdict};
 
-use super::{CliError, CliResult, render, text, ui};
+use super::{CliResult, observer, render, text, ui};
 
 /// Show one plan: goal, summary, steps, risks, questions, actions, status and history.
 #[derive(Debug, Args)]
@@ -20,75 +21,53 @@ pub struct ShowArgs {
     pub conversation: bool,
 }
 
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn run(args: ShowArgs) -> CliResult {
     let ShowArgs { plan, conversation } = args;
     let store = Store::open()?;
-    let (ledger, record) = find(&store, plan.as_deref())?;
     if conversation {
+        let (_, record) = find(&store, plan.as_deref())?;
         let c = git_papayu::trace::conversation::load(&store, &record)?;
         ui::data(&serde_json::json!({ "plan": record.id, "conversation": c }));
         ui::paged();
         ui::out(&super::conversation::render(&record, &c));
         return Ok(());
     }
-    let status = ledger.status(&record.id);
-    let events = ledger.events_of(&record.id);
-    let claims = ledger.claims.get(&record.id).map_or(&[][..], Vec::as_slice);
-    let chain = chain(&store, &record.id)?;
-    let check = git_papayu::engine::compare::last_check(&ledger, &record.id);
-    let checked_by = git_papayu::engine::compare::last_check_by(&ledger, &record.id);
-    let remote_check =
-        git_papayu::engine::workers::pending::remote_states(&store, &ledger).remove(&record.id);
-    let claimed = git_papayu::engine::compare::claimed_checks(&store, &ledger, &record.id);
-    let group = group_of(&store, &record)?;
-    let by = made_by(&store, &record);
-    let teammate = by
-        .as_deref()
-        .filter(|b| Some(*b) != store.user_identity().as_deref());
-    let remote = store
-        .remote_proposals()?
-        .remove(&record.id)
-        .unwrap_or_default();
-    ui::data(&serde_json::json!({
-        "plan": record,
-        "verified": record.verified,
-        "status": status,
-        "branch": ledger.branch(&record.id),
-        "events": events,
-        "claims": claims,
-        "check": check,
-        "checked_by": checked_by,
-        "remote_check": remote_check,
-        "claimed_checks": claimed,
-        "group": group,
-        "by": by,
-        "remote_branches": remote,
-        "chain": chain.iter().map(|l| serde_json::json!({
-            "plan": l.id,
-            "status": l.status,
-            "refined_by": l.refined_by,
-            "feedback": l.feedback,
-            "check": l.check,
-        })).collect::<Vec<_>>(),
-    }));
+    let config = super::settings();
+    let view = view::show(&observer::service(&store, &config), plan.as_deref())?;
+    ui::data(&view);
     ui::paged();
-    let mut out = describe(&record, Some(status), events, teammate);
-    match record.kind {
+    let me = store.user_identity();
+    let teammate = view.by.as_deref().filter(|b| Some(*b) != me.as_deref());
+    let mut out = describe(&view.plan, Some(view.status), &view.events, teammate);
+    match view.plan.kind {
         // A reproduction is meant to fail: what its run showed is said as that.
-        Some(_) => out.push_str(&repro_lines(&check)),
-        None => out.push_str(&check_lines(&check, events)),
+        Some(_) => out.push_str(&repro_lines(&view.check)),
+        None => out.push_str(&check_lines(&view.check, &view.events)),
     }
-    for branch in &remote {
+    out.push_str(&where_checked(&view));
+    out.push_str(&group_lines(&view));
+    out.push_str(&chain_lines(&view));
+    out.push_str(&claims_lines(&view.claims));
+    out.push_str(&claimed_lines(&view.claimed_checks));
+    ui::out_painted(&paint(&text::block(&out), view.status));
+    Ok(())
+}
+
+/// Where the plan's proposal is published, a check asked of workers and not answered yet, and
+/// the trusted worker whose check is in effect.
+fn where_checked(view: &PlanView) -> String {
+    let mut out = String::new();
+    for branch in &view.remote_branches {
         out.push_str(&format!(
             "Published: {b} (review it with git log -p {b}; git papayu apply {} makes a branch of your own)\n",
-            record.short_id(),
+            view.plan.short_id(),
             b = text::line(branch)
         ));
     }
-    if let Some(asked) = remote_check
+    if let Some(asked) = view
+        .remote_check
         .as_ref()
-        .filter(|_| check.status == CheckStatus::Unchecked)
+        .filter(|_| view.check.status == CheckStatus::Unchecked)
     {
         let why = asked
             .reason
@@ -100,76 +79,86 @@ pub fn run(args: ShowArgs) -> CliResult {
             asked.request
         ));
     }
-    if let Some(by) = &checked_by {
+    if let Some(by) = &view.checked_by {
         out.push_str(&format!(
             "  {} (a worker papayu.trustedWorkers lists)\n",
             text::line(by)
         ));
     }
-    if let Some(group) = &group {
-        let cost = group["cost_usd"].as_f64().map_or(String::new(), |c| {
-            format!(", {} in all", git_papayu::cost::usd(c))
+    out
+}
+
+/// The plan's group, with what it cost in all and how to compare it.
+fn group_lines(view: &PlanView) -> String {
+    let Some(group) = &view.group else {
+        return String::new();
+    };
+    let cost = group.cost_usd.map_or(String::new(), |c| {
+        format!(", {} in all", git_papayu::cost::usd(c))
+    });
+    format!(
+        "Group: {} ({}{cost}; git papayu compare {0})\n",
+        group.id,
+        render::count(group.plans.len(), "proposal"),
+    )
+}
+
+/// The refinement chain, one plan a line, this one marked.
+fn chain_lines(view: &PlanView) -> String {
+    if view.chain.is_empty() {
+        return String::new();
+    }
+    let mut out = "Refinements:\n".to_string();
+    for link in &view.chain {
+        let short = git_papayu::store::short(&link.plan);
+        let this = if link.plan == view.plan.id {
+            " (this one)"
+        } else {
+            ""
+        };
+        let check = link
+            .check
+            .as_deref()
+            .map_or(String::new(), |c| format!(" [{}]", text::line(c)));
+        out.push_str(&match (&link.refined_by, &link.feedback) {
+            (Some(by), Some(feedback)) => format!(
+                "  {short}{check} refined by {}: \"{}\"{this}\n",
+                git_papayu::store::short(by),
+                text::line(feedback)
+            ),
+            (Some(by), None) => format!(
+                "  {short}{check} refined by {}{this}\n",
+                git_papayu::store::short(by)
+            ),
+            _ => format!("  {short} {}{check}{this}\n", link.status.as_str()),
         });
+    }
+    out
+}
+
+/// Undo and redo events from shared notes that no operation here made.
+fn claims_lines(claims: &[Event]) -> String {
+    if claims.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        "Claims from shared notes (no operation here made them; not in effect):\n".to_string();
+    let now = git_papayu::store::records::now_millis();
+    for c in claims {
         out.push_str(&format!(
-            "Group: {} ({}{cost}; git papayu compare {0})\n",
-            group["id"].as_str().unwrap_or_default(),
-            render::count(group["plans"].as_array().map_or(0, Vec::len), "proposal"),
+            "  {:<9} {}  cancels line {}\n",
+            if c.event == EventKind::Undone {
+                "undone"
+            } else {
+                "redone"
+            },
+            render::age(c.at, now),
+            c.cancels
+                .as_deref()
+                .map_or("?", |h| h.get(..10).unwrap_or(h)),
         ));
     }
-    if !chain.is_empty() {
-        out.push_str(
-            "Refinements:
-",
-        );
-        for link in &chain {
-            let short = git_papayu::store::short(&link.id);
-            let this = if link.id == record.id {
-                " (this one)"
-            } else {
-                ""
-            };
-            let check = link
-                .check
-                .as_deref()
-                .map_or(String::new(), |c| format!(" [{}]", text::line(c)));
-            match (&link.refined_by, &link.feedback) {
-                (Some(by), Some(feedback)) => out.push_str(&format!(
-                    "  {short}{check} refined by {}: \"{}\"{this}\n",
-                    git_papayu::store::short(by),
-                    text::line(feedback)
-                )),
-                (Some(by), None) => out.push_str(&format!(
-                    "  {short}{check} refined by {}{this}\n",
-                    git_papayu::store::short(by)
-                )),
-                _ => out.push_str(&format!(
-                    "  {short} {}{check}{this}\n",
-                    link.status.as_str()
-                )),
-            }
-        }
-    }
-    if !claims.is_empty() {
-        out.push_str("Claims from shared notes (no operation here made them; not in effect):\n");
-        let now = git_papayu::store::records::now_millis();
-        for c in claims {
-            out.push_str(&format!(
-                "  {:<9} {}  cancels line {}\n",
-                if c.event == EventKind::Undone {
-                    "undone"
-                } else {
-                    "redone"
-                },
-                render::age(c.at, now),
-                c.cancels
-                    .as_deref()
-                    .map_or("?", |h| h.get(..10).unwrap_or(h)),
-            ));
-        }
-    }
-    out.push_str(&claimed_lines(&claimed));
-    ui::out_painted(&paint(&text::block(&out), status));
-    Ok(())
+    out
 }
 
 /// The verdicts from shared notes this clone does not act on, one line each, with who brought
@@ -220,168 +209,6 @@ fn paint(text: &str, status: Status) -> String {
         ui::paint(render::status_colour(status), status.as_str())
     );
     format!("{first}\n{}", rest.replacen(&label, &coloured, 1))
-}
-
-/// The plan's group: its id, its plans (oldest first) and what they cost in all (`null` when
-/// none was priced); `None` for a plan made alone. One command made them all on one base: only
-/// the lines of that base's note that name the group are read.
-fn group_of(store: &Store, record: &PlanRecord) -> Result<Option<serde_json::Value>, CliError> {
-    let Some(group) = &record.group else {
-        return Ok(None);
-    };
-    let on_base = store.plans_mentioning(&[record.base], &format!("\"group\":\"{group}\""))?;
-    let members: Vec<&PlanRecord> = on_base
-        .records
-        .iter()
-        .filter(|r| r.group.as_ref() == Some(group))
-        .collect();
-    let costs: Vec<f64> = members
-        .iter()
-        .filter_map(|r| r.stats.as_ref().and_then(|s| s.cost_usd))
-        .collect();
-    Ok(Some(serde_json::json!({
-        "id": group,
-        "plans": members.iter().map(|r| &r.id).collect::<Vec<_>>(),
-        "cost_usd": (!costs.is_empty()).then(|| costs.iter().sum::<f64>()),
-    })))
-}
-
-/// One plan of a refinement chain.
-struct Link {
-    id: String,
-    status: Status,
-    refined_by: Option<String>,
-    feedback: Option<String>,
-    /// Its newest check, as `show` says it (`failed: fixes 1, breaks 1, …`), when one ran.
-    check: Option<String>,
-}
-
-/// Reads the plans of a refinement chain one at a time, each from the notes about it alone
-/// (through the plan index), so a chain costs what its plans cost, not what the notes hold.
-struct Rounds<'s> {
-    store: &'s Store,
-    index: git_papayu::store::index::PlanIndex,
-    read: std::collections::HashMap<String, Option<Ledger>>,
-}
-
-impl<'s> Rounds<'s> {
-    fn new(store: &'s Store) -> Result<Rounds<'s>, CliError> {
-        Ok(Rounds {
-            store,
-            index: store.plan_index()?,
-            read: Default::default(),
-        })
-    }
-
-    /// The ledger exact for plan `id`, `None` when it has no record in effect.
-    fn ledger(&mut self, id: &str) -> Result<Option<&Ledger>, CliError> {
-        if !self.read.contains_key(id) {
-            let ledger = self.store.ledger_about(&self.index, id)?;
-            let found = ledger.records.iter().any(|r| r.id == id);
-            self.read.insert(id.to_string(), found.then_some(ledger));
-        }
-        Ok(self.read[id].as_ref())
-    }
-
-    /// The plan refined from `id`: the one its `refined` event names, or — when its check
-    /// failed and a round went on from the commit that failed (`refine` of a failed plan,
-    /// `--rounds`) — the plan of the same goal asked on that commit.
-    fn next(&mut self, id: &str) -> Result<Option<String>, CliError> {
-        let Some(ledger) = self.ledger(id)? else {
-            return Ok(None);
-        };
-        if let Some(child) = refined_by(ledger, id) {
-            return Ok(Some(child));
-        }
-        let Some(record) = ledger.records.iter().find(|r| r.id == id) else {
-            return Ok(None);
-        };
-        let goal = record.goal.clone();
-        let failed: Vec<_> = ledger
-            .events_of(id)
-            .iter()
-            .filter(|e| e.event == EventKind::Failed)
-            .filter_map(|e| e.commit)
-            .collect();
-        for commit in failed {
-            let on = self.store.plans_on(&[commit])?;
-            if let Some(r) = on
-                .records
-                .iter()
-                .find(|r| r.id != id && r.goal == goal && r.base == commit)
-            {
-                return Ok(Some(r.id.clone()));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The plan `id` was refined from: a round is based on the commit of the round before,
-    /// which names its plan in its `Papayu-Plan:` trailer.
-    fn previous(&mut self, id: &str) -> Result<Option<String>, CliError> {
-        let Some(base) = self
-            .ledger(id)?
-            .and_then(|l| l.records.iter().find(|r| r.id == id))
-            .map(|r| r.base)
-        else {
-            return Ok(None);
-        };
-        let Ok(message) = self.store.commit_message(base) else {
-            return Ok(None);
-        };
-        let Some(parent) = git_papayu::store::proposals::trailer_plan(&message) else {
-            return Ok(None);
-        };
-        let parent = parent.to_string();
-        Ok((self.next(&parent)?.as_deref() == Some(id)).then_some(parent))
-    }
-}
-
-/// The refinement chain a plan is part of, oldest first (empty when it is not refined and
-/// refines nothing): each plan, its status, its refinement and the feedback that refinement
-/// addressed.
-fn chain(store: &Store, id: &str) -> Result<Vec<Link>, CliError> {
-    let mut rounds = Rounds::new(store)?;
-    let mut ids = vec![id.to_string()];
-    while let Some(parent) = rounds.previous(&ids[0])? {
-        if ids.contains(&parent) || ids.len() > 64 {
-            break;
-        }
-        ids.insert(0, parent);
-    }
-    while let Some(child) = match ids.last() {
-        Some(last) => rounds.next(&last.clone())?,
-        None => None,
-    } {
-        if ids.contains(&child) || ids.len() > 64 {
-            break;
-        }
-        ids.push(child);
-    }
-    if ids.len() < 2 {
-        return Ok(Vec::new());
-    }
-    let mut out = Vec::new();
-    for id in ids {
-        let refined_by = rounds.next(&id)?;
-        let Some(ledger) = rounds.ledger(&id)? else {
-            continue;
-        };
-        let refined = ledger
-            .events_of(&id)
-            .iter()
-            .rev()
-            .find(|e| e.event == EventKind::Refined);
-        let check = git_papayu::engine::compare::last_check(ledger, &id);
-        out.push(Link {
-            status: ledger.status(&id),
-            refined_by,
-            feedback: refined.and_then(|e| e.feedback.clone()),
-            check: (check.status != CheckStatus::Unchecked).then(|| check.line()),
-            id,
-        });
-    }
-    Ok(out)
 }
 
 /// A titled list; `multi_line` items keep their newlines (indented), others show them as `^J`.
@@ -465,25 +292,20 @@ fn check_lines(check: &Verdict, events: &[Event]) -> String {
 /// The human description of a plan shared by `plan` and `show`. Every string in a record or an
 /// event came from a model or a note: one-line fields show a newline as `^J`, and no control
 /// character reaches the terminal.
-/// Who made the plan, as a claim: the identity its record names, else (a record made before
-/// records named one) the author of the notes commit that brought the record in.
-fn made_by(store: &Store, record: &PlanRecord) -> Option<String> {
-    if let Some(by) = &record.by {
-        return Some(by.clone());
-    }
-    let hash = git_papayu::store::records::line_hash(&record.to_line());
-    store
-        .line_origin(record.base, &hash)
-        .map(|origin| git_papayu::context::mask_secrets(&origin.author))
-}
-
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn describe(
     record: &PlanRecord,
     status: Option<Status>,
     events: &[Event],
     by: Option<&str>,
 ) -> String {
+    let mut out = heading(record, status, by);
+    out.push_str(&contents(record));
+    out.push_str(&history(events));
+    out
+}
+
+/// The plan's id, status, goal, kind and maker.
+fn heading(record: &PlanRecord, status: Option<Status>, by: Option<&str>) -> String {
     let plan = &record.plan;
     let mut out = format!(
         "plan {}  (protocol v{}, {} action{}, base {})\n",
@@ -515,6 +337,14 @@ pub fn describe(
             text::line(by)
         ));
     }
+    out
+}
+
+/// What the model wrote: summary, steps, risks, questions, suggested commands, what it cost,
+/// and the actions.
+fn contents(record: &PlanRecord) -> String {
+    let plan = &record.plan;
+    let mut out = String::new();
     if let Some(summary) = &plan.summary {
         let summary = text::block(summary.trim_end());
         let mut lines = summary.lines();
@@ -545,7 +375,10 @@ pub fn describe(
         false,
     );
     if let Some(stats) = &record.stats {
-        out.push_str(&format!("Model: {}\n", provider_label(record)));
+        out.push_str(&format!(
+            "Model: {}\n",
+            git_papayu::present::provider_label(record)
+        ));
         out.push_str(&format!("Cost: {}\n", cost_line(stats)));
     }
     if !plan.actions.is_empty() {
@@ -558,60 +391,58 @@ pub fn describe(
             ));
         }
     }
-    if !events.is_empty() {
-        out.push_str("History:\n");
-        let now = git_papayu::store::records::now_millis();
-        for e in events {
-            let mut line = format!(
-                "  {:<9} {}",
-                serde_json::to_value(e.event)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                render::age(e.at, now)
-            );
-            if let Some(b) = &e.branch {
-                line.push_str(&format!("  {}", text::line(b)));
-            }
-            if let Some(code) = e.exit_code {
-                line.push_str(&format!("  exit {code}"));
-            }
-            if let Some(check) = e.check.as_ref().filter(|c| c.fixes.is_some()) {
-                line.push_str(&format!("  {}", check.line()));
-            }
-            out.push_str(&line);
-            out.push('\n');
-            if let Some(detail) = e
-                .detail
-                .as_deref()
-                .filter(|d| d.starts_with("does not reproduce"))
-            {
-                out.push_str(&format!("      {}\n", text::line(detail)));
-            }
-            for evidence in &e.evidence {
-                out.push_str(&format!(
-                    "      fails at the base: {}\n",
-                    text::line(evidence)
-                ));
-            }
-            if let Some(tail) = &e.output_tail {
-                let tail = text::block(tail);
-                let lines: Vec<&str> = tail.lines().collect();
-                for l in &lines[lines.len().saturating_sub(10)..] {
-                    out.push_str(&format!("      | {l}\n"));
-                }
+    out
+}
+
+/// The plan's events, oldest first, with a check's verdict, its evidence and output's tail.
+fn history(events: &[Event]) -> String {
+    if events.is_empty() {
+        return String::new();
+    }
+    let mut out = "History:\n".to_string();
+    let now = git_papayu::store::records::now_millis();
+    for e in events {
+        let mut line = format!(
+            "  {:<9} {}",
+            serde_json::to_value(e.event)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            render::age(e.at, now)
+        );
+        if let Some(b) = &e.branch {
+            line.push_str(&format!("  {}", text::line(b)));
+        }
+        if let Some(code) = e.exit_code {
+            line.push_str(&format!("  exit {code}"));
+        }
+        if let Some(check) = e.check.as_ref().filter(|c| c.fixes.is_some()) {
+            line.push_str(&format!("  {}", check.line()));
+        }
+        out.push_str(&line);
+        out.push('\n');
+        if let Some(detail) = e
+            .detail
+            .as_deref()
+            .filter(|d| d.starts_with("does not reproduce"))
+        {
+            out.push_str(&format!("      {}\n", text::line(detail)));
+        }
+        for evidence in &e.evidence {
+            out.push_str(&format!(
+                "      fails at the base: {}\n",
+                text::line(evidence)
+            ));
+        }
+        if let Some(tail) = &e.output_tail {
+            let tail = text::block(tail);
+            let lines: Vec<&str> = tail.lines().collect();
+            for l in &lines[lines.len().saturating_sub(10)..] {
+                out.push_str(&format!("      | {l}\n"));
             }
         }
     }
     out
-}
-
-/// `provider:model`, or the provider alone.
-pub fn provider_label(record: &PlanRecord) -> String {
-    match &record.model {
-        Some(model) => format!("{}:{model}", record.provider),
-        None => record.provider.clone(),
-    }
 }
 
 /// Tokens, cache use, requests and time of a plan, on one line.

@@ -4,3 +4,13 @@
 pub mod diffstat;
 pub mod linediff;
 pub mod text;
+
+use crate::store::records::PlanRecord;
+
+/// Who answered for a plan: `provider:model`, or the provider alone.
+pub fn provider_label(record: &PlanRecord) -> String {
+    match &record.model {
+        Some(model) => format!("{}:{model}", record.provider),
+        None => record.provider.clone(),
+    }
+}

@@ -7,12 +7,16 @@
 
 pub mod apply;
 pub mod ask;
+pub mod compare;
 pub mod context;
+pub mod listing;
 pub mod observer;
 pub mod paste;
 pub mod propose;
 pub mod repro;
+pub mod review;
 pub mod rounds;
+pub mod view;
 
 use std::sync::Arc;
 

@@ -301,3 +301,47 @@ mod tests {
         assert_eq!(failing_set(&partial), vec!["t::b".to_string()]);
     }
 }
+
+/// What one refinement round did, as `refine --json` gives it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Refinement {
+    /// The plan the round asked for.
+    pub plan: crate::store::records::PlanRecord,
+    /// The plan it refines.
+    pub refines: String,
+    pub branch: String,
+    /// The commit the branch moved to; `None` when nothing changed or the check failed.
+    pub commit: Option<String>,
+    pub changes: Vec<crate::executor::FileChange>,
+    pub check: Option<CheckReport>,
+    pub verdict: Option<Verdict>,
+}
+
+impl Refinement {
+    /// The report of `refined`, a round on top of `target`.
+    pub fn of(refined: &Refined, target: &refine::Target) -> Refinement {
+        let (planned, commit, check) = match refined {
+            Refined::Committed {
+                planned,
+                commit,
+                check,
+            } => (planned, Some(commit.to_string()), check.clone()),
+            Refined::NothingChanged { planned } => (planned, None, None),
+            Refined::CheckFailed {
+                planned,
+                report,
+                verdict,
+            } => (planned, None, Some((report.clone(), verdict.clone()))),
+        };
+        let (check, verdict) = check.map_or((None, None), |(r, v)| (Some(r), Some(v)));
+        Refinement {
+            plan: planned.record.clone(),
+            refines: target.record.id.clone(),
+            branch: target.branch.clone(),
+            commit,
+            changes: planned.changes.clone(),
+            check,
+            verdict,
+        }
+    }
+}

@@ -197,6 +197,7 @@ fn an_agent_validates_proposes_lists_shows_diffs_reads_context_and_discards() {
             "papayu_list",
             "papayu_show",
             "papayu_diff",
+            "papayu_compare",
             "papayu_context",
             "papayu_discard"
         ]
@@ -375,7 +376,7 @@ fn a_line_that_is_no_request_is_answered_with_an_error_and_the_next_one_is_serve
     let listed = client.request("tools/list", json!({}));
     assert_eq!(
         listed["result"]["tools"].as_array().unwrap().len(),
-        7,
+        8,
         "{listed}"
     );
     let valid = client.ok("papayu_validate", json!({"answer": answer("b.txt", "b\n")}));
@@ -727,4 +728,107 @@ fn the_context_an_agent_reads_is_the_one_the_cli_shows() {
         "{shown}"
     );
     assert_eq!(read["total_chars"], shown["total_chars"]);
+}
+
+/// A tool's result without the warnings every tool adds: the operation's own report.
+fn report_of(mut result: Value) -> Value {
+    let warnings = result
+        .as_object_mut()
+        .and_then(|m| m.remove("warnings"))
+        .unwrap_or_default();
+    assert_eq!(warnings, json!([]), "no warnings here: {result}");
+    result
+}
+
+/// A command's `--json` document without the envelope every command has (`ok`, `command`,
+/// `version`, `errors`, `warnings`): the operation's own report.
+fn cli_json(repo: &TestRepo, args: &[&str]) -> Value {
+    let mut words = vec!["--json"];
+    words.extend_from_slice(args);
+    let run = repo.papayu(words).ok();
+    let mut document: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{args:?} ({e}): {}", run.stdout));
+    let map = document.as_object_mut().unwrap();
+    assert_eq!(map.remove("ok"), Some(json!(true)), "{}", run.stdout);
+    assert_eq!(map.remove("warnings"), Some(json!([])), "{}", run.stdout);
+    assert_eq!(map.remove("errors"), Some(json!([])), "{}", run.stdout);
+    for envelope in ["command", "version"] {
+        assert!(map.remove(envelope).is_some(), "{}", run.stdout);
+    }
+    document
+}
+
+#[test]
+fn list_show_diff_compare_and_discard_give_the_cli_json_documents() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let fakes: Vec<FakeLlm> = [("alpha", "b.txt"), ("beta", "c.txt")]
+        .iter()
+        .map(|(name, path)| {
+            let fake = FakeLlm::start(vec![fake_llm::openai_chat(&answer(path, "x\n"))]);
+            common::openai_provider(&repo, name, &fake, Some("1000,2000,100"));
+            fake
+        })
+        .collect();
+    repo.papayu_env(
+        ["plan", "Add a file", "--protocol", "1"],
+        &[("PAPAYU_LLM_PROVIDERS", "alpha,beta")],
+    )
+    .ok();
+    drop(fakes);
+    repo.papayu(["apply", "--all", "--no-check"]).ok();
+    let listed = cli_json(&repo, &["list"]);
+    let ids: Vec<String> = listed["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "{listed}");
+    let group = listed["plans"][0]["group"].as_str().unwrap().to_string();
+
+    let mut client = Client::start(&repo, &[]);
+    client.initialize("an-agent");
+    let mut same = |tool: &str, arguments: Value, cli: &[&str]| {
+        let read = report_of(client.ok(tool, arguments));
+        assert_eq!(read, cli_json(&repo, cli), "{tool} and {cli:?} differ");
+        read
+    };
+    same("papayu_list", json!({}), &["list"]);
+    let shown = same("papayu_show", json!({"id": &ids[0]}), &["show", &ids[0]]);
+    assert_eq!(
+        shown["group"]["plans"].as_array().unwrap().len(),
+        2,
+        "{shown}"
+    );
+    let diff = same("papayu_diff", json!({"id": &ids[1]}), &["diff", &ids[1]]);
+    assert!(diff["diff"].as_str().unwrap().contains("+x"), "{diff}");
+    let ranked = same(
+        "papayu_compare",
+        json!({"plans": [&group]}),
+        &["compare", &group],
+    );
+    assert_eq!(ranked["ranking"].as_array().unwrap().len(), 2, "{ranked}");
+    same("papayu_compare", json!({}), &["compare"]);
+    client.error("papayu_compare", json!({"plans": 7}), "ERR_USAGE");
+
+    // Discarding changes the repository: one plan each way, then the same document shape.
+    let by_agent = report_of(client.ok("papayu_discard", json!({"id": &ids[0]})));
+    client.finish();
+    let by_cli = cli_json(&repo, &["discard", &ids[1]]);
+    for (discarded, id) in [(&by_agent, &ids[0]), (&by_cli, &ids[1])] {
+        assert_eq!(discarded["plan"], id.as_str(), "{discarded}");
+        let branches = discarded["deleted_branches"].as_array().unwrap();
+        assert_eq!(branches.len(), 1, "{discarded}");
+        let gone = repo.git(["rev-parse", "--verify", "-q", branches[0].as_str().unwrap()]);
+        assert_ne!(gone.status, Some(0), "{discarded}");
+    }
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&by_agent), keys(&by_cli));
+    let statuses: Vec<Value> = cli_json(&repo, &["list"])["plans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["status"].clone())
+        .collect();
+    assert_eq!(statuses, [json!("discarded"), json!("discarded")]);
 }

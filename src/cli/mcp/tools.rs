@@ -7,15 +7,13 @@
 
 use std::sync::Arc;
 
-use git_papayu::engine::find::find;
 use git_papayu::engine::plan;
-use git_papayu::engine::review;
 use git_papayu::protocol::{self, Mode, ParseOptions, ProtocolVersion};
 use git_papayu::service::propose::{self, Propose};
 use git_papayu::service::repro::Source;
-use git_papayu::service::{Service, context, rounds};
+use git_papayu::service::{Service, compare, context, listing, review, rounds, view};
 use git_papayu::settings::Settings as Config;
-use git_papayu::store::{Store, UserGit};
+use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
@@ -36,6 +34,7 @@ pub const NAMES: &[&str] = &[
     "papayu_list",
     "papayu_show",
     "papayu_diff",
+    "papayu_compare",
     "papayu_context",
     "papayu_discard",
 ];
@@ -102,6 +101,18 @@ pub fn all() -> Vec<Tool> {
             true,
         ),
         tool(
+            "papayu_compare",
+            &format!(
+                "Compare competing proposals of one goal and rank them: each one's check \
+                 (fixes, breaks, still failing, weakened tests), votes (samples that reached the \
+                 same answer), diffstat, tokens and cost, best first, as `git papayu compare` \
+                 ranks them. {NO_MERGE}"
+            ),
+            json!({"plans": {"type": "array", "items": {"type": "string"}, "description": "A group id (g…, from papayu_list's `group`) or plan ids; default: the newest group on HEAD."}}),
+            &[],
+            true,
+        ),
+        tool(
             "papayu_context",
             "What papayu would show a model for a goal: the files and snippets it would gather from the base commit, each with why, and the rendered text. Asks no model.",
             json!({"goal": goal, "base": base}),
@@ -151,6 +162,7 @@ pub fn call(name: &str, arguments: &JsonObject, agent: &str) -> CallToolResult {
         "papayu_list" => list(arguments),
         "papayu_show" => show(arguments),
         "papayu_diff" => diff(arguments),
+        "papayu_compare" => compare(arguments),
         "papayu_context" => context(arguments),
         "papayu_discard" => discard(arguments),
         other => Err(vec![Problem::new(
@@ -256,8 +268,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
     // A typo in any setting is refused here as every command refuses it.
-    let config = Config::load(&store);
-    config.check()?;
+    let config = settings(&store)?;
     let rounds = match rounds {
         Some(n) => n,
         None => rounds::configured(None, &config)?,
@@ -273,10 +284,7 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
         repro,
     };
     let proposal = propose::propose(&service, request)?;
-    let mut value = serde_json::to_value(&proposal)
-        .map_err(|e| vec![Problem::new(Code::Internal, e.to_string())])?;
-    value["warnings"] = json!(observer.warnings());
-    Ok(value)
+    report(&proposal, &observer)
 }
 
 /// `rounds`: 1 to [`rounds::MAX_ROUNDS`], when given.
@@ -319,78 +327,65 @@ fn repro_arg(arguments: &JsonObject, agent: &str) -> Result<Option<Source>, Vec<
 }
 
 fn list(arguments: &JsonObject) -> Answer {
-    let limit = arguments.get("limit").and_then(Value::as_u64).unwrap_or(20) as usize;
-    let store = open()?;
-    let ledger = store.ledger().map_err(|e| vec![e.to_problem()])?;
-    let plans: Vec<Value> = ledger
-        .records
-        .iter()
-        .rev()
-        .take(limit)
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "goal": r.goal,
-                "status": ledger.status(&r.id),
-                "branch": ledger.branch(&r.id),
-                "created_at": r.created_at,
-                "provider": r.provider,
-                "model": r.model,
-            })
-        })
-        .collect();
-    Ok(json!({ "plans": plans, "total": ledger.records.len() }))
+    let limit = arguments.get("limit").and_then(Value::as_u64).unwrap_or(20);
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    serve(|service| listing::list(service, Some(limit)))
 }
 
 fn show(arguments: &JsonObject) -> Answer {
     let id = required(arguments, "id")?;
+    serve(|service| view::show(service, Some(id)))
+}
+
+/// Runs one operation with the repository, its settings and an observer that keeps warnings,
+/// and gives its report as the tool's result.
+fn serve<R: serde::Serialize, E>(operation: impl FnOnce(&Service<'_>) -> Result<R, E>) -> Answer
+where
+    Vec<Problem>: From<E>,
+{
     let store = open()?;
-    let (ledger, record) = find(&store, Some(id)).map_err(|p| vec![p])?;
-    Ok(json!({
-        "plan": record,
-        "status": ledger.status(&record.id),
-        "branch": ledger.branch(&record.id),
-        "events": ledger.events_of(&record.id),
-    }))
+    let config = settings(&store)?;
+    let observer = Arc::new(Observed::default());
+    let done = operation(&Service::new(&store, &config, observer.clone()))?;
+    report(&done, &observer)
+}
+
+/// The settings in force, refused as every command refuses them when one is not understood.
+fn settings(store: &Store) -> Result<Config, Vec<Problem>> {
+    let config = Config::load(store);
+    config.check()?;
+    Ok(config)
+}
+
+/// An operation's report as the tool's result, with the warnings it gave on the way.
+fn report(value: &impl serde::Serialize, observer: &Observed) -> Answer {
+    let mut value = serde_json::to_value(value)
+        .map_err(|e| vec![Problem::new(Code::Internal, e.to_string())])?;
+    value["warnings"] = json!(observer.warnings());
+    Ok(value)
 }
 
 fn diff(arguments: &JsonObject) -> Answer {
     let id = required(arguments, "id")?;
-    let store = open()?;
-    let (ledger, record) = find(&store, Some(id)).map_err(|p| vec![p])?;
-    let (from, to) = review::diff_range(&store, &ledger, &record)?;
-    let args: Vec<std::ffi::OsString> = [
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        &from.to_string(),
-        &to.to_string(),
-    ]
-    .iter()
-    .map(Into::into)
-    .collect();
-    let out = match store
-        .git_for_user(&args, true)
-        .map_err(|e| vec![e.to_problem()])?
-    {
-        UserGit::Captured(out) => out,
-        UserGit::Shown(_) => unreachable!("captured"),
+    serve(|service| review::diff(service, Some(id), Vec::new(), Vec::new()))
+}
+
+fn compare(arguments: &JsonObject) -> Answer {
+    let specs = match arguments.get("plans") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| vec![Problem::new(Code::Usage, "`plans` must be strings")])?,
+        Some(_) => {
+            return Err(vec![Problem::new(
+                Code::Usage,
+                "`plans` must be an array of plan or group ids",
+            )]);
+        }
     };
-    if !out.status.success() {
-        return Err(vec![Problem::new(
-            Code::Git,
-            format!(
-                "git diff failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-        )]);
-    }
-    Ok(json!({
-        "plan": record.id,
-        "from": from.to_string(),
-        "to": to.to_string(),
-        "diff": String::from_utf8_lossy(&out.stdout),
-    }))
+    serve(|service| compare::compare(service, &specs))
 }
 
 fn context(arguments: &JsonObject) -> Answer {
@@ -427,10 +422,5 @@ fn context(arguments: &JsonObject) -> Answer {
 
 fn discard(arguments: &JsonObject) -> Answer {
     let id = required(arguments, "id")?;
-    let store = open()?;
-    let discarded = review::discard(&store, Some(id), false).map_err(|p| vec![p])?;
-    Ok(json!({
-        "plan": discarded.record.id,
-        "deleted_branches": discarded.branches,
-    }))
+    serve(|service| review::discard(service, Some(id), false))
 }
