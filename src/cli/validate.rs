@@ -5,9 +5,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use git_papayu::protocol::{
-    Allowlist, MAX_INPUT_BYTES, Mode, ParseOptions, ProtocolVersion, parse_answer,
-};
+use git_papayu::protocol::{Allowlist, MAX_INPUT_BYTES, Mode, ProtocolVersion};
+use git_papayu::service::validate::{self, Validate};
 use git_papayu::{Code, Problem};
 
 use super::{CliResult, ui};
@@ -58,7 +57,9 @@ pub fn run(args: ValidateArgs) -> CliResult {
         allowlist,
         input,
     } = args;
-    let opts = ParseOptions {
+    let answer = read_input(&input)?;
+    let request = Validate {
+        answer: &answer,
         protocol: protocol.map(|v| match v {
             1 => ProtocolVersion::V1,
             _ => ProtocolVersion::V2,
@@ -67,32 +68,15 @@ pub fn run(args: ValidateArgs) -> CliResult {
             ModeArg::Plan => Mode::Plan,
             ModeArg::Apply => Mode::Apply,
         },
-        normalize_eol: normalize_eol(&super::settings()),
         allowlist: allowlist.as_deref().map(Allowlist::load).transpose()?,
     };
-    let answer = read_input(&input)?;
-    match parse_answer(&answer, &opts) {
-        Ok(parsed) => {
-            for warning in &parsed.warnings {
-                ui::warn(warning);
-            }
-            ui::data(&serde_json::json!({ "plan": parsed.plan }));
-            ui::pretty_json(&parsed.plan);
-            Ok(())
-        }
-        Err(problems) => Err(problems.into()),
+    let validated = validate::validate(&super::settings(), request)?;
+    for note in &validated.notes {
+        ui::warn(note);
     }
-}
-
-/// `PAPAYU_NORMALIZE_EOL=lf` turns normalization on; any other non-empty value is ignored with a
-/// warning so a typo does not pass silently.
-pub fn normalize_eol(settings: &git_papayu::settings::Settings) -> bool {
-    settings.normalize_eol().unwrap_or_else(|v| {
-        ui::warn(&format!(
-            "PAPAYU_NORMALIZE_EOL={v} is not understood (only 'lf'); line endings are kept"
-        ));
-        false
-    })
+    ui::data(&validated);
+    ui::pretty_json(&validated.plan);
+    Ok(())
 }
 
 /// Reads at most one byte more than the protocol accepts, so a huge file cannot exhaust memory.

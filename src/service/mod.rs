@@ -16,6 +16,7 @@ pub mod propose;
 pub mod repro;
 pub mod review;
 pub mod rounds;
+pub mod validate;
 pub mod view;
 
 use std::sync::Arc;
@@ -57,12 +58,18 @@ impl<'a> Service<'a> {
 
     /// Whether answers' line endings are normalized to LF (`PAPAYU_NORMALIZE_EOL=lf`).
     pub fn normalize_eol(&self) -> Result<bool, Problem> {
-        self.config.normalize_eol().map_err(|value| {
-            Problem::new(
-                crate::Code::ConfigInvalid,
-                format!("PAPAYU_NORMALIZE_EOL={value} is not understood (only 'lf')"),
-            )
-            .with_hint("set PAPAYU_NORMALIZE_EOL=lf, or unset it to keep line endings")
-        })
+        normalize_eol(self.config)
     }
+}
+
+/// Whether answers' line endings are normalized to LF (`PAPAYU_NORMALIZE_EOL=lf`); any other
+/// value is refused.
+pub fn normalize_eol(config: &Settings) -> Result<bool, Problem> {
+    config.normalize_eol().map_err(|value| {
+        Problem::new(
+            crate::Code::ConfigInvalid,
+            format!("PAPAYU_NORMALIZE_EOL={value} is not understood (only 'lf')"),
+        )
+        .with_hint("set PAPAYU_NORMALIZE_EOL=lf, or unset it to keep line endings")
+    })
 }

@@ -540,14 +540,25 @@ fn a_proposal_through_mcp_normalizes_line_endings_as_the_cli_does() {
     let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
     let mut client = Client::start(&repo, &[("PAPAYU_NORMALIZE_EOL", "lf")]);
     client.initialize("an-agent");
-    let proposed = client.ok(
-        "papayu_propose",
-        json!({"goal": "Add c", "answer": answer("c.txt", "one\r\ntwo\r\n")}),
-    );
+    let crlf = answer("c.txt", "one\r\ntwo\r\n");
+    let validated = client.ok("papayu_validate", json!({"answer": &crlf}));
+    let proposed = client.ok("papayu_propose", json!({"goal": "Add c", "answer": &crlf}));
     client.finish();
     let branch = proposed["branch"].as_str().unwrap();
     let stored = repo.git(["show", &format!("{branch}:c.txt")]).ok().stdout;
     assert_eq!(stored, "one\ntwo\n");
+    // Validating reads the same setting, and gives the document `validate --json` prints.
+    assert_eq!(validated["plan"]["actions"][0]["content"], "one\ntwo\n");
+    repo.write("answer.json", &crlf);
+    let shown = repo.papayu_env(
+        ["--json", "validate", "answer.json"],
+        &[("PAPAYU_NORMALIZE_EOL", "lf")],
+    );
+    let mut shown: Value = serde_json::from_str(&shown.ok().stdout).unwrap();
+    for envelope in ["ok", "command", "version", "errors", "warnings"] {
+        shown.as_object_mut().unwrap().remove(envelope);
+    }
+    assert_eq!(report_of(validated), shown);
 }
 
 #[test]

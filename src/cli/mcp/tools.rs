@@ -8,9 +8,10 @@
 use std::sync::Arc;
 
 use git_papayu::engine::plan;
-use git_papayu::protocol::{self, Mode, ParseOptions, ProtocolVersion};
+use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::service::propose::{self, Propose};
 use git_papayu::service::repro::Source;
+use git_papayu::service::validate::{self, Validate};
 use git_papayu::service::{Service, compare, context, listing, review, rounds, view};
 use git_papayu::settings::Settings as Config;
 use git_papayu::store::Store;
@@ -237,25 +238,22 @@ fn open() -> Result<Store, Vec<Problem>> {
 
 fn validate(arguments: &JsonObject) -> Answer {
     let answer = required(arguments, "answer")?;
-    let version = match arguments.get("protocol").and_then(Value::as_u64) {
+    let protocol = match arguments.get("protocol").and_then(Value::as_u64) {
         Some(1) => Some(ProtocolVersion::V1),
         Some(2) => Some(ProtocolVersion::V2),
         Some(_) => return Err(vec![Problem::new(Code::Usage, "`protocol` is 1 or 2")]),
         None => None,
     };
-    let options = ParseOptions {
-        protocol: version,
+    // Validating reads no repository: the settings are those git would read here.
+    let config = Config::here();
+    config.check()?;
+    let request = Validate {
+        answer: answer.as_bytes(),
+        protocol,
         mode: Mode::Plan,
-        normalize_eol: false,
         allowlist: None,
     };
-    let parsed = protocol::parse_answer(answer.as_bytes(), &options)?;
-    Ok(json!({
-        "valid": true,
-        "protocol": u8::from(parsed.plan.protocol),
-        "plan": parsed.plan,
-        "notes": parsed.warnings,
-    }))
+    report(&validate::validate(&config, request)?, &Observed::default())
 }
 
 fn propose(arguments: &JsonObject, agent: &str) -> Answer {
