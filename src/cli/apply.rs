@@ -94,9 +94,8 @@ pub fn run(args: ApplyArgs) -> CliResult {
         let service = super::observer::service(&store, &config);
         let ended = git_papayu::service::rounds::run(&service, first, rounds, choice)?;
         let (plan, reached) = (ended.last.clone(), ended.reached);
-        result["rounds"] = serde_json::json!({
-            "last": plan, "reached": reached, "round": ended.round, "stopped": ended.stopped,
-        });
+        // The report papayu_propose gives as its `rounds`, too.
+        result["rounds"] = serde_json::to_value(&ended).unwrap_or_default();
         outcome = match reached {
             true => Ok(()),
             false => Err(Problem::new(
