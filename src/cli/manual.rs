@@ -106,6 +106,10 @@ fn man_finds(page: &str) -> Option<bool> {
 }
 
 /// A page as clap_mangen renders it, with papayu's own sections before VERSION.
+#[expect(
+    clippy::expect_used,
+    reason = "rendering into a Vec<u8> has no I/O that can fail"
+)]
 fn render(cmd: clap::Command, sub: Option<&str>) -> Vec<u8> {
     let has_args = cmd.get_arguments().any(|a| !a.is_hide_set());
     let has_subs = cmd.get_subcommands().any(|s| !s.is_hide_set());

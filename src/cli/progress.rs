@@ -4,7 +4,7 @@
 //! status line. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use git_papayu::ask::Progress;
@@ -36,12 +36,12 @@ impl Spinners {
     /// Starts `provider`'s spinner, unless it runs already.
     fn start(&self, provider: &str) {
         let Some(multi) = &self.multi else { return };
-        let mut bars = self.bars.lock().expect("not poisoned");
+        let mut bars = self.bars.lock().unwrap_or_else(PoisonError::into_inner);
         if bars.contains_key(provider) {
             return;
         }
         let style = ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
-            .expect("static template");
+            .unwrap_or_else(|_| ProgressStyle::default_spinner());
         let bar = multi.add(ProgressBar::new_spinner());
         bar.set_style(style);
         let model = self.models.get(provider).map_or("", String::as_str);
@@ -75,13 +75,23 @@ impl Spinners {
                 wait,
             } => {
                 let message = retrying(status, next, of, wait);
-                match self.bars.lock().expect("not poisoned").get(&provider) {
+                match self
+                    .bars
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&provider)
+                {
                     Some(bar) => bar.set_message(message),
                     None => ui::status(&format!("{provider}: {message}")),
                 }
             }
             Progress::Again { provider, message } => {
-                match self.bars.lock().expect("not poisoned").get(&provider) {
+                match self
+                    .bars
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&provider)
+                {
                     Some(bar) => bar.set_message(message),
                     None => ui::status(&format!("{provider}: {message}")),
                 }
@@ -92,7 +102,12 @@ impl Spinners {
                 chars,
                 ..
             } => {
-                if let Some(bar) = self.bars.lock().expect("not poisoned").get(&provider) {
+                if let Some(bar) = self
+                    .bars
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get(&provider)
+                {
                     let shown = if tokens > 0 {
                         super::render::count(tokens as usize, "token")
                     } else {
@@ -106,7 +121,12 @@ impl Spinners {
 
     /// Removes every spinner from the screen.
     pub fn clear(&self) {
-        for bar in self.bars.lock().expect("not poisoned").values() {
+        for bar in self
+            .bars
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+        {
             bar.finish_and_clear();
         }
         if let Some(multi) = &self.multi {

@@ -155,7 +155,12 @@ pub fn run(args: TraceArgs) -> CliResult {
             let t = load(&store, &trace_id)?;
             let name = name.unwrap_or_else(|| t.trace_id.clone());
             let case = golden::to_golden(&store, &t, &name).map_err(not_found)?;
-            let text = serde_json::to_string_pretty(&case).expect("a case serializes") + "\n";
+            let text = serde_json::to_string_pretty(&case).map_err(|e| {
+                Problem::new(
+                    Code::Internal,
+                    format!("the golden case does not serialize: {e}"),
+                )
+            })? + "\n";
             ui::data(&serde_json::json!({ "case": case, "written": output }));
             match output {
                 Some(path) => std::fs::write(&path, text).map_err(|e| {

@@ -95,6 +95,10 @@ pub struct Palette {
 impl Palette {
     /// git's defaults overridden by `color.diff.<slot>`; a value git would reject keeps the
     /// default.
+    #[expect(
+        clippy::expect_used,
+        reason = "the defaults are constants that parse (a unit test reads every one)"
+    )]
     pub fn from_config(config: &BTreeMap<String, String>) -> Palette {
         let slots = SLOTS
             .iter()
@@ -281,6 +285,13 @@ mod tests {
         assert!(wanted(Some(When::Always), &none, &keys, no_color));
         let dumb = Terminal { dumb: true, ..TTY };
         assert!(!wanted(None, &none, &keys, dumb));
+    }
+
+    #[test]
+    fn every_default_slot_colour_parses() {
+        for (slot, default) in SLOTS {
+            assert!(sgr(default).is_some(), "{slot}: {default}");
+        }
     }
 
     #[test]

@@ -277,6 +277,10 @@ pub fn outln(text: &str) {
 
 /// Writes a value as pretty JSON as the command's human output (`validate` prints the plan it
 /// read this way). Under `--json` use [`data`].
+#[expect(
+    clippy::expect_used,
+    reason = "every value printed is a report papayu defines, with string keys only"
+)]
 pub fn pretty_json<T: serde::Serialize>(value: &T) {
     let text = serde_json::to_string_pretty(value).expect("serializable output");
     out_painted(&text::json(&text));
@@ -285,6 +289,10 @@ pub fn pretty_json<T: serde::Serialize>(value: &T) {
 
 /// Adds the fields of `value` (an object) to the `--json` document; a value that is not an
 /// object goes under `result`. Does nothing without `--json`.
+#[expect(
+    clippy::expect_used,
+    reason = "every value printed is a report papayu defines, with string keys only"
+)]
 pub fn data<T: serde::Serialize>(value: &T) {
     let ui = ui();
     if !ui.json {
@@ -453,7 +461,7 @@ impl Spinner {
         let bar =
             indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
         let style = indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
-            .expect("static template");
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
         bar.set_style(style);
         bar.set_prefix(text::line(label).into_owned());
         let shown = bar.clone();
@@ -564,7 +572,7 @@ pub fn finish(result: CliResult) -> ExitCode {
         doc.insert("warnings".into(), warnings.into());
         doc.insert("errors".into(), problems_json(&problems));
         drop(state);
-        let text = serde_json::to_string_pretty(&Value::Object(doc)).expect("serializable");
+        let text = format!("{:#}", Value::Object(doc));
         ui.write_out(format!("{}\n", text::json(&text)).as_bytes());
     } else {
         for p in &problems {
