@@ -277,7 +277,9 @@ pub fn advance(
 ) -> Result<Refined, Problems> {
     let planned = prepare(store, candidate, provenance)?;
     let record = &planned.record;
-    let preview = record.preview.expect("prepared plans have a preview");
+    let preview = record
+        .preview
+        .ok_or_else(|| Problem::new(Code::Internal, "the refined plan has no preview commit"))?;
     let tree = store.commit_tree(preview)?;
     let tip_tree = store.commit_tree(target.tip)?;
     if tree == tip_tree {

@@ -185,6 +185,10 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
 /// The HTTP client: rustls, a connect timeout, no total deadline (answers stream for minutes;
 /// the per-read timeout is the endpoint's).
+#[expect(
+    clippy::expect_used,
+    reason = "with static settings the builder fails only without a TLS provider, installed here"
+)]
 pub fn http_client() -> reqwest::Client {
     // The TLS crypto is ring's (see Cargo.toml); installing it twice is harmless, so a second
     // client simply finds it in place.

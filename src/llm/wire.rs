@@ -84,23 +84,21 @@ fn plain_messages(req: &Request, system_first: bool) -> Vec<Value> {
 /// Anthropic messages: consecutive turns of one role become one message of several text
 /// blocks; a block marked as the end of the prefix carries `cache_control`.
 fn anthropic_messages(req: &Request) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
+    let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
     for m in &req.messages {
         let mut block = json!({"type": "text", "text": m.content});
         if m.cache_mark {
             block["cache_control"] = json!({"type": "ephemeral"});
         }
-        match out.last_mut() {
-            Some(last) if last["role"] == role(m.role) => {
-                last["content"]
-                    .as_array_mut()
-                    .expect("content is an array")
-                    .push(block);
-            }
-            _ => out.push(json!({"role": role(m.role), "content": [block]})),
+        match turns.last_mut() {
+            Some((last, blocks)) if *last == role(m.role) => blocks.push(block),
+            _ => turns.push((role(m.role), vec![block])),
         }
     }
-    out
+    turns
+        .into_iter()
+        .map(|(role, blocks)| json!({"role": role, "content": blocks}))
+        .collect()
 }
 
 /// Sampling parameters some models refuse (OpenAI's reasoning models take only the defaults).

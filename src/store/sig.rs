@@ -70,8 +70,16 @@ fn identity(repo: &Repository, role: &str) -> Signature<'static> {
         Some(t) => Signature::new(&name, &email, &t),
         None => Signature::now(&name, &email),
     };
-    made.or_else(|_| Signature::now(FIXED_NAME, FIXED_EMAIL))
-        .expect("a fixed ASCII identity is always valid")
+    made.unwrap_or_else(|_| fixed_identity())
+}
+
+/// papayu's own identity, for when the configured one is not a valid signature.
+#[expect(
+    clippy::expect_used,
+    reason = "a fixed ASCII name and address always make a valid signature"
+)]
+fn fixed_identity() -> Signature<'static> {
+    Signature::now(FIXED_NAME, FIXED_EMAIL).expect("a fixed ASCII identity is always valid")
 }
 
 /// A git command aimed at `repo` (whatever the caller's `GIT_DIR` says).
@@ -163,7 +171,12 @@ pub fn commit_for_user(
     let mut child = cmd
         .spawn()
         .map_err(|e| StoreError::io("running git commit-tree", e))?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let mut stdin = child.stdin.take().ok_or_else(|| {
+        StoreError::io(
+            "running git commit-tree",
+            std::io::Error::other("its input is not a pipe"),
+        )
+    })?;
     let text = message.as_bytes().to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&text));
     let out = child

@@ -82,6 +82,10 @@ fn not_unified(reason: impl Into<String>) -> Problem {
     Problem::new(Code::PatchNotUnified, reason)
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^@@+\s*-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*(?:@@+)?(.*)$").expect("regex")
 });
