@@ -643,7 +643,7 @@ fn httpdate_secs(text: &str) -> Option<u64> {
     let [h, m, s] = hms.as_slice() else {
         return None;
     };
-    let days = crate::store::days_from_civil(year, month, day);
+    let days = crate::clock::days_from_civil(year, month, day);
     u64::try_from(days * 86_400 + h * 3600 + m * 60 + s).ok()
 }
 
