@@ -12,6 +12,10 @@
 //!
 //! Durations (timeouts, how long a request took) are measured with `Instant`, never with this
 //! clock: a fixed time must not stop a timeout.
+//!
+//! It is also papayu's one reader of RFC 3339 times ([`rfc3339_millis`]) and of UTC offsets,
+//! and its calendar ([`days_from_civil`]): the store dates commits from `GIT_*_DATE` with them,
+//! and every other date papayu reads is counted in days with the same calendar.
 
 use std::sync::OnceLock;
 
@@ -168,5 +172,20 @@ mod tests {
         ] {
             assert_eq!(parse(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn an_rfc_3339_time_keeps_its_offset() {
+        assert_eq!(
+            rfc3339_millis("2026-01-01T02:00:00+02:00"),
+            Some((1_767_225_600_000, 120))
+        );
+        assert_eq!(
+            rfc3339_millis("2025-12-31T21:30:00-02:30"),
+            Some((1_767_225_600_000, -150))
+        );
+        assert_eq!(offset_minutes("-0230"), Some(-150));
+        assert_eq!(offset_minutes("++100"), None);
+        assert_eq!(offset_minutes("+24:00"), None);
     }
 }

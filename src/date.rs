@@ -14,7 +14,7 @@ pub fn parse_day(text: &str) -> Result<i64, String> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return Err(bad());
     }
-    Ok(crate::store::days_from_civil(y, m, d) * 86_400_000)
+    Ok(crate::clock::days_from_civil(y, m, d) * 86_400_000)
 }
 
 /// The cut-off an expiry setting names, in milliseconds since the epoch; what is older goes.

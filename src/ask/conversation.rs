@@ -249,7 +249,6 @@ impl<'a> Conversation<'a> {
     }
 
     /// Sends the conversation so far and returns the answer's text.
-    #[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
     async fn ask(&mut self, http: &reqwest::Client) -> Result<String, Problems> {
         let request = self.request();
         let input_chars = request.system.len()
@@ -259,75 +258,25 @@ impl<'a> Conversation<'a> {
                 .map(|m| m.content.len())
                 .sum::<usize>();
         // Said when the first try goes out: one the cost cap refuses is never sent.
-        let mut announce = Some(LoopEvent::LlmRequestSent {
+        let mut events = CallEvents {
             provider: self.ep.name.clone(),
-            model: self.ep.model.clone(),
-            schema_version: u8::from(self.version),
-            token_budget: request.max_tokens,
-            input_chars,
-        });
+            sink: self.sink,
+            announce: Some(LoopEvent::LlmRequestSent {
+                provider: self.ep.name.clone(),
+                model: self.ep.model.clone(),
+                schema_version: u8::from(self.version),
+                token_budget: request.max_tokens,
+                input_chars,
+            }),
+            lines: Vec::new(),
+        };
         // Each try is refused before it is sent when it could pass the cost cap, and what each
         // reported using is counted.
         let mut meter = Metered::new(&self.settings.spending, &self.ep.name);
-        let provider = self.ep.name.clone();
-        let sink = self.sink;
-        let mut lines = Vec::new();
-        let mut on_event = |e: llm::CallEvent| {
-            let event = match e {
-                llm::CallEvent::Received { chars, tokens } => {
-                    sink(Progress::Received {
-                        provider: provider.clone(),
-                        chars,
-                        tokens,
-                    });
-                    return;
-                }
-                llm::CallEvent::FormatFallback { reason } => LoopEvent::LlmResponseFormatFallback {
-                    provider: provider.clone(),
-                    reason: one_token(&reason),
-                },
-                llm::CallEvent::Timeout => LoopEvent::LlmRequestTimeout {
-                    provider: provider.clone(),
-                },
-                llm::CallEvent::Retry {
-                    status,
-                    wait,
-                    attempt,
-                } => {
-                    sink(Progress::Retrying {
-                        provider: provider.clone(),
-                        status,
-                        next: attempt + 1,
-                        of: llm::MAX_TRIES,
-                        wait,
-                    });
-                    LoopEvent::LlmRetry {
-                        provider: provider.clone(),
-                        status,
-                        attempt,
-                        wait_ms: wait.as_millis() as u64,
-                    }
-                }
-                llm::CallEvent::Sent { .. } => {
-                    if let Some(sent) = announce.take() {
-                        lines.push(sent.to_string());
-                        sink(Progress::Event(sent));
-                    }
-                    sink(Progress::Sent {
-                        provider: provider.clone(),
-                    });
-                    return;
-                }
-            };
-            lines.push(event.to_string());
-            sink(Progress::Event(event));
-        };
+        let mut on_event = |e: llm::CallEvent| events.on(e);
         let result = llm::complete(http, self.ep, &request, &mut meter, &mut on_event).await;
-        self.transcript.events.append(&mut lines);
+        self.transcript.events.append(&mut events.lines);
         let Metered { cost, usage, .. } = meter;
-        if let Some(cost) = cost {
-            self.stats.cost_usd = Some(self.stats.cost_usd.unwrap_or(0.0) + cost);
-        }
         let mut log = RequestLog {
             protocol: u8::from(self.version),
             input_chars,
@@ -339,11 +288,7 @@ impl<'a> Conversation<'a> {
             cache_write_tokens: usage.cache_write,
             ..RequestLog::default()
         };
-        // Every try's tokens are counted, an answered one's or not, as its cost is.
-        self.stats.input_tokens += usage.input;
-        self.stats.output_tokens += usage.output;
-        self.stats.cached_tokens += usage.cached;
-        self.stats.cache_write_tokens += usage.cache_write;
+        self.count_spent(cost, &usage);
         self.transcript.protocol_attempts.push(log.protocol);
         let reply = match result {
             Ok(reply) => reply,
@@ -354,20 +299,7 @@ impl<'a> Conversation<'a> {
                 return Err(vec![problem]);
             }
         };
-        log.latency_ms = reply.latency_ms;
-        log.outcome = if reply.finish == Finish::Length {
-            Code::LlmTruncated.to_string()
-        } else {
-            "ok".to_string()
-        };
-        self.transcript.requests.push(log);
-        self.transcript.answers.push(reply.text.clone());
-        self.stats.requests += 1;
-        self.stats.latency_ms += reply.latency_ms;
-        self.schema_sent = reply.schema_sent;
-        if !reply.model.is_empty() {
-            self.served_model = Some(reply.model.clone());
-        }
+        self.record_reply(log, &reply);
         if reply.finish == Finish::Length {
             return Err(vec![Problem::new(
                 Code::LlmTruncated,
@@ -385,6 +317,36 @@ impl<'a> Conversation<'a> {
             latency_ms: reply.latency_ms,
         });
         Ok(reply.text)
+    }
+
+    /// Adds a request's cost and tokens to the stats. Every try's tokens are counted, an
+    /// answered one's or not, as its cost is.
+    fn count_spent(&mut self, cost: Option<f64>, usage: &llm::Usage) {
+        if let Some(cost) = cost {
+            self.stats.cost_usd = Some(self.stats.cost_usd.unwrap_or(0.0) + cost);
+        }
+        self.stats.input_tokens += usage.input;
+        self.stats.output_tokens += usage.output;
+        self.stats.cached_tokens += usage.cached;
+        self.stats.cache_write_tokens += usage.cache_write;
+    }
+
+    /// Keeps an answered request: its `log`, the answer, and what the provider said it served.
+    fn record_reply(&mut self, mut log: RequestLog, reply: &llm::Reply) {
+        log.latency_ms = reply.latency_ms;
+        log.outcome = if reply.finish == Finish::Length {
+            Code::LlmTruncated.to_string()
+        } else {
+            "ok".to_string()
+        };
+        self.transcript.requests.push(log);
+        self.transcript.answers.push(reply.text.clone());
+        self.stats.requests += 1;
+        self.stats.latency_ms += reply.latency_ms;
+        self.schema_sent = reply.schema_sent;
+        if !reply.model.is_empty() {
+            self.served_model = Some(reply.model.clone());
+        }
     }
 
     /// Checks an answer and decides: a plan, a context round, a repair, a fallback, or failure.
@@ -605,6 +567,66 @@ impl<'a> Conversation<'a> {
             kind: None,
             repro: None,
         }
+    }
+}
+
+/// What one request's tries tell as they go: progress for the user, events for the trace.
+struct CallEvents<'a> {
+    provider: String,
+    sink: &'a (dyn Fn(Progress) + Sync),
+    /// The request's announcement, said when its first try goes out.
+    announce: Option<LoopEvent>,
+    /// The trace's event lines.
+    lines: Vec<String>,
+}
+
+impl CallEvents<'_> {
+    fn on(&mut self, e: llm::CallEvent) {
+        let provider = self.provider.clone();
+        let event = match e {
+            llm::CallEvent::Received { chars, tokens } => {
+                (self.sink)(Progress::Received {
+                    provider,
+                    chars,
+                    tokens,
+                });
+                return;
+            }
+            llm::CallEvent::FormatFallback { reason } => LoopEvent::LlmResponseFormatFallback {
+                provider,
+                reason: one_token(&reason),
+            },
+            llm::CallEvent::Timeout => LoopEvent::LlmRequestTimeout { provider },
+            llm::CallEvent::Retry {
+                status,
+                wait,
+                attempt,
+            } => {
+                (self.sink)(Progress::Retrying {
+                    provider: provider.clone(),
+                    status,
+                    next: attempt + 1,
+                    of: llm::MAX_TRIES,
+                    wait,
+                });
+                LoopEvent::LlmRetry {
+                    provider,
+                    status,
+                    attempt,
+                    wait_ms: wait.as_millis() as u64,
+                }
+            }
+            llm::CallEvent::Sent { .. } => {
+                if let Some(sent) = self.announce.take() {
+                    self.lines.push(sent.to_string());
+                    (self.sink)(Progress::Event(sent));
+                }
+                (self.sink)(Progress::Sent { provider });
+                return;
+            }
+        };
+        self.lines.push(event.to_string());
+        (self.sink)(Progress::Event(event));
     }
 }
 

@@ -162,11 +162,16 @@ pub fn accept(
 
 fn write_atomically(path: &Path, value: &Value) -> Result<(), Problem> {
     let io = |e: std::io::Error| Problem::new(Code::Io, format!("writing {}: {e}", path.display()));
-    let dir = path.parent().expect("preference files have a directory");
+    let dir = path.parent().ok_or_else(|| {
+        Problem::new(
+            Code::Io,
+            format!("writing {}: it names no directory", path.display()),
+        )
+    })?;
     std::fs::create_dir_all(dir).map_err(io)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    let text = serde_json::to_string_pretty(value).expect("JSON serializes");
-    std::io::Write::write_all(&mut tmp, format!("{text}\n").as_bytes()).map_err(io)?;
+    // `{:#}` is serde_json's pretty form, which a `Value` always has.
+    std::io::Write::write_all(&mut tmp, format!("{value:#}\n").as_bytes()).map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
 }

@@ -1,8 +1,9 @@
 //! `git papayu show --conversation`: the reasoning behind a plan, read from the notes, so a
 //! teammate who synced sees what the author's model was shown and said.
 
-use git_papayu::ask::ContextRound;
+use git_papayu::ask::{ContextRound, FailureLog};
 use git_papayu::store::records::PlanRecord;
+use git_papayu::trace::ContextStats;
 use git_papayu::trace::conversation::{Answer, Conversation};
 
 use super::text;
@@ -27,36 +28,64 @@ pub fn render(record: &PlanRecord, c: &Conversation) -> String {
     }
     out.push_str("\nContext:\n");
     match &t.context_stats {
-        Some(stats) if !stats.blocks.is_empty() => {
-            for b in &stats.blocks {
-                let cut = if b.truncated { ", cut" } else { "" };
-                let why = match b.source.is_empty() {
-                    true => String::new(),
-                    false => format!(" — {}", text::line(&b.source)),
-                };
-                out.push_str(&format!(
-                    "  {:<6} {}{why} ({} chars{cut})\n",
-                    b.kind,
-                    text::line(&b.title),
-                    b.chars
-                ));
-            }
-            for w in &stats.withheld {
-                out.push_str(&format!("  withheld {}\n", text::line(w)));
-            }
-        }
-        _ => {
-            for f in &record.context {
-                out.push_str(&format!(
-                    "  file   {} — read by the plan\n",
-                    text::line(&f.path)
-                ));
-            }
-            if record.context.is_empty() {
-                out.push_str("  (none recorded: the answer was pasted)\n");
-            }
-        }
+        Some(stats) if !stats.blocks.is_empty() => out.push_str(&context_sent(stats)),
+        _ => out.push_str(&context_read(record)),
     }
+    out.push_str(&rounds(c));
+    out.push_str(&rejected(&tr.validation_failures));
+    out.push_str(&format!("\nRepairs: {}\n", tr.protocol_repair_attempt));
+    if let Some(reason) = &tr.protocol_fallback_reason {
+        out.push_str(&format!(
+            "Fallback to v1: {} (found at {})\n",
+            text::line(reason),
+            tr.protocol_fallback_stage.as_deref().unwrap_or("?")
+        ));
+    }
+    out.push_str(&cost(record, c));
+    out
+}
+
+/// The blocks the model was shown, each with why, and what was withheld.
+fn context_sent(stats: &ContextStats) -> String {
+    let mut out = String::new();
+    for b in &stats.blocks {
+        let cut = if b.truncated { ", cut" } else { "" };
+        let why = match b.source.is_empty() {
+            true => String::new(),
+            false => format!(" — {}", text::line(&b.source)),
+        };
+        out.push_str(&format!(
+            "  {:<6} {}{why} ({} chars{cut})\n",
+            b.kind,
+            text::line(&b.title),
+            b.chars
+        ));
+    }
+    for w in &stats.withheld {
+        out.push_str(&format!("  withheld {}\n", text::line(w)));
+    }
+    out
+}
+
+/// Without the trace's context: the files the plan says it read.
+fn context_read(record: &PlanRecord) -> String {
+    let mut out = String::new();
+    for f in &record.context {
+        out.push_str(&format!(
+            "  file   {} — read by the plan\n",
+            text::line(&f.path)
+        ));
+    }
+    if record.context.is_empty() {
+        out.push_str("  (none recorded: the answer was pasted)\n");
+    }
+    out
+}
+
+/// Each request with its answer and the context added after it.
+fn rounds(c: &Conversation) -> String {
+    let tr = &c.trace.transcript;
+    let mut out = String::new();
     let rounds = tr.requests.len().max(c.answers.len());
     for i in 0..rounds {
         out.push_str(&format!("\nRound {}:\n", i + 1));
@@ -79,26 +108,23 @@ pub fn render(record: &PlanRecord, c: &Conversation) -> String {
             out.push_str(&added(round));
         }
     }
-    if !tr.validation_failures.is_empty() {
-        out.push_str("\nRejected answers:\n");
-        for f in &tr.validation_failures {
-            out.push_str(&format!(
-                "  v{} {}: {}\n",
-                f.protocol,
-                f.code,
-                text::line(&f.reason)
-            ));
-        }
+    out
+}
+
+/// The answers the protocol rejected, and why.
+fn rejected(failures: &[FailureLog]) -> String {
+    if failures.is_empty() {
+        return String::new();
     }
-    out.push_str(&format!("\nRepairs: {}\n", tr.protocol_repair_attempt));
-    if let Some(reason) = &tr.protocol_fallback_reason {
+    let mut out = String::from("\nRejected answers:\n");
+    for f in failures {
         out.push_str(&format!(
-            "Fallback to v1: {} (found at {})\n",
-            text::line(reason),
-            tr.protocol_fallback_stage.as_deref().unwrap_or("?")
+            "  v{} {}: {}\n",
+            f.protocol,
+            f.code,
+            text::line(&f.reason)
         ));
     }
-    out.push_str(&cost(record, c));
     out
 }
 

@@ -1,7 +1,7 @@
 //! `git papayu gc`: forget old operations, remove idle check worktrees, old traces and the cache.
 
 use clap::Args;
-use git_papayu::engine::gc::{self, GcRequest};
+use git_papayu::engine::gc::{self, GcReport, GcRequest};
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
@@ -58,8 +58,24 @@ pub fn run(args: GcArgs) -> CliResult {
     if args.repair {
         return repair(&store, args.dry_run);
     }
+    let (operations_before, traces_before) = cutoffs(args.expire.as_deref())?;
+    let request = GcRequest {
+        dry_run: args.dry_run,
+        operations_before,
+        traces_before,
+        prune_traces: git_papayu::trace::prune,
+    };
+    let report = gc::gc(&store, &request)?;
+    ui::data(&serde_json::json!({ "gc": report }));
+    show(&report);
+    Ok(())
+}
+
+/// What is older than forgotten: operations (`--expire`, else papayu.oplogExpire) and traces
+/// (papayu.traceExpire).
+fn cutoffs(expire: Option<&str>) -> Result<(i64, i64), CliError> {
     let config = super::settings();
-    let operations_before = match &args.expire {
+    let operations_before = match expire {
         Some(text) => git_papayu::date::cutoff_now(text).map_err(|why| {
             CliError::Usage(Problem::new(Code::Usage, format!("--expire: {why}")))
         })?,
@@ -74,14 +90,11 @@ pub fn run(args: GcArgs) -> CliResult {
         config.git("papayu.traceExpire"),
         gc::DEFAULT_TRACE_EXPIRE,
     )?;
-    let request = GcRequest {
-        dry_run: args.dry_run,
-        operations_before,
-        traces_before,
-        prune_traces: git_papayu::trace::prune,
-    };
-    let report = gc::gc(&store, &request)?;
-    ui::data(&serde_json::json!({ "gc": report }));
+    Ok((operations_before, traces_before))
+}
+
+/// What gc kept and freed (or would), one line for each kind of storage.
+fn show(report: &GcReport) {
     let (verb, forgot) = match report.dry_run {
         true => ("would remove", "would forget"),
         false => ("removed", "forgot"),
@@ -106,9 +119,18 @@ pub fn run(args: GcArgs) -> CliResult {
     ));
     ui::outln(&format!(
         "cache: {verb} {} ({})",
-        super::render::count_as(report.cache_entries_removed as usize, "entry", "entries"),
+        super::render::count_as(report.cache_entries_removed, "entry", "entries"),
         bytes(report.cache_bytes)
     ));
+    show_check_requests(report, verb);
+    ui::outln(&format!("total: {}", bytes(report.bytes_freed)));
+    if report.operations_forgotten > 0 && !report.dry_run {
+        ui::status("the commits only those operations kept are collected by your next git gc");
+    }
+}
+
+/// The check requests gc withdrew or kept, and the worker results it dropped.
+fn show_check_requests(report: &GcReport, verb: &str) {
     if !report.requests.withdrawn.is_empty() {
         let verb = if report.dry_run {
             "would withdraw"
@@ -130,11 +152,6 @@ pub fn run(args: GcArgs) -> CliResult {
     for (id, why) in &report.requests.kept {
         ui::warn(&format!("check request {id} is kept: {why}"));
     }
-    ui::outln(&format!("total: {}", bytes(report.bytes_freed)));
-    if report.operations_forgotten > 0 && !report.dry_run {
-        ui::status("the commits only those operations kept are collected by your next git gc");
-    }
-    Ok(())
 }
 
 /// `12.3 MB`, `456 bytes`.

@@ -171,24 +171,15 @@ pub fn run(args: PlanArgs) -> CliResult {
     let config = super::settings();
     let service = super::observer::service(&store, &config);
     let normalize_eol = service.normalize_eol()?;
-    let flag = match (repro || repro_response.is_some(), no_repro) {
-        (true, _) => Some(true),
-        (false, true) => Some(false),
-        (false, false) => None,
-    };
+    let flag = repro_flag(repro || repro_response.is_some(), no_repro);
     let how_asked = Asking {
         provider: provider.clone(),
         model: model.clone(),
         max_cost,
-        source: match repro_response {
-            Some(file) => Source::Recorded(super::pasted::answers(&[file])?.remove(0)),
-            None => Source::Model,
-        },
+        source: repro_source(repro_response)?,
     };
     let reproduced = super::repro::first(&service, (base, &goal), flag, &how_asked)?;
-    let link = reproduced
-        .as_ref()
-        .map(|r| (goal.clone(), r.record.id.clone()));
+    let repro_id = reproduced.as_ref().map(|r| r.record.id.clone());
     let planned = match responses.is_empty() {
         false => {
             let how = CheckOptions {
@@ -199,13 +190,14 @@ pub fn run(args: PlanArgs) -> CliResult {
                 seen: Seen::Pasted,
             };
             let kind = Kind {
-                repro: link.as_ref().map(|(_, id)| id.clone()),
+                repro: repro_id,
                 ..Kind::default()
             };
             let answers = super::pasted::answers(&responses)?;
             pasted(&service, (base, &goal), &answers, (&how, &kind))?
         }
         true => {
+            let link = repro_id.map(|id| (goal.clone(), id));
             let ask = Ask {
                 goal: match &reproduced {
                     Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
@@ -226,6 +218,31 @@ pub fn run(args: PlanArgs) -> CliResult {
         }
     };
     show_planned(&planned, false);
+    announce_group(&planned);
+    asking::offer_memory(&store, &config, &planned, accept_memory)?;
+    Ok(())
+}
+
+/// Whether to ask for a reproduction: `Some` when a flag says so, `None` to leave it to
+/// papayu.repro.
+fn repro_flag(wanted: bool, refused: bool) -> Option<bool> {
+    match (wanted, refused) {
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+    }
+}
+
+/// Where a reproduction comes from: the recorded answer in `--repro-response`, else a model.
+fn repro_source(recorded: Option<PathBuf>) -> Result<Source, Problem> {
+    Ok(match recorded {
+        Some(file) => Source::Recorded(super::pasted::answers(&[file])?.remove(0)),
+        None => Source::Model,
+    })
+}
+
+/// Says how to go on when the plans stored compete in one group.
+fn announce_group(planned: &[Planned]) {
     if planned.len() > 1
         && let Some(group) = &planned[0].record.group
     {
@@ -234,8 +251,6 @@ pub fn run(args: PlanArgs) -> CliResult {
             planned.len()
         ));
     }
-    asking::offer_memory(&store, &config, &planned, accept_memory)?;
-    Ok(())
 }
 
 /// Prints stored plans: their description and preview (paged on a terminal), or JSON.

@@ -30,81 +30,100 @@ pub fn diff(changes: &[FileChange], palette: Option<&Palette>) -> String {
     let paint = Paint(palette);
     let mut out = String::new();
     for change in changes {
-        let path = text::line(&change.path);
-        out.push_str(&paint.wrap("meta", &format!("diff --git a/{path} b/{path}")));
-        out.push('\n');
-        match change.kind {
-            ChangeKind::Added => out.push_str(&paint.wrap("meta", "new file\n--- /dev/null")),
-            ChangeKind::Deleted => {
-                out.push_str(&paint.wrap("meta", &format!("deleted file\n--- a/{path}")))
-            }
-            ChangeKind::Modified => out.push_str(&paint.wrap("meta", &format!("--- a/{path}"))),
+        out.push_str(&file_header(&paint, change));
+        out.push_str(&file_body(&paint, change));
+    }
+    out
+}
+
+/// The `diff --git`, `---` and `+++` lines of one file.
+fn file_header(paint: &Paint<'_>, change: &FileChange) -> String {
+    let path = text::line(&change.path);
+    let mut out = paint.wrap("meta", &format!("diff --git a/{path} b/{path}"));
+    out.push('\n');
+    match change.kind {
+        ChangeKind::Added => out.push_str(&paint.wrap("meta", "new file\n--- /dev/null")),
+        ChangeKind::Deleted => {
+            out.push_str(&paint.wrap("meta", &format!("deleted file\n--- a/{path}")))
         }
+        ChangeKind::Modified => out.push_str(&paint.wrap("meta", &format!("--- a/{path}"))),
+    }
+    out.push('\n');
+    let plus = if change.kind == ChangeKind::Deleted {
+        "+++ /dev/null".to_string()
+    } else {
+        format!("+++ b/{path}")
+    };
+    out.push_str(&paint.wrap("meta", &plus));
+    out.push('\n');
+    out
+}
+
+/// One file's hunks; a line instead for a binary file, or one added or deleted whole that is
+/// too large to preview.
+fn file_body(paint: &Paint<'_>, change: &FileChange) -> String {
+    let old = change.old.as_deref().unwrap_or_default();
+    let new = change.new.as_deref().unwrap_or_default();
+    let (Ok(old_text), Ok(new_text)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
+        return binary_line(old, new);
+    };
+    if is_binary(old) || is_binary(new) {
+        return binary_line(old, new);
+    }
+    let whole = match change.kind {
+        ChangeKind::Added => Some(new_text),
+        ChangeKind::Deleted => Some(old_text),
+        ChangeKind::Modified => None,
+    };
+    if let Some(text) = whole.filter(|t| t.len() > PREVIEW_BYTES) {
+        let lines = text.bytes().filter(|&b| b == b'\n').count();
+        let mut out = paint.wrap(
+            "frag",
+            &format!(
+                "({}, {}: too large to preview; git papayu diff shows it)",
+                size(text.len()),
+                count(lines, "line")
+            ),
+        );
         out.push('\n');
-        let plus = if change.kind == ChangeKind::Deleted {
-            "+++ /dev/null".to_string()
-        } else {
-            format!("+++ b/{path}")
-        };
-        out.push_str(&paint.wrap("meta", &plus));
-        out.push('\n');
-        let old = change.old.as_deref().unwrap_or_default();
-        let new = change.new.as_deref().unwrap_or_default();
-        let (Ok(old_text), Ok(new_text)) = (std::str::from_utf8(old), std::str::from_utf8(new))
-        else {
-            out.push_str(&binary_line(old, new));
-            continue;
-        };
-        if is_binary(old) || is_binary(new) {
-            out.push_str(&binary_line(old, new));
-            continue;
-        }
-        let whole = match change.kind {
-            ChangeKind::Added => Some(new_text),
-            ChangeKind::Deleted => Some(old_text),
-            ChangeKind::Modified => None,
-        };
-        if let Some(text) = whole.filter(|t| t.len() > PREVIEW_BYTES) {
-            let lines = text.bytes().filter(|&b| b == b'\n').count();
+        return out;
+    }
+    hunks(paint, old_text, new_text)
+}
+
+/// The hunks of a text change, up to [`PREVIEW_LINES`] lines.
+fn hunks(paint: &Paint<'_>, old_text: &str, new_text: &str) -> String {
+    let mut out = String::new();
+    let mut shown = 0;
+    for hunk in line_hunks(old_text, new_text) {
+        if shown >= PREVIEW_LINES {
             out.push_str(&paint.wrap(
                 "frag",
-                &format!(
-                    "({}, {}: too large to preview; git papayu diff shows it)",
-                    size(text.len()),
-                    count(lines, "line")
-                ),
+                "(more changes not shown; git papayu diff shows them all)",
             ));
             out.push('\n');
-            continue;
+            break;
         }
-        let mut shown = 0;
-        for hunk in line_hunks(old_text, new_text) {
-            if shown >= PREVIEW_LINES {
-                out.push_str(&paint.wrap(
-                    "frag",
-                    "(more changes not shown; git papayu diff shows them all)",
-                ));
-                out.push('\n');
-                break;
-            }
-            out.push_str(&paint.wrap("frag", &hunk.header()));
-            out.push('\n');
-            for line in &hunk.lines {
-                shown += 1;
-                let (text, colored) = match line {
-                    DiffLine::Insert(t) => (t, paint.wrap("new", &format!("+{}", content_line(t)))),
-                    DiffLine::Delete(t) => (t, paint.wrap("old", &format!("-{}", content_line(t)))),
-                    DiffLine::Context(t) => {
-                        (t, paint.wrap("context", &format!(" {}", content_line(t))))
-                    }
-                };
-                out.push_str(&colored);
-                out.push('\n');
-                if !text.ends_with('\n') {
-                    out.push_str("\\ No newline at end of file\n");
-                }
-            }
+        out.push_str(&paint.wrap("frag", &hunk.header()));
+        out.push('\n');
+        for line in &hunk.lines {
+            shown += 1;
+            out.push_str(&hunk_line(paint, line));
         }
+    }
+    out
+}
+
+/// One line of a hunk with its marker, and git's note when it ends without a newline.
+fn hunk_line(paint: &Paint<'_>, line: &DiffLine<'_>) -> String {
+    let (text, mut out) = match line {
+        DiffLine::Insert(t) => (t, paint.wrap("new", &format!("+{}", content_line(t)))),
+        DiffLine::Delete(t) => (t, paint.wrap("old", &format!("-{}", content_line(t)))),
+        DiffLine::Context(t) => (t, paint.wrap("context", &format!(" {}", content_line(t)))),
+    };
+    out.push('\n');
+    if !text.ends_with('\n') {
+        out.push_str("\\ No newline at end of file\n");
     }
     out
 }

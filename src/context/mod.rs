@@ -615,6 +615,7 @@ pub fn event_value(text: &str) -> String {
     out
 }
 
+#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 fn answer(
     snap: &Snapshot<'_>,
     request: &ContextRequest,

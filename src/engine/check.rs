@@ -371,7 +371,6 @@ pub fn caches(store: &Store, commit: Oid, settings: &CheckSettings) -> Vec<Strin
 /// its own process group. Every chunk of output is passed to `output` as it arrives. `report`
 /// is a file the verdict will be read from (a JUnit report, relative to the top): it is
 /// deleted before the check starts, so only this run can have written what is read there.
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn run(
     store: &Store,
     slot: &Slot,
@@ -390,26 +389,14 @@ pub fn run(
         .prefix("papayu-check-")
         .tempdir()
         .map_err(|e| StoreError::io("creating the check's temporary directory", e))?;
-    let (reader, writer) =
-        std::io::pipe().map_err(|e| StoreError::io("creating a pipe for the check output", e))?;
-    let writer2 = writer
-        .try_clone()
-        .map_err(|e| StoreError::io("sharing the check output pipe", e))?;
-    let mut cmd = crate::store::command("sh");
-    cmd.arg("-c")
-        .arg(&check.command)
-        .current_dir(&slot.path)
-        .stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(writer2);
-    set_environment(&mut cmd, &settings.env, tmp.path());
-    cmd.env("PAPAYU_PLAN", plan_id)
-        .env("PAPAYU_COMMIT", commit.to_string());
-    #[cfg(unix)]
-    {
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        share_lock(&mut cmd, slot);
-    }
+    let token = uuid::Uuid::new_v4().simple().to_string();
+    let env = CheckEnv {
+        commit,
+        plan_id,
+        token: &token,
+        tmp: tmp.path(),
+    };
+    let (cmd, reader) = check_command(slot, &check.command, settings, &env)?;
     let mut writable = vec![slot.path.clone(), tmp.path().to_path_buf()];
     writable.extend(settings.writable.iter().cloned());
     let policy = Policy {
@@ -418,25 +405,11 @@ pub fn run(
     };
     // Watched from before the check starts: a Ctrl-C at any moment after this cancels it.
     let interrupt = super::interrupt::Watch::install();
-    // Spawning consumes `cmd`, closing our ends of the output pipe, so the reader sees EOF
-    // once the check's processes are gone.
-    let token = uuid::Uuid::new_v4().simple().to_string();
-    cmd.env(super::contain::TOKEN_VAR, &token);
-    let spawned = sandbox::spawn(cmd, settings.sandbox.then_some(&policy))
-        .map_err(|e| {
-            StoreError::Problem(Problem::new(
-                Code::CheckSandbox,
-                format!(
-                    "could not start the check `{}`: {e}; if its sandbox is the cause, git config papayu.checkSandbox false runs checks unconfined",
-                    check.command
-                ),
-            ))
-        })?;
     let sandbox::Spawned {
-        mut child,
+        child,
         enforced: sandbox,
         contained,
-    } = spawned;
+    } = spawn_check(cmd, check, settings.sandbox.then_some(&policy))?;
     if !contained.pid_namespace {
         super::contain::become_subreaper();
     }
@@ -444,67 +417,26 @@ pub fn run(
     let reaper = Reaper::start(child.id());
     let (chunks, received) = mpsc::channel::<Vec<u8>>();
     let pump = std::thread::spawn(move || pump(reader, chunks));
-    let mut kept = Tail::default();
-    let deadline = settings.timeout.map(|t| started + t);
-    let mut timed_out = false;
-    let mut closed = false;
-    let status = loop {
-        if interrupt.hit() {
-            kill_group(child.id());
-            let _ = child.wait();
-            if !contained.pid_namespace {
-                super::contain::sweep(&token);
-            }
-            return Err(cancelled(check));
-        }
-        if !closed {
-            match received.recv_timeout(Duration::from_millis(50)) {
-                Ok(chunk) => {
-                    output(&chunk);
-                    kept.push(&chunk);
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => closed = true,
-            }
-        }
-        if let Some(status) = child
-            .try_wait()
-            .map_err(|e| StoreError::io("waiting for the check", e))?
-        {
-            break status;
-        }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            timed_out = true;
-            kill_group(child.id());
-            break child
-                .wait()
-                .map_err(|e| StoreError::io("waiting for the killed check", e))?;
-        }
-        if closed {
-            // The output is closed but the check runs on: poll its exit.
-            std::thread::sleep(Duration::from_millis(5));
-        }
+    let mut running = Running {
+        child,
+        pid_namespace: contained.pid_namespace,
+        token,
+        received,
+        kept: Tail::default(),
     };
-    // Whatever the check left running (a server it started, a stray background job) goes
-    // with it: nothing it started outlives the check. In a PID namespace the kernel has done
-    // this already, for every session; without one, the group and the marked orphans go.
-    kill_group(child.id());
-    if !contained.pid_namespace {
-        super::contain::sweep(&token);
-    }
+    let deadline = settings.timeout.map(|t| started + t);
+    let (status, timed_out) = match running.wait(&interrupt, deadline, output)? {
+        Ended::Exited { status, timed_out } => (status, timed_out),
+        Ended::Interrupted => return Err(cancelled(check)),
+    };
+    running.end_what_it_started();
     drop(reaper);
     // A Ctrl-C as the check ended still cancels: the user asked before anything was applied.
     if interrupt.hit() {
         return Err(cancelled(check));
     }
     drop(interrupt);
-    let drain_until = Instant::now() + Duration::from_secs(2);
-    while let Ok(chunk) =
-        received.recv_timeout(drain_until.saturating_duration_since(Instant::now()))
-    {
-        output(&chunk);
-        kept.push(&chunk);
-    }
+    running.drain(output);
     if pump.is_finished() {
         let _ = pump.join();
     }
@@ -516,10 +448,178 @@ pub fn run(
         timed_out,
         sandbox,
         pid_namespace: contained.pid_namespace,
-        output_tail: tail(&String::from_utf8_lossy(&kept.bytes), 40, 4000),
+        output_tail: tail(&String::from_utf8_lossy(&running.kept.bytes), 40, 4000),
         fresh_worktree: fresh,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// What a check's environment names besides the allowlist: the commit and plan it checks,
+/// the token that marks its processes, its private temporary directory.
+struct CheckEnv<'a> {
+    commit: Oid,
+    plan_id: &'a str,
+    token: &'a str,
+    tmp: &'a std::path::Path,
+}
+
+/// `sh -c COMMAND` in the slot, in a process group of its own, its stdout and stderr one
+/// pipe whose reading end is returned.
+fn check_command(
+    slot: &Slot,
+    command: &str,
+    settings: &CheckSettings,
+    env: &CheckEnv<'_>,
+) -> Result<(std::process::Command, std::io::PipeReader), StoreError> {
+    let (reader, writer) =
+        std::io::pipe().map_err(|e| StoreError::io("creating a pipe for the check output", e))?;
+    let writer2 = writer
+        .try_clone()
+        .map_err(|e| StoreError::io("sharing the check output pipe", e))?;
+    let mut cmd = crate::store::command("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(&slot.path)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer2);
+    set_environment(&mut cmd, &settings.env, env.tmp);
+    cmd.env("PAPAYU_PLAN", env.plan_id)
+        .env("PAPAYU_COMMIT", env.commit.to_string())
+        .env(super::contain::TOKEN_VAR, env.token);
+    #[cfg(unix)]
+    {
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        share_lock(&mut cmd, slot);
+    }
+    Ok((cmd, reader))
+}
+
+/// Starts the check, confined to `policy` when given. Spawning consumes `cmd`, closing our
+/// ends of the output pipe, so the reader sees EOF once the check's processes are gone.
+fn spawn_check(
+    cmd: std::process::Command,
+    check: &ResolvedCheck,
+    policy: Option<&Policy>,
+) -> Result<sandbox::Spawned, StoreError> {
+    sandbox::spawn(cmd, policy).map_err(|e| {
+        StoreError::Problem(Problem::new(
+            Code::CheckSandbox,
+            format!(
+                "could not start the check `{}`: {e}; if its sandbox is the cause, git config papayu.checkSandbox false runs checks unconfined",
+                check.command
+            ),
+        ))
+    })
+}
+
+/// How a check's process ended.
+enum Ended {
+    Exited {
+        status: std::process::ExitStatus,
+        /// It was killed at its deadline.
+        timed_out: bool,
+    },
+    /// A Ctrl-C stopped it, and everything it started.
+    Interrupted,
+}
+
+/// A check's process as it runs, and the output it has sent so far.
+struct Running {
+    child: std::process::Child,
+    pid_namespace: bool,
+    /// The mark its processes carry, to find those that left its group.
+    token: String,
+    received: mpsc::Receiver<Vec<u8>>,
+    kept: Tail,
+}
+
+impl Running {
+    /// Waits for the check to end, passing its output on as it comes; at the `deadline` its
+    /// group is killed, and at an `interrupt` everything it started.
+    fn wait(
+        &mut self,
+        interrupt: &super::interrupt::Watch,
+        deadline: Option<Instant>,
+        output: &mut dyn FnMut(&[u8]),
+    ) -> Result<Ended, StoreError> {
+        let mut closed = false;
+        loop {
+            if interrupt.hit() {
+                kill_group(self.child.id());
+                let _ = self.child.wait();
+                self.sweep();
+                return Ok(Ended::Interrupted);
+            }
+            if !closed {
+                closed = !self.receive_a_while(output);
+            }
+            if let Some(status) = self
+                .child
+                .try_wait()
+                .map_err(|e| StoreError::io("waiting for the check", e))?
+            {
+                return Ok(Ended::Exited {
+                    status,
+                    timed_out: false,
+                });
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                kill_group(self.child.id());
+                let status = self
+                    .child
+                    .wait()
+                    .map_err(|e| StoreError::io("waiting for the killed check", e))?;
+                return Ok(Ended::Exited {
+                    status,
+                    timed_out: true,
+                });
+            }
+            if closed {
+                // The output is closed but the check runs on: poll its exit.
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    }
+
+    /// Passes on the output that arrives within 50 ms; `false` once the output is closed.
+    fn receive_a_while(&mut self, output: &mut dyn FnMut(&[u8])) -> bool {
+        match self.received.recv_timeout(Duration::from_millis(50)) {
+            Ok(chunk) => {
+                output(&chunk);
+                self.kept.push(&chunk);
+                true
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => true,
+            Err(mpsc::RecvTimeoutError::Disconnected) => false,
+        }
+    }
+
+    /// Whatever the check left running (a server it started, a stray background job) goes
+    /// with it: nothing it started outlives the check. In a PID namespace the kernel has done
+    /// this already, for every session; without one, the group and the marked orphans go.
+    fn end_what_it_started(&self) {
+        kill_group(self.child.id());
+        self.sweep();
+    }
+
+    fn sweep(&self) {
+        if !self.pid_namespace {
+            super::contain::sweep(&self.token);
+        }
+    }
+
+    /// Passes on the output still in the pipe, waiting for it up to two seconds.
+    fn drain(&mut self, output: &mut dyn FnMut(&[u8])) {
+        let drain_until = Instant::now() + Duration::from_secs(2);
+        while let Ok(chunk) = self
+            .received
+            .recv_timeout(drain_until.saturating_duration_since(Instant::now()))
+        {
+            output(&chunk);
+            self.kept.push(&chunk);
+        }
+    }
 }
 
 /// The check's whole environment: an allowlist, not a blocklist, since `DATABASE_URL` with its

@@ -114,9 +114,9 @@ pub fn refined_by(ledger: &Ledger, id: &str) -> Option<String> {
 /// over any from shared notes, whatever their `created_at` says; a teammate's time counts no
 /// later than the notes' newest commit (and now), so a record dated in the future cannot win.
 fn newest(store: &Store, candidates: &[&PlanRecord]) -> Result<Option<(String, String)>, Problem> {
-    if candidates.is_empty() {
+    let [first, ..] = candidates else {
         return Ok(None);
-    }
+    };
     let here = oplog::plans_made_here(store)?;
     let ceiling = store.notes_time()?.min(now_millis());
     let chosen = candidates
@@ -130,7 +130,7 @@ fn newest(store: &Store, candidates: &[&PlanRecord]) -> Result<Option<(String, S
             };
             (local, at, r.id.as_str())
         })
-        .expect("candidates is not empty");
+        .unwrap_or(first);
     let why = match (here.contains(&chosen.id), candidates.len()) {
         (true, 1) => format!("plan {} is the only plan on HEAD", chosen.short_id()),
         (true, n) => format!(

@@ -306,7 +306,9 @@ pub fn prepare(
         record.goal_line(),
         record.trace_id
     );
-    let tree = written.tree.expect("written builds have a tree");
+    let tree = written
+        .tree
+        .ok_or_else(|| Problem::new(Code::Internal, "the plan's build wrote no tree"))?;
     let preview = store.commit_on(base, tree, &message)?;
     record.preview = Some(preview);
     record.seal();

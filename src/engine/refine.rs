@@ -11,10 +11,12 @@ use super::attribution::Attribution;
 use super::check::{self, CheckChoice, CheckReport, CheckSettings};
 use super::plan::{Candidate, Planned, Provenance, prepare};
 use crate::codes::{Code, Problem, Problems};
+use crate::executor::FileChange;
 use crate::store::oplog::{self, OpKind, Pending};
 use crate::store::records::{Event, EventKind, PlanRecord};
 use crate::store::refs::RefChange;
 use crate::store::{Oid, Store};
+use crate::verdict::{BaseRun, Verdict};
 
 /// The proposal a refinement builds on.
 #[derive(Debug, Clone)]
@@ -265,7 +267,6 @@ pub fn chain_base(store: &Store, record: &PlanRecord) -> Result<Oid, Problem> {
 }
 
 /// Records the refined plan, commits it on the branch after its check, as one operation.
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn advance(
     store: &Store,
     target: &Target,
@@ -276,80 +277,152 @@ pub fn advance(
 ) -> Result<Refined, Problems> {
     let planned = prepare(store, candidate, provenance)?;
     let record = &planned.record;
-    let preview = record.preview.expect("prepared plans have a preview");
+    let preview = record
+        .preview
+        .ok_or_else(|| Problem::new(Code::Internal, "the refined plan has no preview commit"))?;
     let tree = store.commit_tree(preview)?;
     let tip_tree = store.commit_tree(target.tip)?;
-    let line = record.to_line();
     if tree == tip_tree {
-        let mut pending = Pending::new(
-            OpKind::Refine,
-            format!("refine {} (no change)", target.record.short_id()),
-        );
-        pending.note_lines.push((target.tip, line));
-        pending.note_lines.extend(planned.conversation.clone());
-        pending.keep.push(preview);
-        oplog::commit(store, &pending)?;
+        record_unchanged(store, target, &planned, preview)?;
         return Ok(Refined::NothingChanged { planned });
     }
     let commit = store.commit_for_user(target.tip, tree, &commit_message(record, attribution))?;
-    let mut report = None;
-    // Judged against the plan's base, or — for a fix of a reproduced problem — against the
-    // reproduction's commit, whose tests the round must make pass.
+    match check_round(store, target, how, &planned, commit)? {
+        Some((report, verdict)) if !verdict.kept() => {
+            record_failed_check(
+                store,
+                target,
+                &planned,
+                (preview, commit),
+                (&report, &verdict),
+            )?;
+            Ok(Refined::CheckFailed {
+                planned,
+                report,
+                verdict,
+            })
+        }
+        check => {
+            let verdict = check.as_ref().map(|(_, verdict)| verdict);
+            record_committed(store, target, &planned, (preview, commit), verdict)?;
+            Ok(Refined::Committed {
+                planned,
+                commit,
+                check,
+            })
+        }
+    }
+}
+
+/// Records a round that changed nothing: the plan, kept beside the proposal it left as it was.
+fn record_unchanged(
+    store: &Store,
+    target: &Target,
+    planned: &Planned,
+    preview: Oid,
+) -> Result<(), Problems> {
+    let mut pending = Pending::new(
+        OpKind::Refine,
+        format!("refine {} (no change)", target.record.short_id()),
+    );
+    pending
+        .note_lines
+        .push((target.tip, planned.record.to_line()));
+    pending.note_lines.extend(planned.conversation.clone());
+    pending.keep.push(preview);
+    oplog::commit(store, &pending)?;
+    Ok(())
+}
+
+/// Runs the check on the round's `commit`, when one is configured. It is judged against the
+/// plan's base, or — for a fix of a reproduced problem — against the reproduction's commit,
+/// whose tests the round must make pass.
+fn check_round(
+    store: &Store,
+    target: &Target,
+    how: &How,
+    planned: &Planned,
+    commit: Oid,
+) -> Result<Option<(CheckReport, Verdict)>, Problems> {
     let repro = super::repro::link(store, &target.record)?;
     let base = match &repro {
         Some(link) => link.commit,
         None => target.base,
     };
-    if let Some(resolved) = check::resolve(store, &how.choice, &how.settings, base)? {
-        let (result, mut verdict, base_run) = super::apply::check_proposal(
-            store,
-            (base, commit),
-            (&resolved, &planned.changes),
-            (&how.settings, &how.sources),
-            &record.id,
-            &mut |_| {},
-        )?;
-        // Whether tests are weakened is judged on what the chain changed since the base, not
-        // on this round alone: a round that puts back what an earlier one loosened weakens
-        // nothing.
-        let failing: Vec<String> = base_run
-            .tests
-            .iter()
-            .filter(|(_, passed)| !**passed)
-            .map(|(name, _)| name.clone())
-            .collect();
-        let since_base = super::weaken::changes_between(store, base, commit)?;
-        verdict.weakens = super::weaken::weakened(&since_base, &failing)
-            .iter()
-            .map(super::weaken::Weakened::line)
-            .take(crate::verdict::NAMES_KEPT)
-            .collect();
-        if let Some(link) = &repro {
-            link.judge(&mut verdict, &since_base);
-        }
-        if !verdict.kept() {
-            let mut failed = Event::new(&record.id, EventKind::Failed);
-            failed.commit = Some(commit);
-            failed.exit_code = result.exit_code;
-            failed.check = Some(Box::new(super::apply::shared(&verdict)));
-            failed.output_tail = Some(crate::context::mask_secrets(&result.output_tail));
-            let mut pending = Pending::new(
-                OpKind::Refine,
-                format!("refine {} (check failed)", target.record.short_id()),
-            );
-            pending.note_lines.push((target.tip, line));
-            pending.note_lines.push((target.tip, failed.to_line()));
-            pending.note_lines.extend(planned.conversation.clone());
-            pending.keep.extend([preview, commit]);
-            oplog::commit(store, &pending)?;
-            return Ok(Refined::CheckFailed {
-                planned,
-                report: result,
-                verdict,
-            });
-        }
-        report = Some((result, verdict));
+    let Some(resolved) = check::resolve(store, &how.choice, &how.settings, base)? else {
+        return Ok(None);
+    };
+    let (result, mut verdict, base_run) = super::apply::check_proposal(
+        store,
+        (base, commit),
+        (&resolved, &planned.changes),
+        (&how.settings, &how.sources),
+        &planned.record.id,
+        &mut |_| {},
+    )?;
+    // Whether tests are weakened is judged on what the chain changed since the base, not on
+    // this round alone: a round that puts back what an earlier one loosened weakens nothing.
+    let since_base = super::weaken::changes_between(store, base, commit)?;
+    verdict.weakens = weakened_since_base(&since_base, &base_run);
+    if let Some(link) = &repro {
+        link.judge(&mut verdict, &since_base);
     }
+    Ok(Some((result, verdict)))
+}
+
+/// The tests failing at the base (`base_run`) that the changes `since_base` weaken, as the
+/// verdict lists them.
+fn weakened_since_base(since_base: &[FileChange], base_run: &BaseRun) -> Vec<String> {
+    let failing: Vec<String> = base_run
+        .tests
+        .iter()
+        .filter(|(_, passed)| !**passed)
+        .map(|(name, _)| name.clone())
+        .collect();
+    super::weaken::weakened(since_base, &failing)
+        .iter()
+        .map(super::weaken::Weakened::line)
+        .take(crate::verdict::NAMES_KEPT)
+        .collect()
+}
+
+/// Records a round whose check failed: the plan and its `failed` event; the branch stays.
+fn record_failed_check(
+    store: &Store,
+    target: &Target,
+    planned: &Planned,
+    (preview, commit): (Oid, Oid),
+    (result, verdict): (&CheckReport, &Verdict),
+) -> Result<(), Problems> {
+    let mut failed = Event::new(&planned.record.id, EventKind::Failed);
+    failed.commit = Some(commit);
+    failed.exit_code = result.exit_code;
+    failed.check = Some(Box::new(super::apply::shared(verdict)));
+    failed.output_tail = Some(crate::context::mask_secrets(&result.output_tail));
+    let mut pending = Pending::new(
+        OpKind::Refine,
+        format!("refine {} (check failed)", target.record.short_id()),
+    );
+    pending
+        .note_lines
+        .push((target.tip, planned.record.to_line()));
+    pending.note_lines.push((target.tip, failed.to_line()));
+    pending.note_lines.extend(planned.conversation.clone());
+    pending.keep.extend([preview, commit]);
+    oplog::commit(store, &pending)?;
+    Ok(())
+}
+
+/// Moves the branch to the round's `commit` and records the plan, its `applied` event (with
+/// the check's `verdict`, when one ran) and the parent's `refined` event.
+fn record_committed(
+    store: &Store,
+    target: &Target,
+    planned: &Planned,
+    (preview, commit): (Oid, Oid),
+    verdict: Option<&Verdict>,
+) -> Result<(), Problems> {
+    let record = &planned.record;
     let mut event = Event::new(&target.record.id, EventKind::Refined);
     event.branch = Some(target.branch.clone());
     event.commit = Some(commit);
@@ -366,23 +439,18 @@ pub fn advance(
         (!target.creates).then_some(target.tip),
         Some(commit),
     ));
-    pending.note_lines.push((target.tip, line));
+    pending.note_lines.push((target.tip, record.to_line()));
     // The refinement is the proposal on the branch now: its own `applied` event carries its
     // check, so list, show and compare say how it fared.
     let mut applied = Event::new(&record.id, EventKind::Applied);
     applied.branch = Some(target.branch.clone());
     applied.commit = Some(commit);
-    applied.check = report
-        .as_ref()
-        .map(|(_, verdict)| Box::new(super::apply::shared(verdict)));
+    applied.check = verdict.map(|verdict| Box::new(super::apply::shared(verdict)));
     pending.note_lines.push((target.tip, applied.to_line()));
-    let parent_base = target.record.base;
-    pending.note_lines.push((parent_base, event.to_line()));
+    pending
+        .note_lines
+        .push((target.record.base, event.to_line()));
     pending.keep.push(preview);
     oplog::commit(store, &pending)?;
-    Ok(Refined::Committed {
-        planned,
-        commit,
-        check: report,
-    })
+    Ok(())
 }

@@ -61,6 +61,10 @@ impl Mode {
     }
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static TEST_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"\btest_\w+|\w+::\w*test\w*|\bTest[A-Z]\w*|\b[A-Z]\w*Tests?\b|\w+[._]test\.\w+|\w+\.spec\.\w+",
@@ -129,6 +133,10 @@ pub fn instruction(goal: &str, check: &str) -> String {
     )
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static FAILURE_MARK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)error|assert|panicked|expected|exception|fail|mismatch|not equal")
         .expect("valid regex")
@@ -136,11 +144,19 @@ static FAILURE_MARK: LazyLock<Regex> = LazyLock::new(|| {
 
 /// An exception's line: `AssertionError: 6 != 5`, pytest's `E   ValueError: …`, Java's
 /// `java.lang.AssertionError: …`.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static EXCEPTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?:E\s+)?[\w.$]*(?:Error|Exception|Failure)\b:?").expect("valid regex")
 });
 
 /// Where the next test's report starts (unittest's `FAIL: …`, cargo's `---- name stdout ----`).
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static SECTION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^(?:FAIL|ERROR): |^---- .* ----$").expect("valid regex"));
 
@@ -232,15 +248,18 @@ pub fn link(store: &Store, record: &PlanRecord) -> Result<Option<Link>, StoreErr
     if repro.kind != Some(PlanKind::Repro) {
         return Ok(None);
     }
-    let applied = ledger
-        .events_of(&repro.id)
-        .iter()
-        .rev()
-        .find(|e| e.event == EventKind::Applied && e.commit.is_some());
-    let Some(event) = applied else {
+    let applied =
+        ledger
+            .events_of(&repro.id)
+            .iter()
+            .rev()
+            .find_map(|e| match (e.event, e.commit) {
+                (EventKind::Applied, Some(commit)) => Some((e, commit)),
+                _ => None,
+            });
+    let Some((event, commit)) = applied else {
         return Ok(None);
     };
-    let commit = event.commit.expect("filtered on a commit");
     if store.commit_tree(commit).is_err() {
         return Ok(None);
     }

@@ -91,37 +91,69 @@ pub fn from_output(output: &[u8]) -> Tests {
     reader.finish()
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static ANSI: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("valid regex"));
 
 /// `cargo test`: `test path::name ... ok`.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static CARGO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^test (\S.*?) \.\.\. (ok|FAILED)(?:\s|$)").expect("valid regex"));
 /// pytest `-rA` short summary: `PASSED tests/t.py::test_x`, `FAILED tests/t.py::test_y - …`.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static PYTEST_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
     // A parametrized id may hold spaces inside its brackets: `test_s[x y]`.
     Regex::new(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+::[^\s\[]+(?:\[.*?\])?)(?: - .*)?$")
         .expect("valid regex")
 });
 /// pytest `-v`: `tests/t.py::test_x PASSED   [ 50%]`.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static PYTEST_VERBOSE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\S+::[^\s\[]+(?:\[.*?\])?) (PASSED|FAILED|ERROR|XFAIL|XPASS)(?:\s|$)")
         .expect("valid regex")
 });
 /// Python's `unittest -v`: `test_x (pkg.mod.Case.test_x) ... ok` (before 3.11 without the
 /// method in the parentheses).
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static UNITTEST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(\w+) \(([\w.]+)\) \.\.\. (ok|FAIL|ERROR|expected failure|unexpected success)$")
         .expect("valid regex")
 });
 /// `go test -v`: `--- PASS: TestX (0.00s)`, indented for subtests.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static GO: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*--- (PASS|FAIL): (\S+)").expect("valid regex"));
 /// TAP, node's default when not on a terminal: `ok 1 - name`, `not ok 2 - name # SKIP`.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static TAP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(ok|not ok) \d+ - (.+?)(\s+#\s*(?i:skip|todo)\b.*)?$").expect("valid regex")
 });
 /// node's spec reporter: `✔ name (1.2ms)`, `✖ name (3ms)`.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static SPEC: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*([✔✖]) (.+?)(?: \([\d.]+m?s\))?$").expect("valid regex"));
 
@@ -131,6 +163,10 @@ static SPEC: LazyLock<Regex> =
 /// `unittest.loader._FailedTest`), a build that failed (`error: could not compile`, go's `[build
 /// failed]` and `[setup failed]`, jest's `Test suite failed to run`, maven's `COMPILATION
 /// ERROR`), and a shell that did not find the command.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static NOT_RUN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"^(?:ERROR [^\s:]+(?: - .*)?$",

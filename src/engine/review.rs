@@ -222,57 +222,11 @@ fn merge_found(
     force: bool,
     discards: &[Discarding],
 ) -> Result<Merged, Problem> {
-    let check = super::compare::last_check(ledger, &record.id);
-    if check.breaks_any() && !force {
-        return Err(Problem::new(
-            Code::CheckBroke,
-            format!(
-                "plan {}'s last check broke tests that pass at its base ({}: {}); nothing was merged",
-                record.short_id(),
-                check.counts(),
-                check.broken.join(", ")
-            ),
-        )
-        .with_hint("fix them, or merge anyway with --force"));
+    if !force {
+        refuse_unsafe_check(ledger, &record)?;
     }
-    if check.weakens_tests() && !force {
-        return Err(Problem::new(
-            Code::TestsWeakened,
-            format!(
-                "plan {} weakens tests that were failing at its base: {}; nothing was merged",
-                record.short_id(),
-                check.weakens.join(", ")
-            ),
-        )
-        .with_hint(format!(
-            "make the code pass them instead (git papayu refine {} \"…\"), or merge anyway with --force",
-            record.short_id()
-        )));
-    }
-    let (branch, tip) = live_branch(ledger, &record).ok_or_else(|| {
-        Problem::new(
-            Code::PlanState,
-            format!(
-                "plan {} has no proposal branch; apply it first",
-                record.short_id()
-            ),
-        )
-    })?;
-    let into = store.head_branch().ok_or_else(|| {
-        Problem::new(
-            Code::PlanState,
-            "HEAD is detached; check out the branch to merge into",
-        )
-    })?;
-    if into == format!("refs/heads/{branch}") {
-        return Err(Problem::new(
-            Code::PlanState,
-            format!("you are on {branch}; check out the branch to merge into"),
-        ));
-    }
-    let old = store.ref_value(&into)?;
-    let old =
-        old.ok_or_else(|| Problem::new(Code::PlanState, "the current branch has no commit yet"))?;
+    let (branch, tip) = proposal_branch(ledger, &record)?;
+    let (into, old) = branch_to_merge_into(store, &branch)?;
     require_clean_for_merge(store, tip)?;
 
     store.announce_merge(&MergeIntent {
@@ -305,6 +259,71 @@ fn merge_found(
     });
     store.merge_settled();
     settled
+}
+
+/// Refuses a merge whose plan's last check broke passing tests or weakened failing ones.
+fn refuse_unsafe_check(ledger: &Ledger, record: &PlanRecord) -> Result<(), Problem> {
+    let check = super::compare::last_check(ledger, &record.id);
+    if check.breaks_any() {
+        return Err(Problem::new(
+            Code::CheckBroke,
+            format!(
+                "plan {}'s last check broke tests that pass at its base ({}: {}); nothing was merged",
+                record.short_id(),
+                check.counts(),
+                check.broken.join(", ")
+            ),
+        )
+        .with_hint("fix them, or merge anyway with --force"));
+    }
+    if check.weakens_tests() {
+        return Err(Problem::new(
+            Code::TestsWeakened,
+            format!(
+                "plan {} weakens tests that were failing at its base: {}; nothing was merged",
+                record.short_id(),
+                check.weakens.join(", ")
+            ),
+        )
+        .with_hint(format!(
+            "make the code pass them instead (git papayu refine {} \"…\"), or merge anyway with --force",
+            record.short_id()
+        )));
+    }
+    Ok(())
+}
+
+/// The plan's proposal branch and its tip.
+fn proposal_branch(ledger: &Ledger, record: &PlanRecord) -> Result<(String, Oid), Problem> {
+    live_branch(ledger, record).ok_or_else(|| {
+        Problem::new(
+            Code::PlanState,
+            format!(
+                "plan {} has no proposal branch; apply it first",
+                record.short_id()
+            ),
+        )
+    })
+}
+
+/// The checked-out branch the proposal `branch` merges into, and its commit.
+fn branch_to_merge_into(store: &Store, branch: &str) -> Result<(String, Oid), Problem> {
+    let into = store.head_branch().ok_or_else(|| {
+        Problem::new(
+            Code::PlanState,
+            "HEAD is detached; check out the branch to merge into",
+        )
+    })?;
+    if into == format!("refs/heads/{branch}") {
+        return Err(Problem::new(
+            Code::PlanState,
+            format!("you are on {branch}; check out the branch to merge into"),
+        ));
+    }
+    let old = store.ref_value(&into)?;
+    let old =
+        old.ok_or_else(|| Problem::new(Code::PlanState, "the current branch has no commit yet"))?;
+    Ok((into, old))
 }
 
 /// Records the merge git just made (see [`merge`]).

@@ -58,6 +58,10 @@ pub fn check(store: &Store, base: Oid, plan: &Plan, sent: &[Fingerprint]) -> Vec
     problems
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static ELISION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)^\s*(?://+|#+|/\*+|\*|<!--|--|;+|%|\{/\*)?\s*",
@@ -72,6 +76,10 @@ static ELISION: LazyLock<Regex> = LazyLock::new(|| {
     .expect("static regex")
 });
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static BARE_ELLIPSIS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(?://|#|/\*|<!--|--)?\s*(?:\.{3}|…)\s*(?:\*/|-->)?\s*$").expect("static regex")
 });

@@ -42,6 +42,10 @@ impl Weakened {
 const MAX_BODY: usize = 400;
 
 /// Markers that skip a test, in every runner papayu reads.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static SKIP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail)\(|@unittest\.skip",
@@ -52,6 +56,10 @@ static SKIP: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Lines that assert something.
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static ASSERTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"\bassert|\bexpect\(|\.should\b|\bt\.(?:Error|Errorf|Fatal|Fatalf|Fail)\b",

@@ -140,8 +140,24 @@ fn invalid(reason: String) -> Problem {
 }
 
 /// The providers to ask, each fully resolved. Nothing configured: one implicit local Ollama.
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
 pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
+    refuse_keys_in_git_config(src)?;
+    let common = common_endpoint(src)?;
+    let model = src.flags.model.clone().or_else(|| {
+        src.setting("papayu.model", "PAPAYU_LLM_MODEL")
+            .map(str::to_string)
+    });
+    let specs = src.flags.provider.clone().or_else(|| {
+        src.setting("papayu.provider", "PAPAYU_LLM_PROVIDERS")
+            .map(str::to_string)
+    });
+    match specs {
+        Some(specs) => named_providers(src, &specs, model, &common),
+        None => unnamed_provider(src, model, common).map(|e| vec![e]),
+    }
+}
+
+fn refuse_keys_in_git_config(src: &Sources) -> Result<(), Problem> {
     for key in src.git.keys() {
         let last = key.rsplit('.').next().unwrap_or("");
         if matches!(last, "key" | "apikey" | "token" | "secret") {
@@ -150,19 +166,11 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
             )));
         }
     }
-    let timeout = match src.setting("papayu.timeoutsec", "PAPAYU_LLM_TIMEOUT_SEC") {
-        None => Duration::from_secs(90),
-        Some(t) => t
-            .parse::<u64>()
-            .ok()
-            .filter(|&s| s > 0)
-            .map(Duration::from_secs)
-            .ok_or_else(|| {
-                invalid(format!(
-                    "PAPAYU_LLM_TIMEOUT_SEC / papayu.timeoutSec is '{t}'; give whole seconds"
-                ))
-            })?,
-    };
+    Ok(())
+}
+
+/// What every provider shares: timeouts, retries, strict JSON.
+fn common_endpoint(src: &Sources) -> Result<Endpoint, Problem> {
     let retry_base = src
         .env("PAPAYU_LLM_RETRY_BASE_MS")
         .and_then(|v| v.parse::<u64>().ok())
@@ -170,63 +178,84 @@ pub fn resolve(src: &Sources) -> Result<Vec<Endpoint>, Problem> {
     let strict = src
         .setting("papayu.strictjson", "PAPAYU_LLM_STRICT_JSON")
         .is_some_and(truthy);
-    let model = src.flags.model.clone().or_else(|| {
-        src.setting("papayu.model", "PAPAYU_LLM_MODEL")
-            .map(str::to_string)
-    });
-    let common = Endpoint {
+    Ok(Endpoint {
         name: String::new(),
         wire: Wire::OpenAiChat,
         base_url: String::new(),
         api_key: None,
         key_var: None,
         model: String::new(),
-        read_timeout: timeout,
+        read_timeout: read_timeout(src)?,
         strict,
         implicit: false,
         retry_base,
+    })
+}
+
+fn read_timeout(src: &Sources) -> Result<Duration, Problem> {
+    let Some(t) = src.setting("papayu.timeoutsec", "PAPAYU_LLM_TIMEOUT_SEC") else {
+        return Ok(Duration::from_secs(90));
     };
-    let specs = src.flags.provider.clone().or_else(|| {
-        src.setting("papayu.provider", "PAPAYU_LLM_PROVIDERS")
-            .map(str::to_string)
-    });
-    let Some(specs) = specs else {
-        if let Some(url) = src.setting("papayu.apiurl", "PAPAYU_LLM_API_URL") {
-            return Ok(vec![Endpoint {
-                name: "openai-compatible".to_string(),
-                base_url: url.trim_end_matches('/').to_string(),
-                api_key: src.env("PAPAYU_LLM_API_KEY").map(str::to_string),
-                key_var: Some("PAPAYU_LLM_API_KEY".to_string()),
-                model: model
-                    .clone()
-                    .ok_or_else(|| missing_model("openai-compatible"))?,
-                ..common
-            }]);
-        }
-        if let Some(chosen) = by_key(src) {
-            let name = chosen.provider;
-            let model = src
-                .git(&format!("papayu.{name}.model"))
-                .map(str::to_string)
-                .or_else(|| model.clone())
-                .or_else(|| {
-                    BY_KEY
-                        .iter()
-                        .find(|(n, _, _)| *n == name)
-                        .map(|(_, _, m)| m.to_string())
-                });
-            return Ok(vec![endpoint(src, name, model, common)?]);
-        }
-        return Ok(vec![Endpoint {
-            name: "ollama".to_string(),
-            wire: Wire::Ollama,
-            base_url: ollama_url(src),
-            model: model.unwrap_or_default(),
-            // No provider was chosen: a server that is not there means "not configured".
-            implicit: true,
+    t.parse::<u64>()
+        .ok()
+        .filter(|&s| s > 0)
+        .map(Duration::from_secs)
+        .ok_or_else(|| {
+            invalid(format!(
+                "PAPAYU_LLM_TIMEOUT_SEC / papayu.timeoutSec is '{t}'; give whole seconds"
+            ))
+        })
+}
+
+/// With no provider named: a configured server URL, else the provider a key in the
+/// environment chooses, else an implicit local Ollama.
+fn unnamed_provider(
+    src: &Sources,
+    model: Option<String>,
+    common: Endpoint,
+) -> Result<Endpoint, Problem> {
+    if let Some(url) = src.setting("papayu.apiurl", "PAPAYU_LLM_API_URL") {
+        return Ok(Endpoint {
+            name: "openai-compatible".to_string(),
+            base_url: url.trim_end_matches('/').to_string(),
+            api_key: src.env("PAPAYU_LLM_API_KEY").map(str::to_string),
+            key_var: Some("PAPAYU_LLM_API_KEY".to_string()),
+            model: model.ok_or_else(|| missing_model("openai-compatible"))?,
             ..common
-        }]);
-    };
+        });
+    }
+    if let Some(chosen) = by_key(src) {
+        let name = chosen.provider;
+        let model = src
+            .git(&format!("papayu.{name}.model"))
+            .map(str::to_string)
+            .or(model)
+            .or_else(|| {
+                BY_KEY
+                    .iter()
+                    .find(|(n, _, _)| *n == name)
+                    .map(|(_, _, m)| m.to_string())
+            });
+        return endpoint(src, name, model, common);
+    }
+    Ok(Endpoint {
+        name: "ollama".to_string(),
+        wire: Wire::Ollama,
+        base_url: ollama_url(src),
+        model: model.unwrap_or_default(),
+        // No provider was chosen: a server that is not there means "not configured".
+        implicit: true,
+        ..common
+    })
+}
+
+/// The providers `specs` names (`NAME` or `NAME:MODEL`, comma-separated), each once.
+fn named_providers(
+    src: &Sources,
+    specs: &str,
+    model: Option<String>,
+    common: &Endpoint,
+) -> Result<Vec<Endpoint>, Problem> {
     // `--provider openai` names a provider the configuration may already give a model
     // (`papayu.provider openai:gpt-5-mini`): that model is the one meant.
     let configured = src
@@ -319,32 +348,58 @@ fn endpoint(
     let strict = src
         .git(&format!("papayu.{name}.strict"))
         .map_or(common.strict, truthy);
-    let configured_wire = match src.git(&format!("papayu.{name}.wire")) {
-        Some(w) => Some(wire_named(w).ok_or_else(|| {
-            invalid(format!(
-                "papayu.{name}.wire is '{w}'; use openai, responses, anthropic or ollama"
-            ))
-        })?),
-        None => None,
-    };
     let url = src.git(&format!("papayu.{name}.url"));
-    let (wire, base, (key_var, key)) = match name {
+    let Route {
+        wire,
+        base,
+        key: (key_var, key),
+    } = route(src, name, url)?;
+    let needs_key = matches!(name, "openai" | "anthropic")
+        && url.is_none()
+        && (base == DEFAULT_OPENAI || base == DEFAULT_ANTHROPIC);
+    if needs_key && key.is_none() {
+        return Err(Problem::new(
+            Code::LlmAuth,
+            format!(
+                "{name} needs a key: set {key_var} (or papayu.{name}.keyEnv to the variable holding it)"
+            ),
+        ));
+    }
+    let model = match (model, wire) {
+        (Some(m), _) => m,
+        (None, Wire::Ollama) => String::new(),
+        (None, _) => return Err(missing_model(name)),
+    };
+    Ok(Endpoint {
+        name: name.to_string(),
+        wire,
+        base_url: base.trim_end_matches('/').to_string(),
+        api_key: key,
+        key_var: Some(key_var),
+        model,
+        strict,
+        ..common
+    })
+}
+
+/// How a provider is reached.
+struct Route {
+    wire: Wire,
+    base: String,
+    /// The variable its key is read from, and the key when that is set.
+    key: (String, Option<String>),
+}
+
+/// How provider `name` is reached: its wire, base URL (`url` when configured) and key.
+fn route(src: &Sources, name: &str, url: Option<&str>) -> Result<Route, Problem> {
+    let configured_wire = configured_wire(src, name)?;
+    let (wire, base, key) = match name {
         "openai" => {
-            let wire = match src.git("papayu.openai.api") {
-                Some(api) if api.eq_ignore_ascii_case("responses") => Wire::OpenAiResponses,
-                Some(api) if api.eq_ignore_ascii_case("chat") => Wire::OpenAiChat,
-                Some(other) => {
-                    return Err(invalid(format!(
-                        "papayu.openai.api is '{other}'; use responses or chat"
-                    )));
-                }
-                None => configured_wire.unwrap_or(Wire::OpenAiChat),
-            };
             let base = url
                 .or_else(|| src.env("OPENAI_BASE_URL"))
                 .unwrap_or(DEFAULT_OPENAI);
             (
-                wire,
+                openai_wire(src, configured_wire)?,
                 base.to_string(),
                 key_from(src, name, "OPENAI_API_KEY"),
             )
@@ -379,32 +434,31 @@ fn endpoint(
             )
         }
     };
-    let needs_key = matches!(name, "openai" | "anthropic")
-        && url.is_none()
-        && (base == DEFAULT_OPENAI || base == DEFAULT_ANTHROPIC);
-    if needs_key && key.is_none() {
-        return Err(Problem::new(
-            Code::LlmAuth,
-            format!(
-                "{name} needs a key: set {key_var} (or papayu.{name}.keyEnv to the variable holding it)"
-            ),
-        ));
-    }
-    let model = match (model, wire) {
-        (Some(m), _) => m,
-        (None, Wire::Ollama) => String::new(),
-        (None, _) => return Err(missing_model(name)),
+    Ok(Route { wire, base, key })
+}
+
+/// `papayu.<name>.wire`, when set.
+fn configured_wire(src: &Sources, name: &str) -> Result<Option<Wire>, Problem> {
+    let Some(w) = src.git(&format!("papayu.{name}.wire")) else {
+        return Ok(None);
     };
-    Ok(Endpoint {
-        name: name.to_string(),
-        wire,
-        base_url: base.trim_end_matches('/').to_string(),
-        api_key: key,
-        key_var: Some(key_var),
-        model,
-        strict,
-        ..common
+    wire_named(w).map(Some).ok_or_else(|| {
+        invalid(format!(
+            "papayu.{name}.wire is '{w}'; use openai, responses, anthropic or ollama"
+        ))
     })
+}
+
+/// OpenAI's wire: `papayu.openai.api` (responses or chat) wins over `papayu.openai.wire`.
+fn openai_wire(src: &Sources, configured_wire: Option<Wire>) -> Result<Wire, Problem> {
+    match src.git("papayu.openai.api") {
+        Some(api) if api.eq_ignore_ascii_case("responses") => Ok(Wire::OpenAiResponses),
+        Some(api) if api.eq_ignore_ascii_case("chat") => Ok(Wire::OpenAiChat),
+        Some(other) => Err(invalid(format!(
+            "papayu.openai.api is '{other}'; use responses or chat"
+        ))),
+        None => Ok(configured_wire.unwrap_or(Wire::OpenAiChat)),
+    }
 }
 
 /// Every key value the sources hold, for masking.

@@ -185,6 +185,10 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
 /// The HTTP client: rustls, a connect timeout, no total deadline (answers stream for minutes;
 /// the per-read timeout is the endpoint's).
+#[expect(
+    clippy::expect_used,
+    reason = "with static settings the builder fails only without a TLS provider, installed here"
+)]
 pub fn http_client() -> reqwest::Client {
     // The TLS crypto is ring's (see Cargo.toml); installing it twice is harmless, so a second
     // client simply finds it in place.
@@ -222,87 +226,125 @@ pub async fn complete(
 ) -> Result<Reply, LlmError> {
     let ep = &resolve_model(http, ep).await?;
     let started = Instant::now();
-    let mut with_schema = ep.strict && req.schema.is_some();
-    let mut tries = 0;
-    let mut format_fallback_done = false;
-    let mut sampling = true;
+    let mut tries = Tries::new(ep.strict && req.schema.is_some());
     loop {
-        tries += 1;
+        tries.count += 1;
         meter
             .before_try(prompt_chars(req), req.max_tokens)
             .map_err(LlmError::Refused)?;
         on_event(CallEvent::Sent {
-            attempt: tries,
+            attempt: tries.count,
             input_chars: prompt_chars(req),
-            schema: with_schema,
+            schema: tries.with_schema,
         });
         let mut used = Usage::default();
-        let tried = attempt(http, ep, req, (with_schema, sampling), on_event, &mut used).await;
+        let shape = (tries.with_schema, tries.sampling);
+        let tried = attempt(http, ep, req, shape, on_event, &mut used).await;
         meter.after_try(used);
         match tried {
-            Ok(acc) => {
-                if ep.wire == Wire::Ollama {
-                    check_ollama_window(ep, req, &acc)?;
+            Ok(acc) => return reply(ep, req, acc, started, &tries),
+            Err(failed) => {
+                if let Some(wait) = tries.recover(ep, failed, on_event)? {
+                    tokio::time::sleep(wait).await;
                 }
-                return Ok(Reply {
-                    text: acc.text,
-                    finish: acc.finish.unwrap_or(Finish::Stop),
-                    usage: acc.usage,
-                    model: if acc.model.is_empty() {
-                        ep.model.clone()
-                    } else {
-                        acc.model
-                    },
-                    latency_ms: started.elapsed().as_millis() as u64,
-                    tries,
-                    schema_sent: with_schema,
-                });
             }
-            Err(Try::Sampling(_)) if sampling => {
-                sampling = false;
-                tries -= 1;
+        }
+    }
+}
+
+/// How the tries of one call stand: how many were made, and what the next one sends.
+struct Tries {
+    count: u32,
+    with_schema: bool,
+    format_fallback_done: bool,
+    sampling: bool,
+}
+
+impl Tries {
+    fn new(with_schema: bool) -> Tries {
+        Tries {
+            count: 0,
+            with_schema,
+            format_fallback_done: false,
+            sampling: true,
+        }
+    }
+
+    /// After a try that gave no answer: the error that ends the call, or how long to wait
+    /// before the next try (`None`: at once, with the request changed so that it may pass).
+    fn recover(
+        &mut self,
+        ep: &Endpoint,
+        failed: Try,
+        on_event: &mut (dyn FnMut(CallEvent) + Send),
+    ) -> Result<Option<Duration>, LlmError> {
+        let rejected = |message: String| LlmError::BadRequest {
+            provider: ep.name.clone(),
+            status: 400,
+            message,
+        };
+        match failed {
+            Try::Sampling(_) if self.sampling => {
+                self.sampling = false;
+                self.count -= 1;
+                Ok(None)
             }
-            Err(Try::Sampling(reason)) => {
-                return Err(LlmError::BadRequest {
-                    provider: ep.name.clone(),
-                    status: 400,
-                    message: reason,
-                });
-            }
-            Err(Try::Format(reason)) if with_schema && !format_fallback_done => {
-                format_fallback_done = true;
-                with_schema = false;
-                tries -= 1;
+            Try::Sampling(reason) => Err(rejected(reason)),
+            Try::Format(reason) if self.with_schema && !self.format_fallback_done => {
+                self.format_fallback_done = true;
+                self.with_schema = false;
+                self.count -= 1;
                 on_event(CallEvent::FormatFallback { reason });
+                Ok(None)
             }
-            Err(Try::Format(reason)) => {
-                return Err(LlmError::BadRequest {
-                    provider: ep.name.clone(),
-                    status: 400,
-                    message: reason,
-                });
-            }
-            Err(Try::Fatal(e)) => return Err(e),
-            Err(Try::Again {
+            Try::Format(reason) => Err(rejected(reason)),
+            Try::Fatal(e) => Err(e),
+            Try::Again {
                 status,
                 wait,
                 error,
-            }) => {
-                if tries >= MAX_TRIES {
+            } => {
+                if self.count >= MAX_TRIES {
                     return Err(error);
                 }
                 let wait = wait
                     .map(|w| w.min(MAX_RETRY_AFTER))
-                    .unwrap_or_else(|| backoff(ep.retry_base, tries));
+                    .unwrap_or_else(|| backoff(ep.retry_base, self.count));
                 on_event(CallEvent::Retry {
                     status,
                     wait,
-                    attempt: tries,
+                    attempt: self.count,
                 });
-                tokio::time::sleep(wait).await;
+                Ok(Some(wait))
             }
         }
     }
+}
+
+/// The reply a successful try gave.
+fn reply(
+    ep: &Endpoint,
+    req: &Request,
+    acc: wire::Acc,
+    started: Instant,
+    tries: &Tries,
+) -> Result<Reply, LlmError> {
+    if ep.wire == Wire::Ollama {
+        check_ollama_window(ep, req, &acc)?;
+    }
+    Ok(Reply {
+        text: acc.text,
+        finish: acc.finish.unwrap_or(Finish::Stop),
+        usage: acc.usage,
+        model: if acc.model.is_empty() {
+            ep.model.clone()
+        } else {
+            acc.model
+        },
+        latency_ms: started.elapsed().as_millis() as u64,
+        tries: tries.count,
+        schema_sent: tries.with_schema,
+    })
 }
 
 /// `base × 2^(try-1)`, capped at 8 s, with up to 25 % jitter.
@@ -601,7 +643,7 @@ fn httpdate_secs(text: &str) -> Option<u64> {
     let [h, m, s] = hms.as_slice() else {
         return None;
     };
-    let days = crate::store::days_from_civil(year, month, day);
+    let days = crate::clock::days_from_civil(year, month, day);
     u64::try_from(days * 86_400 + h * 3600 + m * 60 + s).ok()
 }
 

@@ -84,23 +84,21 @@ fn plain_messages(req: &Request, system_first: bool) -> Vec<Value> {
 /// Anthropic messages: consecutive turns of one role become one message of several text
 /// blocks; a block marked as the end of the prefix carries `cache_control`.
 fn anthropic_messages(req: &Request) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
+    let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
     for m in &req.messages {
         let mut block = json!({"type": "text", "text": m.content});
         if m.cache_mark {
             block["cache_control"] = json!({"type": "ephemeral"});
         }
-        match out.last_mut() {
-            Some(last) if last["role"] == role(m.role) => {
-                last["content"]
-                    .as_array_mut()
-                    .expect("content is an array")
-                    .push(block);
-            }
-            _ => out.push(json!({"role": role(m.role), "content": [block]})),
+        match turns.last_mut() {
+            Some((last, blocks)) if *last == role(m.role) => blocks.push(block),
+            _ => turns.push((role(m.role), vec![block])),
         }
     }
-    out
+    turns
+        .into_iter()
+        .map(|(role, blocks)| json!({"role": role, "content": blocks}))
+        .collect()
 }
 
 /// Sampling parameters some models refuse (OpenAI's reasoning models take only the defaults).
@@ -310,93 +308,105 @@ fn anthropic_usage(acc: &mut Acc, usage: &Value) {
 pub fn feed(wire: Wire, acc: &mut Acc, ev: &Value) -> usize {
     let before = acc.text.len();
     match wire {
-        Wire::OpenAiChat => {
-            if let Some(m) = ev["model"].as_str() {
-                acc.model = m.to_string();
-            }
-            if let Some(e) = ev["error"]["message"].as_str() {
-                acc.error = Some(e.to_string());
-            }
-            if let Some(choice) = ev["choices"].get(0) {
-                if let Some(t) = choice["delta"]["content"].as_str() {
-                    acc.text.push_str(t);
-                }
-                if let Some(r) = choice["finish_reason"].as_str() {
-                    acc.finish = Some(finish_openai(r));
-                    acc.done = true;
-                }
-            }
-            openai_usage(acc, &ev["usage"]);
-        }
-        Wire::OpenAiResponses => match ev["type"].as_str().unwrap_or("") {
-            "response.output_text.delta" => {
-                acc.text.push_str(ev["delta"].as_str().unwrap_or(""));
-            }
-            "response.completed" | "response.incomplete" | "response.failed" => {
-                responses_final(acc, &ev["response"]);
-            }
-            "error" => {
-                acc.error = Some(
-                    ev["message"]
-                        .as_str()
-                        .or(ev["error"]["message"].as_str())
-                        .unwrap_or("error")
-                        .to_string(),
-                );
-            }
-            _ => {}
-        },
-        Wire::Anthropic => match ev["type"].as_str().unwrap_or("") {
-            "message_start" => {
-                if let Some(m) = ev["message"]["model"].as_str() {
-                    acc.model = m.to_string();
-                }
-                anthropic_usage(acc, &ev["message"]["usage"]);
-            }
-            "content_block_delta" => {
-                let d = &ev["delta"];
-                let t = d["text"].as_str().or(d["partial_json"].as_str());
-                acc.text.push_str(t.unwrap_or(""));
-            }
-            "message_delta" => {
-                if let Some(r) = ev["delta"]["stop_reason"].as_str() {
-                    acc.finish = Some(finish_anthropic(r));
-                }
-                anthropic_usage(acc, &ev["usage"]);
-            }
-            "message_stop" => acc.done = true,
-            "error" => {
-                acc.error = Some(
-                    ev["error"]["message"]
-                        .as_str()
-                        .unwrap_or("error")
-                        .to_string(),
-                );
-            }
-            _ => {}
-        },
-        Wire::Ollama => {
-            if let Some(m) = ev["model"].as_str() {
-                acc.model = m.to_string();
-            }
-            if let Some(e) = ev["error"].as_str() {
-                acc.error = Some(e.to_string());
-            }
-            acc.text
-                .push_str(ev["message"]["content"].as_str().unwrap_or(""));
-            if ev["done"] == true {
-                acc.done = true;
-                acc.finish = Some(match ev["done_reason"].as_str() {
-                    Some("length") => Finish::Length,
-                    _ => Finish::Stop,
-                });
-                acc.prompt_eval = ev["prompt_eval_count"].as_u64();
-                acc.usage.input = u(&ev["prompt_eval_count"]);
-                acc.usage.output = u(&ev["eval_count"]);
-            }
-        }
+        Wire::OpenAiChat => feed_openai_chat(acc, ev),
+        Wire::OpenAiResponses => feed_openai_responses(acc, ev),
+        Wire::Anthropic => feed_anthropic(acc, ev),
+        Wire::Ollama => feed_ollama(acc, ev),
     }
     acc.text.len() - before
+}
+
+fn feed_openai_chat(acc: &mut Acc, ev: &Value) {
+    if let Some(m) = ev["model"].as_str() {
+        acc.model = m.to_string();
+    }
+    if let Some(e) = ev["error"]["message"].as_str() {
+        acc.error = Some(e.to_string());
+    }
+    if let Some(choice) = ev["choices"].get(0) {
+        if let Some(t) = choice["delta"]["content"].as_str() {
+            acc.text.push_str(t);
+        }
+        if let Some(r) = choice["finish_reason"].as_str() {
+            acc.finish = Some(finish_openai(r));
+            acc.done = true;
+        }
+    }
+    openai_usage(acc, &ev["usage"]);
+}
+
+fn feed_openai_responses(acc: &mut Acc, ev: &Value) {
+    match ev["type"].as_str().unwrap_or("") {
+        "response.output_text.delta" => {
+            acc.text.push_str(ev["delta"].as_str().unwrap_or(""));
+        }
+        "response.completed" | "response.incomplete" | "response.failed" => {
+            responses_final(acc, &ev["response"]);
+        }
+        "error" => {
+            acc.error = Some(
+                ev["message"]
+                    .as_str()
+                    .or(ev["error"]["message"].as_str())
+                    .unwrap_or("error")
+                    .to_string(),
+            );
+        }
+        _ => {}
+    }
+}
+
+fn feed_anthropic(acc: &mut Acc, ev: &Value) {
+    match ev["type"].as_str().unwrap_or("") {
+        "message_start" => {
+            if let Some(m) = ev["message"]["model"].as_str() {
+                acc.model = m.to_string();
+            }
+            anthropic_usage(acc, &ev["message"]["usage"]);
+        }
+        "content_block_delta" => {
+            let d = &ev["delta"];
+            let t = d["text"].as_str().or(d["partial_json"].as_str());
+            acc.text.push_str(t.unwrap_or(""));
+        }
+        "message_delta" => {
+            if let Some(r) = ev["delta"]["stop_reason"].as_str() {
+                acc.finish = Some(finish_anthropic(r));
+            }
+            anthropic_usage(acc, &ev["usage"]);
+        }
+        "message_stop" => acc.done = true,
+        "error" => {
+            acc.error = Some(
+                ev["error"]["message"]
+                    .as_str()
+                    .unwrap_or("error")
+                    .to_string(),
+            );
+        }
+        _ => {}
+    }
+}
+
+fn feed_ollama(acc: &mut Acc, ev: &Value) {
+    if let Some(m) = ev["model"].as_str() {
+        acc.model = m.to_string();
+    }
+    if let Some(e) = ev["error"].as_str() {
+        acc.error = Some(e.to_string());
+    }
+    acc.text
+        .push_str(ev["message"]["content"].as_str().unwrap_or(""));
+    if ev["done"] == true {
+        acc.done = true;
+        acc.finish = Some(match ev["done_reason"].as_str() {
+            Some("length") => Finish::Length,
+            _ => Finish::Stop,
+        });
+        acc.prompt_eval = ev["prompt_eval_count"].as_u64();
+        acc.usage.input = u(&ev["prompt_eval_count"]);
+        acc.usage.output = u(&ev["eval_count"]);
+    }
 }
 
 /// Reads a whole (non-streamed) answer.

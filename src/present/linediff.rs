@@ -32,18 +32,44 @@ impl LineHunk<'_> {
     }
 }
 
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
+
 /// The unified diff's hunks (three lines of context) of two texts. The common head and tail
 /// are set aside before diffing, so a small change in a huge file costs a scan of the file, not
 /// a diff of it.
 pub fn line_hunks<'a>(old: &'a str, new: &'a str) -> Vec<LineHunk<'a>> {
-    const CONTEXT: usize = 3;
     let (a, b) = (old.as_bytes(), new.as_bytes());
+    let head = common_head(a, b);
+    let tail = common_tail(a, b, head);
+    let from = lines_back(a, head, CONTEXT);
+    let a_end = lines_forward(a, a.len() - tail, CONTEXT);
+    let b_end = lines_forward(b, b.len() - tail, CONTEXT);
+    let skipped = a[..from].iter().filter(|&&c| c == b'\n').count();
+    let (old_mid, new_mid) = (&old[from..a_end], &new[from..b_end]);
+    let old_lines: Vec<&'a str> = old_mid.split_inclusive('\n').collect();
+    let new_lines: Vec<&'a str> = new_mid.split_inclusive('\n').collect();
+    let patch = diffy::create_patch(old_mid, new_mid);
+    patch
+        .hunks()
+        .iter()
+        .map(|h| borrowed_hunk(h, (&old_lines, &new_lines), skipped))
+        .collect()
+}
+
+/// The length in bytes of the whole lines both texts start with.
+fn common_head(a: &[u8], b: &[u8]) -> usize {
     let same_head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     // Whole lines only: back to the start of the line the difference is in.
-    let head = a[..same_head]
+    a[..same_head]
         .iter()
         .rposition(|&c| c == b'\n')
-        .map_or(0, |i| i + 1);
+        .map_or(0, |i| i + 1)
+}
+
+/// The length in bytes of the whole lines both texts end with, not reaching into the first
+/// `head` bytes.
+fn common_tail(a: &[u8], b: &[u8], head: usize) -> usize {
     let room = a.len().min(b.len()) - head;
     let same_tail = a
         .iter()
@@ -58,71 +84,71 @@ pub fn line_hunks<'a>(old: &'a str, new: &'a str) -> Vec<LineHunk<'a>> {
     while tail > 0 && !(starts_line(a, a.len() - tail) && starts_line(b, b.len() - tail)) {
         tail -= 1;
     }
-    let back = |text: &[u8], mut at: usize| {
-        for _ in 0..CONTEXT {
-            if at == 0 {
-                break;
-            }
-            at = text[..at - 1]
-                .iter()
-                .rposition(|&c| c == b'\n')
-                .map_or(0, |i| i + 1);
+    tail
+}
+
+/// The start of the line `lines` lines before the one starting at `at`.
+fn lines_back(text: &[u8], mut at: usize, lines: usize) -> usize {
+    for _ in 0..lines {
+        if at == 0 {
+            break;
         }
-        at
-    };
-    let forward = |text: &[u8], mut at: usize| {
-        for _ in 0..CONTEXT {
-            match text[at..].iter().position(|&c| c == b'\n') {
-                Some(i) => at += i + 1,
-                None => return text.len(),
-            }
+        at = text[..at - 1]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+    }
+    at
+}
+
+/// The end of the `lines` lines starting at `at`.
+fn lines_forward(text: &[u8], mut at: usize, lines: usize) -> usize {
+    for _ in 0..lines {
+        match text[at..].iter().position(|&c| c == b'\n') {
+            Some(i) => at += i + 1,
+            None => return text.len(),
         }
-        at
-    };
-    let from = back(a, head);
-    let a_end = forward(a, a.len() - tail);
-    let b_end = forward(b, b.len() - tail);
-    let skipped = a[..from].iter().filter(|&&c| c == b'\n').count();
-    let (old_mid, new_mid) = (&old[from..a_end], &new[from..b_end]);
-    let old_lines: Vec<&'a str> = old_mid.split_inclusive('\n').collect();
-    let new_lines: Vec<&'a str> = new_mid.split_inclusive('\n').collect();
-    let patch = diffy::create_patch(old_mid, new_mid);
-    patch
-        .hunks()
+    }
+    at
+}
+
+/// diffy's hunk `h` of the middle texts, its lines borrowed from them (`old_lines`,
+/// `new_lines`) and its place moved past the `skipped` lines set aside.
+fn borrowed_hunk<'a>(
+    h: &diffy::Hunk<'_, str>,
+    (old_lines, new_lines): (&[&'a str], &[&'a str]),
+    skipped: usize,
+) -> LineHunk<'a> {
+    let (o, n) = (h.old_range(), h.new_range());
+    // diffy's ranges are 1-based, 0 for an empty side: walk them to borrow the text from the
+    // inputs.
+    let (mut i, mut j) = (o.start().saturating_sub(1), n.start().saturating_sub(1));
+    let lines = h
+        .lines()
         .iter()
-        .map(|h| {
-            let (o, n) = (h.old_range(), h.new_range());
-            // diffy's ranges are 1-based, 0 for an empty side: walk them to borrow the text
-            // from the inputs.
-            let (mut i, mut j) = (o.start().saturating_sub(1), n.start().saturating_sub(1));
-            let lines = h
-                .lines()
-                .iter()
-                .map(|line| match line {
-                    diffy::Line::Context(_) => {
-                        i += 1;
-                        j += 1;
-                        DiffLine::Context(old_lines[i - 1])
-                    }
-                    diffy::Line::Delete(_) => {
-                        i += 1;
-                        DiffLine::Delete(old_lines[i - 1])
-                    }
-                    diffy::Line::Insert(_) => {
-                        j += 1;
-                        DiffLine::Insert(new_lines[j - 1])
-                    }
-                })
-                .collect();
-            LineHunk {
-                old_start: o.start() + skipped,
-                old_len: o.len(),
-                new_start: n.start() + skipped,
-                new_len: n.len(),
-                lines,
+        .map(|line| match line {
+            diffy::Line::Context(_) => {
+                i += 1;
+                j += 1;
+                DiffLine::Context(old_lines[i - 1])
+            }
+            diffy::Line::Delete(_) => {
+                i += 1;
+                DiffLine::Delete(old_lines[i - 1])
+            }
+            diffy::Line::Insert(_) => {
+                j += 1;
+                DiffLine::Insert(new_lines[j - 1])
             }
         })
-        .collect()
+        .collect();
+    LineHunk {
+        old_start: o.start() + skipped,
+        old_len: o.len(),
+        new_start: n.start() + skipped,
+        new_len: n.len(),
+        lines,
+    }
 }
 
 #[cfg(test)]

@@ -147,15 +147,11 @@ impl PlanIndex {
         for i in 0..index.starts.len() {
             let line = index.line(i);
             let id = index.id(i);
-            while let Some((next, _)) = pending.peek()
-                && next.as_str() < id
-            {
-                let (next, entry) = pending.next().expect("peeked");
+            while let Some((next, entry)) = pending.next_if(|(next, _)| next.as_str() < id) {
                 push_line(&mut merged, &next, &entry);
             }
-            match pending.peek() {
-                Some((next, _)) if next == id => {
-                    let (_, mut entry) = pending.next().expect("peeked");
+            match pending.next_if(|(next, _)| next == id) {
+                Some((_, mut entry)) => {
                     let Some(old) = parse_line(line) else {
                         return; // A damaged entry: the next reader rebuilds.
                     };

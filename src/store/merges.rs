@@ -46,6 +46,10 @@ impl Store {
     pub fn announce_merge(&self, intent: &MergeIntent) -> Result<(), StoreError> {
         use std::io::Write;
         let path = self.merge_intent_path();
+        #[expect(
+            clippy::expect_used,
+            reason = "serializing a derived type with string keys cannot fail"
+        )]
         let text = serde_json::to_vec(intent).expect("intent serializes");
         let mut file =
             std::fs::File::create(&path).map_err(|e| StoreError::io("announcing the merge", e))?;

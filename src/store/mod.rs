@@ -43,7 +43,6 @@ use git2::Repository;
 pub(crate) use cache::{put as cache_put, take as cache_take};
 pub use error::StoreError;
 pub use history::{HISTORY_DEPTH, HISTORY_MAX_FILES};
-pub(crate) use sig::days_from_civil;
 pub use sig::{author, signature};
 pub use snapshot::{Entry, FileRead, Snapshot};
 pub use trees::TreeEdit;

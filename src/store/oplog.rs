@@ -161,9 +161,10 @@ impl Pending {
 pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
     const ATTEMPTS: usize = 8;
     let repo = &store.repo;
-    let mut last_error = None;
     let note_lines = super::records::place_lines(&pending.note_lines);
-    for _ in 0..ATTEMPTS {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
         let mut changes = pending.refs.clone();
         let mut notes_moved = None;
         if !note_lines.is_empty() {
@@ -206,14 +207,12 @@ pub fn commit(store: &Store, pending: &Pending) -> Result<Entry, StoreError> {
                 carry_trust_forward(repo, previous, entry, &op);
                 return Ok(Entry { id: entry, op });
             }
-            Err(e) if retryable(&e, pending) => {
-                last_error = Some(e);
+            Err(e) if attempt < ATTEMPTS && retryable(&e, pending) => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             Err(other) => return Err(other),
         }
     }
-    Err(last_error.expect("at least one attempt ran"))
 }
 
 /// The plans this clone made: every plan a `plan` or `refine` operation in the log appended a
@@ -420,6 +419,10 @@ fn write_commit(
         .map_err(|e| StoreError::git("writing the operation log", e))?;
     let parent_refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
     let sig = super::signature(repo);
+    #[expect(
+        clippy::expect_used,
+        reason = "serializing a derived type with string keys cannot fail"
+    )]
     let json = serde_json::to_string_pretty(op).expect("operation serializes");
     let message = format!("papayu {}: {}\n\n{json}\n", op.op.as_str(), op.description);
     repo.commit(None, &sig, &sig, &message, &tree, &parent_refs)

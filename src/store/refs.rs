@@ -88,6 +88,10 @@ fn begin(repo: &Repository, changes: &[RefChange], message: &str) -> Result<Guar
     lock.lock().map_err(|e| io("locking", &lock_path, e))?;
     let intent = dir.join("refs.intent");
     recover(repo, &intent)?;
+    #[expect(
+        clippy::expect_used,
+        reason = "serializing a derived type with string keys cannot fail"
+    )]
     let text = serde_json::to_vec(&Intent {
         message: message.to_string(),
         changes: changes.to_vec(),

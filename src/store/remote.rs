@@ -111,8 +111,10 @@ impl Store {
         remote: &str,
     ) -> Result<Merge, Problem> {
         let message = format!("papayu sync: merge the plans of {remote}");
-        let mut last = None;
-        for _ in 0..8 {
+        const ATTEMPTS: usize = 8;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
             let ours = self.ref_value(NOTES_REF).map_err(|e| e.to_problem())?;
             let merged = intake::merge(&self.repo, ours, theirs, strategy, &message)
                 .map_err(|e| e.to_problem())?;
@@ -123,14 +125,14 @@ impl Store {
             let change = RefChange::new(NOTES_REF, ours, Some(new));
             match refs::update(&self.repo, &[change], &message) {
                 Ok(()) => return Ok(merged),
-                Err(e @ (StoreError::RefMoved { .. } | StoreError::Locked { .. })) => {
-                    last = Some(e);
+                Err(StoreError::RefMoved { .. } | StoreError::Locked { .. })
+                    if attempt < ATTEMPTS =>
+                {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
                 Err(other) => return Err(other.to_problem()),
             }
         }
-        Err(last.expect("a failed attempt ran").to_problem())
     }
 
     /// Pushes the local `refs/notes/papayu` to the remote's, as a fast-forward only.

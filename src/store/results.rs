@@ -88,6 +88,10 @@ struct ResultLine {
 }
 
 /// A result's note line: its payload (the exact bytes signed) and the signature, if any.
+#[expect(
+    clippy::expect_used,
+    reason = "serializing a derived type with string keys cannot fail"
+)]
 pub fn result_line(payload: &str, signature: Option<&str>) -> String {
     serde_json::to_string(&ResultLine {
         result: payload.to_string(),

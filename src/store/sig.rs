@@ -20,6 +20,7 @@ use std::process::Stdio;
 use git2::{Oid, Repository, Signature, Time};
 
 use super::StoreError;
+use crate::clock::{offset_minutes, rfc3339_millis};
 use crate::codes::{Code, Problem};
 
 /// The identity bookkeeping commits fall back to.
@@ -70,8 +71,16 @@ fn identity(repo: &Repository, role: &str) -> Signature<'static> {
         Some(t) => Signature::new(&name, &email, &t),
         None => Signature::now(&name, &email),
     };
-    made.or_else(|_| Signature::now(FIXED_NAME, FIXED_EMAIL))
-        .expect("a fixed ASCII identity is always valid")
+    made.unwrap_or_else(|_| fixed_identity())
+}
+
+/// papayu's own identity, for when the configured one is not a valid signature.
+#[expect(
+    clippy::expect_used,
+    reason = "a fixed ASCII name and address always make a valid signature"
+)]
+fn fixed_identity() -> Signature<'static> {
+    Signature::now(FIXED_NAME, FIXED_EMAIL).expect("a fixed ASCII identity is always valid")
 }
 
 /// A git command aimed at `repo` (whatever the caller's `GIT_DIR` says).
@@ -163,7 +172,12 @@ pub fn commit_for_user(
     let mut child = cmd
         .spawn()
         .map_err(|e| StoreError::io("running git commit-tree", e))?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let mut stdin = child.stdin.take().ok_or_else(|| {
+        StoreError::io(
+            "running git commit-tree",
+            std::io::Error::other("its input is not a pipe"),
+        )
+    })?;
     let text = message.as_bytes().to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&text));
     let out = child
@@ -218,7 +232,8 @@ fn commit_refused(stderr: &str, signing: bool) -> StoreError {
 }
 
 /// Parses the date forms tests and scripts use: `@<secs> [+hhmm]`, `<secs> +hhmm`, and RFC 3339
-/// `YYYY-MM-DDTHH:MM:SS(Z|±hh:mm)`.
+/// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±hh:mm)` as [`crate::clock`] reads it (fractions of a second
+/// dropped).
 /// A date from `GIT_*_DATE` that a commit can carry, else `None` (the commit is dated now):
 /// seconds from 0 to the end of year 9999 and an offset of at most ±23:59, so that `git fsck
 /// --strict` accepts every commit papayu writes whatever the environment says.
@@ -229,60 +244,19 @@ fn parse_date(text: &str) -> Option<Time> {
     let time = match parts.next().map(str::parse::<i64>) {
         Some(Ok(secs)) => {
             let offset = match parts.next() {
-                Some(o) => parse_offset(o)?,
+                Some(o) => offset_minutes(o)?,
                 None => 0,
             };
             Time::new(secs, offset)
         }
-        _ => parse_rfc3339(text)?,
+        _ => {
+            let (millis, offset) = rfc3339_millis(text)?;
+            Time::new(millis.div_euclid(1000), offset)
+        }
     };
     const END_OF_9999: i64 = 253_402_300_799;
     (0..=END_OF_9999).contains(&time.seconds()).then_some(time)
 }
-
-fn parse_offset(text: &str) -> Option<i32> {
-    let (sign, digits) = match text.as_bytes().first()? {
-        b'+' => (1, &text[1..]),
-        b'-' => (-1, &text[1..]),
-        _ => return None,
-    };
-    let digits: String = digits.chars().filter(|c| *c != ':').collect();
-    if digits.len() != 4 {
-        return None;
-    }
-    let hours: i32 = digits.get(..2)?.parse().ok()?;
-    let minutes: i32 = digits.get(2..)?.parse().ok()?;
-    (hours < 24 && minutes < 60).then_some(sign * (hours * 60 + minutes))
-}
-
-fn parse_rfc3339(text: &str) -> Option<Time> {
-    let (date, rest) = text.split_once('T')?;
-    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
-    let (year, month, day) = (d.next()??, d.next()??, d.next()??);
-    let (clock, offset) = if let Some(clock) = rest.strip_suffix('Z') {
-        (clock, 0)
-    } else {
-        let at = rest.rfind(['+', '-'])?;
-        (&rest[..at], parse_offset(&rest[at..])?)
-    };
-    let mut c = clock
-        .split(':')
-        .map(|p| p.split('.').next().unwrap_or(p).parse::<i64>().ok());
-    let (hour, minute, second) = (c.next()??, c.next()??, c.next().flatten().unwrap_or(0));
-    let valid = (1..=12).contains(&month)
-        && (1..=31).contains(&day)
-        && (0..24).contains(&hour)
-        && (0..60).contains(&minute)
-        && (0..=60).contains(&second);
-    if !valid {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    let secs = days * 86_400 + hour * 3600 + minute * 60 + second - i64::from(offset) * 60;
-    Some(Time::new(secs, offset))
-}
-
-pub(crate) use crate::clock::days_from_civil;
 
 #[cfg(test)]
 mod tests {
@@ -315,6 +289,27 @@ mod tests {
             "2026-13-01T00:00:00Z",
             "2026-02-30T25:61:61Z",
             "1700000000 +01",
+            "1700000000 ++100",
+        ] {
+            assert!(parse_date(odd).is_none(), "{odd}");
+        }
+    }
+
+    #[test]
+    fn rfc_3339_dates_are_read_as_the_clock_reads_them() {
+        let at = |text: &str| parse_date(text).map(|t| (t.seconds(), t.offset_minutes()));
+        assert_eq!(at("2026-01-01t00:00:00z"), Some((1_767_225_600, 0)));
+        assert_eq!(
+            at("2026-01-01 01:00:00.750+01:00"),
+            Some((1_767_225_600, 60))
+        );
+        assert_eq!(at("1970-01-01T00:00:01.999Z"), Some((1, 0)));
+        assert_eq!(at("2025-12-31T21:30:00-02:30"), Some((1_767_225_600, -150)));
+        // Not RFC 3339 (no seconds, a one-digit month, a fraction without digits): dated now.
+        for odd in [
+            "2026-01-01T00:00Z",
+            "2026-1-01T00:00:00Z",
+            "2026-01-01T00:00:00.Z",
         ] {
             assert!(parse_date(odd).is_none(), "{odd}");
         }

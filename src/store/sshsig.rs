@@ -139,7 +139,10 @@ fn run(cmd: &mut Command, input: &[u8]) -> Result<std::process::Output, std::io:
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| std::io::Error::other("the command's input is not a pipe"))?;
     let data = input.to_vec();
     let writer = std::thread::spawn(move || stdin.write_all(&data));
     let out = child.wait_with_output()?;

@@ -124,6 +124,10 @@ pub fn of_trace(trace: &Trace) -> String {
 }
 
 fn line(c: &Conversation, env: &BTreeMap<String, String>) -> String {
+    #[expect(
+        clippy::expect_used,
+        reason = "serializing a derived type with string keys cannot fail"
+    )]
     let json = serde_json::to_string(c).expect("a conversation serializes");
     format!("{PREFIX}{}", mask(&json, env))
 }

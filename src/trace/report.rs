@@ -111,20 +111,47 @@ pub fn report(traces: &[Trace], since: Option<i64>) -> Report {
         .iter()
         .filter(|t| fallback_reason(t) == Some(NON_UTF8))
         .count();
-    let mut reasons = BTreeMap::new();
-    for t in &fallbacks {
-        *reasons
-            .entry(fallback_reason(t).unwrap_or_default().to_string())
-            .or_insert(0) += 1;
-    }
     let repaired: Vec<&Trace> = plans
         .iter()
         .copied()
         .filter(|t| t.transcript.protocol_repair_attempt > 0)
         .collect();
     let repairs_succeeded = repaired.iter().filter(|t| t.ok && !fell_back(t)).count();
+    Report {
+        version: 1,
+        traces: traces.len(),
+        plans: plans.len(),
+        plans_failed: plans.iter().filter(|t| !t.ok).count(),
+        applies: applies.iter().filter(|t| t.ok).count(),
+        applies_failed: applies.iter().filter(|t| !t.ok).count(),
+        fallback_count: fallbacks.len(),
+        fallback_rate: rate(fallbacks.len(), plans.len()),
+        fallback_rate_excluding_non_utf8: rate(fallbacks.len() - non_utf8, plans.len()),
+        fallback_reasons: fallback_reasons(&fallbacks),
+        repairs: repaired.len(),
+        repairs_succeeded,
+        repair_success_rate: rate(repairs_succeeded, repaired.len()),
+        most_repaired_paths: most_repaired_paths(&plans),
+        providers: provider_stats(&plans),
+        graduation: graduation(&traces),
+    }
+}
+
+/// How many of the `fallbacks` fell back for each reason.
+fn fallback_reasons(fallbacks: &[&Trace]) -> BTreeMap<String, usize> {
+    let mut reasons = BTreeMap::new();
+    for t in fallbacks {
+        *reasons
+            .entry(fallback_reason(t).unwrap_or_default().to_string())
+            .or_insert(0) += 1;
+    }
+    reasons
+}
+
+/// The ten paths the `plans`' validation failures named most, most named first.
+fn most_repaired_paths(plans: &[&Trace]) -> Vec<(String, usize)> {
     let mut paths: BTreeMap<String, usize> = BTreeMap::new();
-    for t in &plans {
+    for t in plans {
         for f in &t.transcript.validation_failures {
             if let Some(p) = &f.path {
                 *paths.entry(p.clone()).or_insert(0) += 1;
@@ -134,8 +161,13 @@ pub fn report(traces: &[Trace], since: Option<i64>) -> Report {
     let mut most: Vec<(String, usize)> = paths.into_iter().collect();
     most.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     most.truncate(10);
+    most
+}
+
+/// The requests and tokens of the `plans`, by provider.
+fn provider_stats(plans: &[&Trace]) -> BTreeMap<String, ProviderStats> {
     let mut providers: BTreeMap<String, ProviderStats> = BTreeMap::new();
-    for t in &plans {
+    for t in plans {
         if t.transcript.provider.is_empty() {
             continue;
         }
@@ -155,24 +187,7 @@ pub fn report(traces: &[Trace], since: Option<i64>) -> Report {
             p.cached_tokens as f64 / p.input_tokens as f64
         };
     }
-    Report {
-        version: 1,
-        traces: traces.len(),
-        plans: plans.len(),
-        plans_failed: plans.iter().filter(|t| !t.ok).count(),
-        applies: applies.iter().filter(|t| t.ok).count(),
-        applies_failed: applies.iter().filter(|t| !t.ok).count(),
-        fallback_count: fallbacks.len(),
-        fallback_rate: rate(fallbacks.len(), plans.len()),
-        fallback_rate_excluding_non_utf8: rate(fallbacks.len() - non_utf8, plans.len()),
-        fallback_reasons: reasons,
-        repairs: repaired.len(),
-        repairs_succeeded,
-        repair_success_rate: rate(repairs_succeeded, repaired.len()),
-        most_repaired_paths: most,
-        providers,
-        graduation: graduation(&traces),
-    }
+    providers
 }
 
 /// The verdict over the plans behind the last 100 successful applies.

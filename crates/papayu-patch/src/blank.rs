@@ -53,14 +53,8 @@ fn align(
         map[*c] = Some(*f);
     }
     let k = core.len();
-    let first = pre
-        .iter()
-        .position(|&i| i == core[0])
-        .expect("core is in pre");
-    let last = pre
-        .iter()
-        .position(|&i| i == core[k - 1])
-        .expect("core is in pre");
+    let first = pre.iter().position(|&i| i == core[0])?;
+    let last = pre.iter().position(|&i| i == core[k - 1])?;
 
     // Leading blank lines: match the file's blank lines right above, from the bottom up.
     let leading = &pre[..first];
@@ -93,8 +87,8 @@ fn align(
 
     // Blank runs between two non-blank lines.
     for t in 0..k - 1 {
-        let a = pre.iter().position(|&i| i == core[t]).expect("in pre");
-        let b = pre.iter().position(|&i| i == core[t + 1]).expect("in pre");
+        let a = pre.iter().position(|&i| i == core[t])?;
+        let b = pre.iter().position(|&i| i == core[t + 1])?;
         let run = &pre[a + 1..b];
         let gap = fpos[t + 1] - fpos[t] - 1;
         let both_removed =
@@ -107,17 +101,8 @@ fn align(
         }
     }
 
-    let start = pre
-        .iter()
-        .filter_map(|&i| map[i])
-        .min()
-        .expect("core mapped");
-    let stop = pre
-        .iter()
-        .filter_map(|&i| map[i])
-        .max()
-        .expect("core mapped")
-        + 1;
+    let start = pre.iter().filter_map(|&i| map[i]).min()?;
+    let stop = pre.iter().filter_map(|&i| map[i]).max()? + 1;
     if hunk.at_eof && stop != hay.len() {
         return None;
     }

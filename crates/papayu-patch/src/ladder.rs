@@ -138,6 +138,10 @@ pub(crate) fn place(hay: &Haystack<'_>, t: &Target<'_>) -> Result<Placement, (Ve
             Ok(start) => start,
             Err(places) => return Err((tried, Miss::Ambiguous(strategy, places))),
         };
+        #[expect(
+            clippy::expect_used,
+            reason = "pick chooses one of `starts`, the candidates' own starts"
+        )]
         let cand = cands
             .into_iter()
             .find(|c| c.start == start)

@@ -70,7 +70,9 @@ impl<'a> Keyed<'a> {
                 pivot = Some((t, list));
             }
         }
-        let (t, list) = pivot.expect("pattern is not empty");
+        let Some((t, list)) = pivot else {
+            return Vec::new();
+        };
         let mut found = Vec::new();
         for &q in list {
             let q = q as usize;

@@ -82,6 +82,10 @@ fn not_unified(reason: impl Into<String>) -> Problem {
     Problem::new(Code::PatchNotUnified, reason)
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regex literal: it compiles, as the tests show"
+)]
 static HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^@@+\s*-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?\s*(?:@@+)?(.*)$").expect("regex")
 });
@@ -91,8 +95,8 @@ pub(crate) fn parse(diff: &str) -> Result<Vec<FilePatch>, Problem> {
     let diff = diff.strip_prefix('\u{FEFF}').unwrap_or(diff);
     let lines = split_lines(diff);
     let lines = unfence(&lines);
-    if lines.iter().any(|l| l.trim() == "*** Begin Patch") {
-        return parse_codex(&lines);
+    if let Some(begin) = lines.iter().position(|l| l.trim() == "*** Begin Patch") {
+        return parse_codex(&lines, begin);
     }
     Unified::default().run(&lines)
 }
@@ -195,13 +199,7 @@ fn body_line(line: &str) -> Option<Line> {
 struct Unified {
     files: Vec<FilePatch>,
     file: Option<FilePatch>,
-    hunk: Option<Hunk>,
-    /// Blank context lines at the end of the current hunk (markerless empty lines, and context
-    /// lines of nothing but whitespace), kept aside until we know whether the hunk continues:
-    /// past the header's counts they are the noise models leave before a closing fence.
-    pending: Vec<Line>,
-    /// The previous line was a body line with content (so prose right after it is an error).
-    after_body: bool,
+    hunk: Option<OpenHunk>,
     /// At least one `@@` was seen (to tell "no hunks" from "hunks that change nothing").
     saw_hunk: bool,
 }
@@ -214,87 +212,66 @@ impl Unified {
             let n = i + 1;
             i += 1;
             if line.starts_with("diff --git ") || line.starts_with("diff -") {
-                self.finish_file()?;
-                let mut f = FilePatch::default();
-                if let Some(rest) = line.strip_prefix("diff --git ")
-                    && let Some((a, b)) = rest.split_once(" b/")
-                {
-                    f.old_path = clean_path(a);
-                    f.new_path = clean_path(b);
-                }
-                self.file = Some(f);
-                continue;
-            }
-            if line.starts_with("@@") {
+                self.start_file(line)?;
+            } else if line.starts_with("@@") {
                 self.finish_hunk()?;
-                self.start_hunk(line);
-                continue;
-            }
-            if line.starts_with("--- ")
-                && lines.get(i).is_some_and(|l| l.starts_with("+++ "))
-                && !self.hunk_expects_more()
-            {
-                self.finish_hunk()?;
-                let reuse = self
-                    .file
-                    .as_ref()
-                    .is_some_and(|f| f.hunks.is_empty() && !f.deleted);
-                if !reuse {
-                    self.finish_file()?;
-                    self.file = Some(FilePatch::default());
-                }
-                let f = self.file.as_mut().expect("file just set");
-                let old_null = line[4..].trim_start().starts_with("/dev/null");
-                let new_null = lines[i][4..].trim_start().starts_with("/dev/null");
-                f.old_path = match old_null {
-                    true => None,
-                    false => clean_path(&line[4..]).or(f.old_path.take()),
-                };
-                f.new_path = match new_null {
-                    true => None,
-                    false => clean_path(&lines[i][4..]).or(f.new_path.take()),
-                };
-                f.deleted = new_null;
-                f.created = old_null;
+                self.hunk = Some(OpenHunk::start(line));
+                self.saw_hunk = true;
+            } else if let Some(new_side) = self.new_side_header(line, lines.get(i)) {
+                self.start_file_from_headers(line, new_side)?;
                 i += 1;
-                continue;
-            }
-            if self.hunk.is_some() {
-                if line == "-- " && self.counted() {
-                    // A format-patch signature after a complete hunk, not a removed line.
+            } else if let Some(open) = self.hunk.as_mut() {
+                if open.read(n, line)? == HunkLine::Ends {
                     self.finish_hunk()?;
-                    continue;
                 }
-                if let Some(body) = body_line(line) {
-                    self.push_body(body, line);
-                    continue;
-                }
-                if let Some(rest) = line.strip_prefix('\\') {
-                    self.no_eol_marker(n, rest)?;
-                    continue;
-                }
-                if self.after_body && !self.counted() {
-                    return Err(not_unified(format!(
-                        "diff line {n} inside a hunk has no ' ', '-' or '+' marker: {:?} \
-                         (an added line missing its '+'?); mark every hunk line",
-                        shorten(line)
-                    )));
-                }
-                self.finish_hunk()?;
-                continue;
+            } else {
+                self.header_line(line)?;
             }
-            self.header_line(line)?;
         }
         self.finish_file()?;
-        if self.files.iter().all(|f| f.hunks.is_empty() && !f.deleted) {
-            return Err(not_unified(match self.saw_hunk {
-                true => "the diff changes nothing (no '+' or '-' lines); send the change itself",
-                false => {
-                    "no @@ hunk found; send a unified diff with @@ hunks (or a *** Begin Patch envelope)"
-                }
-            }));
+        self.into_files()
+    }
+
+    /// A `diff --git a/x b/x` (or other `diff -`) line opens a new file section.
+    fn start_file(&mut self, line: &str) -> Result<(), Problem> {
+        self.finish_file()?;
+        let mut f = FilePatch::default();
+        if let Some(rest) = line.strip_prefix("diff --git ")
+            && let Some((a, b)) = rest.split_once(" b/")
+        {
+            f.old_path = clean_path(a);
+            f.new_path = clean_path(b);
         }
-        Ok(self.files)
+        self.file = Some(f);
+        Ok(())
+    }
+
+    /// The `+++` line when `line` is a `---` line that starts a file's headers rather than a
+    /// removed line the current hunk still expects.
+    fn new_side_header<'a>(&self, line: &str, next: Option<&&'a str>) -> Option<&'a str> {
+        let next = *next?;
+        let headers = line.starts_with("--- ") && next.starts_with("+++ ");
+        (headers && !self.hunk_expects_more()).then_some(next)
+    }
+
+    /// `--- old` and `+++ new`: they name the section opened by `diff --git`, or open one.
+    fn start_file_from_headers(&mut self, old_side: &str, new_side: &str) -> Result<(), Problem> {
+        self.finish_hunk()?;
+        let reuse = self
+            .file
+            .as_ref()
+            .is_some_and(|f| f.hunks.is_empty() && !f.deleted);
+        if !reuse {
+            self.finish_file()?;
+        }
+        let f = self.file.get_or_insert_with(FilePatch::default);
+        let old_null = is_dev_null(&old_side[4..]);
+        let new_null = is_dev_null(&new_side[4..]);
+        f.old_path = header_path(&old_side[4..], f.old_path.take());
+        f.new_path = header_path(&new_side[4..], f.new_path.take());
+        f.deleted = new_null;
+        f.created = old_null;
+        Ok(())
     }
 
     fn header_line(&mut self, line: &str) -> Result<(), Problem> {
@@ -314,7 +291,79 @@ impl Unified {
         Ok(())
     }
 
-    fn start_hunk(&mut self, line: &str) {
+    /// The header gave counts and the body has not reached them yet.
+    fn hunk_expects_more(&self) -> bool {
+        self.hunk.as_ref().is_some_and(OpenHunk::expects_more)
+    }
+
+    fn finish_hunk(&mut self) -> Result<(), Problem> {
+        let Some(open) = self.hunk.take() else {
+            return Ok(());
+        };
+        let h = open.close()?;
+        let f = self.file.get_or_insert_with(FilePatch::default);
+        if h.changes() {
+            f.hunks.push(h);
+        }
+        Ok(())
+    }
+
+    fn finish_file(&mut self) -> Result<(), Problem> {
+        self.finish_hunk()?;
+        if let Some(f) = self.file.take() {
+            self.files.push(f);
+        }
+        Ok(())
+    }
+
+    /// The sections read, unless none of them changes anything.
+    fn into_files(self) -> Result<Vec<FilePatch>, Problem> {
+        if self.files.iter().all(|f| f.hunks.is_empty() && !f.deleted) {
+            return Err(not_unified(match self.saw_hunk {
+                true => "the diff changes nothing (no '+' or '-' lines); send the change itself",
+                false => {
+                    "no @@ hunk found; send a unified diff with @@ hunks (or a *** Begin Patch envelope)"
+                }
+            }));
+        }
+        Ok(self.files)
+    }
+}
+
+fn is_dev_null(raw: &str) -> bool {
+    raw.trim_start().starts_with("/dev/null")
+}
+
+/// The path a `---`/`+++` header names: none for `/dev/null`, else the header's path, or the
+/// one `diff --git` gave when the header has none.
+fn header_path(raw: &str, from_diff_line: Option<String>) -> Option<String> {
+    match is_dev_null(raw) {
+        true => None,
+        false => clean_path(raw).or(from_diff_line),
+    }
+}
+
+/// What a line inside an open hunk did to it.
+#[derive(Debug, PartialEq, Eq)]
+enum HunkLine {
+    Taken,
+    /// The line is not part of the hunk: the hunk is complete.
+    Ends,
+}
+
+/// The hunk being read, with what can only be decided once the lines after it are known.
+struct OpenHunk {
+    hunk: Hunk,
+    /// Blank context lines at the end of the hunk (markerless empty lines, and context lines
+    /// of nothing but whitespace), kept aside until we know whether the hunk continues: past
+    /// the header's counts they are the noise models leave before a closing fence.
+    pending: Vec<Line>,
+    /// The previous line was a body line with content (so prose right after it is an error).
+    after_body: bool,
+}
+
+impl OpenHunk {
+    fn start(line: &str) -> Self {
         let mut h = Hunk {
             header: line.trim_end().to_string(),
             ..Hunk::default()
@@ -333,14 +382,38 @@ impl Unified {
         if h.anchor.as_deref() == Some("") {
             h.anchor = None;
         }
-        self.hunk = Some(h);
-        self.saw_hunk = true;
-        self.pending.clear();
-        self.after_body = false;
+        OpenHunk {
+            hunk: h,
+            pending: Vec::new(),
+            after_body: false,
+        }
+    }
+
+    /// Reads diff line `n` as part of this hunk, or says the hunk ended before it.
+    fn read(&mut self, n: usize, line: &str) -> Result<HunkLine, Problem> {
+        if line == "-- " && self.counted() {
+            // A format-patch signature after a complete hunk, not a removed line.
+            return Ok(HunkLine::Ends);
+        }
+        if let Some(body) = body_line(line) {
+            self.push_body(body, line);
+            return Ok(HunkLine::Taken);
+        }
+        if line.starts_with('\\') {
+            self.no_eol_marker(n)?;
+            return Ok(HunkLine::Taken);
+        }
+        if self.after_body && !self.counted() {
+            return Err(not_unified(format!(
+                "diff line {n} inside a hunk has no ' ', '-' or '+' marker: {:?} \
+                 (an added line missing its '+'?); mark every hunk line",
+                shorten(line)
+            )));
+        }
+        Ok(HunkLine::Ends)
     }
 
     fn push_body(&mut self, body: Line, raw: &str) {
-        let h = self.hunk.as_mut().expect("in a hunk");
         if raw.is_empty() || body.kind == Kind::Context && body.text.trim().is_empty() {
             self.pending.push(body);
             // A marked blank line is still a body line: an unmarked line after it is an added
@@ -348,14 +421,14 @@ impl Unified {
             self.after_body = !raw.is_empty();
             return;
         }
-        h.lines.append(&mut self.pending);
-        h.lines.push(body);
+        self.hunk.lines.append(&mut self.pending);
+        self.hunk.lines.push(body);
         self.after_body = true;
     }
 
-    fn no_eol_marker(&mut self, n: usize, _rest: &str) -> Result<(), Problem> {
+    fn no_eol_marker(&mut self, n: usize) -> Result<(), Problem> {
         self.flush_blanks_if_counted();
-        let h = self.hunk.as_mut().expect("in a hunk");
+        let h = &mut self.hunk;
         match h.lines.last().map(|l| l.kind) {
             Some(Kind::Context) => {
                 h.old_no_eol = true;
@@ -374,24 +447,18 @@ impl Unified {
 
     /// Lines counted so far on the old and new side, including pending blank lines.
     fn sides(&self) -> (usize, usize) {
-        let Some(h) = self.hunk.as_ref() else {
-            return (0, 0);
-        };
-        let old = h.lines.iter().filter(|l| l.kind != Kind::Add).count() + self.pending.len();
-        let new = h.lines.iter().filter(|l| l.kind != Kind::Remove).count() + self.pending.len();
+        let lines = &self.hunk.lines;
+        let old = lines.iter().filter(|l| l.kind != Kind::Add).count() + self.pending.len();
+        let new = lines.iter().filter(|l| l.kind != Kind::Remove).count() + self.pending.len();
         (old, new)
     }
 
     /// The header gave counts and the body has not reached them yet.
-    fn hunk_expects_more(&self) -> bool {
-        match self.hunk.as_ref() {
-            Some(Hunk {
-                old_count: Some(o),
-                new_count: Some(nw),
-                ..
-            }) => {
+    fn expects_more(&self) -> bool {
+        match (self.hunk.old_count, self.hunk.new_count) {
+            (Some(o), Some(nw)) => {
                 let (old, new) = self.sides();
-                old < *o || new < *nw
+                old < o || new < nw
             }
             _ => false,
         }
@@ -399,151 +466,89 @@ impl Unified {
 
     /// The header gave counts and the body reached them.
     fn counted(&self) -> bool {
-        matches!(
-            self.hunk.as_ref(),
-            Some(Hunk {
-                old_count: Some(_),
-                ..
-            })
-        ) && !self.hunk_expects_more()
+        self.hunk.old_count.is_some() && !self.expects_more()
     }
 
     /// Pending markerless empty lines become context when the header's counts ask for them.
     fn flush_blanks_if_counted(&mut self) {
-        let (old, new) = self.sides();
-        let h = self.hunk.as_mut().expect("in a hunk");
-        let keep = match (h.old_count, h.new_count) {
-            (Some(o), Some(nw)) => {
-                let base_old = old - self.pending.len();
-                let base_new = new - self.pending.len();
-                let want_old = o.saturating_sub(base_old);
-                let want_new = nw.saturating_sub(base_new);
-                if want_old == want_new {
-                    want_old.min(self.pending.len())
-                } else {
-                    0
-                }
-            }
-            _ => 0,
+        let keep = match self.is_pure_addition() {
+            true => self.pending.len(),
+            false => self.blanks_the_counts_ask_for(),
         };
-        // A hunk of nothing but added lines has no anchor; its trailing empty lines can only be
-        // the blank context a diff writer printed without its space (diffy does), never noise
-        // that would change where it goes. Keep them rather than refuse the hunk.
-        let pure_addition = h.lines.iter().all(|l| l.kind == Kind::Add);
-        let keep = if pure_addition && !h.lines.is_empty() {
-            self.pending.len()
-        } else {
-            keep
-        };
-        h.lines.extend(self.pending.drain(..keep));
+        self.hunk.lines.extend(self.pending.drain(..keep));
         self.pending.clear();
     }
 
-    fn finish_hunk(&mut self) -> Result<(), Problem> {
-        if self.hunk.is_none() {
-            return Ok(());
+    /// How many pending blank lines the header's counts still expect on both sides alike.
+    fn blanks_the_counts_ask_for(&self) -> usize {
+        let (Some(o), Some(nw)) = (self.hunk.old_count, self.hunk.new_count) else {
+            return 0;
+        };
+        let (old, new) = self.sides();
+        let want_old = o.saturating_sub(old - self.pending.len());
+        let want_new = nw.saturating_sub(new - self.pending.len());
+        match want_old == want_new {
+            true => want_old.min(self.pending.len()),
+            false => 0,
         }
-        self.flush_blanks_if_counted();
-        let h = self.hunk.take().expect("checked");
-        self.after_body = false;
-        if h.lines.is_empty() {
-            return Err(not_unified(format!(
-                "hunk `{}` has no lines; every @@ must be followed by ' ', '-' or '+' lines",
-                shorten(&h.header)
-            )));
-        }
-        let f = self.file.get_or_insert_with(FilePatch::default);
-        if h.changes() {
-            f.hunks.push(h);
-        }
-        Ok(())
     }
 
-    fn finish_file(&mut self) -> Result<(), Problem> {
-        self.finish_hunk()?;
-        if let Some(f) = self.file.take() {
-            self.files.push(f);
+    /// A hunk of nothing but added lines has no anchor; its trailing empty lines can only be
+    /// the blank context a diff writer printed without its space (diffy does), never noise
+    /// that would change where it goes. They are kept rather than the hunk refused.
+    fn is_pure_addition(&self) -> bool {
+        let lines = &self.hunk.lines;
+        !lines.is_empty() && lines.iter().all(|l| l.kind == Kind::Add)
+    }
+
+    /// The finished hunk; one without lines is refused.
+    fn close(mut self) -> Result<Hunk, Problem> {
+        self.flush_blanks_if_counted();
+        if self.hunk.lines.is_empty() {
+            return Err(not_unified(format!(
+                "hunk `{}` has no lines; every @@ must be followed by ' ', '-' or '+' lines",
+                shorten(&self.hunk.header)
+            )));
         }
-        Ok(())
+        Ok(self.hunk)
     }
 }
 
-fn parse_codex(lines: &[&str]) -> Result<Vec<FilePatch>, Problem> {
-    let start = lines
-        .iter()
-        .position(|l| l.trim() == "*** Begin Patch")
-        .expect("caller checked");
-    let mut files: Vec<FilePatch> = Vec::new();
-    let mut hunk: Option<Hunk> = None;
-    let mut ended = false;
-    let flush = |files: &mut Vec<FilePatch>, hunk: &mut Option<Hunk>| {
-        if let (Some(h), Some(f)) = (hunk.take(), files.last_mut())
-            && h.changes()
-        {
-            f.hunks.push(h);
-        }
-    };
-    for (idx, line) in lines.iter().enumerate().skip(start + 1) {
-        let n = idx + 1;
+/// Reads a Codex envelope; `begin` is the index of its `*** Begin Patch` line.
+fn parse_codex(lines: &[&str], begin: usize) -> Result<Vec<FilePatch>, Problem> {
+    let mut codex = Codex::default();
+    for (idx, line) in lines.iter().enumerate().skip(begin + 1) {
         if line.trim() == "*** End Patch" {
-            ended = true;
-            break;
+            return codex.finish();
         }
+        codex.read(idx + 1, line)?;
+    }
+    Err(not_unified(
+        "*** Begin Patch without *** End Patch; send the whole envelope",
+    ))
+}
+
+#[derive(Default)]
+struct Codex {
+    files: Vec<FilePatch>,
+    hunk: Option<Hunk>,
+}
+
+impl Codex {
+    fn read(&mut self, n: usize, line: &str) -> Result<(), Problem> {
         if let Some(rest) = line.strip_prefix("*** ") {
-            flush(&mut files, &mut hunk);
-            if let Some(p) = rest.strip_prefix("Update File:") {
-                let p = clean_path(p);
-                files.push(FilePatch {
-                    old_path: p.clone(),
-                    new_path: p,
-                    ..FilePatch::default()
-                });
-            } else if let Some(p) = rest.strip_prefix("Add File:") {
-                files.push(FilePatch {
-                    new_path: clean_path(p),
-                    created: true,
-                    ..FilePatch::default()
-                });
-                hunk = Some(Hunk {
-                    header: "*** Add File".to_string(),
-                    ..Hunk::default()
-                });
-            } else if let Some(p) = rest.strip_prefix("Delete File:") {
-                files.push(FilePatch {
-                    old_path: clean_path(p),
-                    deleted: true,
-                    ..FilePatch::default()
-                });
-            } else if let Some(p) = rest.strip_prefix("Move to:") {
-                if let Some(f) = files.last_mut() {
-                    f.new_path = clean_path(p);
-                }
-            } else if rest.trim() == "End of File" {
-                if let Some(h) = files.last_mut().and_then(|f| f.hunks.last_mut()) {
-                    h.at_eof = true;
-                }
-            } else {
-                return Err(not_unified(format!(
-                    "diff line {n}: unknown envelope line {:?}",
-                    shorten(line)
-                )));
-            }
-            continue;
+            self.flush();
+            return self.envelope_line(n, line, rest);
         }
-        if files.is_empty() {
+        if self.files.is_empty() {
             return Err(not_unified(format!(
                 "diff line {n}: expected *** Update File: PATH after *** Begin Patch"
             )));
         }
         if line.starts_with("@@") {
-            flush(&mut files, &mut hunk);
-            let anchor = line.trim_start_matches('@').trim();
-            hunk = Some(Hunk {
-                header: line.trim_end().to_string(),
-                anchor: (!anchor.is_empty()).then(|| anchor.to_string()),
-                ..Hunk::default()
-            });
-            continue;
+            self.flush();
+            self.hunk = Some(codex_hunk(line));
+            return Ok(());
         }
         let Some(body) = body_line(line) else {
             return Err(not_unified(format!(
@@ -551,23 +556,83 @@ fn parse_codex(lines: &[&str]) -> Result<Vec<FilePatch>, Problem> {
                 shorten(line)
             )));
         };
-        hunk.get_or_insert_with(|| Hunk {
-            header: "@@".to_string(),
-            ..Hunk::default()
-        })
-        .lines
-        .push(body);
+        self.hunk
+            .get_or_insert_with(|| Hunk {
+                header: "@@".to_string(),
+                ..Hunk::default()
+            })
+            .lines
+            .push(body);
+        Ok(())
     }
-    if !ended {
-        return Err(not_unified(
-            "*** Begin Patch without *** End Patch; send the whole envelope",
-        ));
+
+    /// A `*** ` line: a file to update, add, delete or move, or the end of the file.
+    fn envelope_line(&mut self, n: usize, line: &str, rest: &str) -> Result<(), Problem> {
+        if let Some(p) = rest.strip_prefix("Update File:") {
+            let p = clean_path(p);
+            self.files.push(FilePatch {
+                old_path: p.clone(),
+                new_path: p,
+                ..FilePatch::default()
+            });
+        } else if let Some(p) = rest.strip_prefix("Add File:") {
+            self.files.push(FilePatch {
+                new_path: clean_path(p),
+                created: true,
+                ..FilePatch::default()
+            });
+            self.hunk = Some(Hunk {
+                header: "*** Add File".to_string(),
+                ..Hunk::default()
+            });
+        } else if let Some(p) = rest.strip_prefix("Delete File:") {
+            self.files.push(FilePatch {
+                old_path: clean_path(p),
+                deleted: true,
+                ..FilePatch::default()
+            });
+        } else if let Some(p) = rest.strip_prefix("Move to:") {
+            if let Some(f) = self.files.last_mut() {
+                f.new_path = clean_path(p);
+            }
+        } else if rest.trim() == "End of File" {
+            if let Some(h) = self.files.last_mut().and_then(|f| f.hunks.last_mut()) {
+                h.at_eof = true;
+            }
+        } else {
+            return Err(not_unified(format!(
+                "diff line {n}: unknown envelope line {:?}",
+                shorten(line)
+            )));
+        }
+        Ok(())
     }
-    flush(&mut files, &mut hunk);
-    if files.iter().all(|f| f.hunks.is_empty() && !f.deleted) {
-        return Err(not_unified("the envelope holds no changes"));
+
+    fn flush(&mut self) {
+        if let (Some(h), Some(f)) = (self.hunk.take(), self.files.last_mut())
+            && h.changes()
+        {
+            f.hunks.push(h);
+        }
     }
-    Ok(files)
+
+    fn finish(mut self) -> Result<Vec<FilePatch>, Problem> {
+        self.flush();
+        if self.files.iter().all(|f| f.hunks.is_empty() && !f.deleted) {
+            return Err(not_unified("the envelope holds no changes"));
+        }
+        Ok(self.files)
+    }
+}
+
+/// A Codex `@@` line: its text, if any, is an anchor, never numbers.
+fn codex_hunk(line: &str) -> Hunk {
+    let anchor = line.trim_start_matches('@').trim();
+    Hunk {
+        header: line.trim_end().to_string(),
+        anchor: (!anchor.is_empty()).then(|| anchor.to_string()),
+        ..Hunk::default()
+    }
 }
 
 /// A line cut to a readable length for messages.

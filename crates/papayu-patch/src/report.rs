@@ -192,17 +192,15 @@ impl HunkFailure {
 impl FailureReport {
     /// The one-line [`Problem`] for this report.
     pub fn problem(&self) -> Problem {
-        let first = self
-            .failures
-            .first()
-            .expect("a failure report has failures");
-        let mut reason = first.summary(self.hunks);
-        if self.failures.len() > 1 {
-            reason.push_str(&format!(
-                " ({} more hunk(s) failed)",
-                self.failures.len() - 1
-            ));
-        }
+        let reason = match self.failures.split_first() {
+            Some((first, [])) => first.summary(self.hunks),
+            Some((first, more)) => format!(
+                "{} ({} more hunk(s) failed)",
+                first.summary(self.hunks),
+                more.len()
+            ),
+            None => format!("the patch's {} hunk(s) did not apply", self.hunks),
+        };
         Problem::new(Code::PatchApplyFailed, reason)
     }
 }

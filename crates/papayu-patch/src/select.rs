@@ -14,20 +14,21 @@ pub(crate) fn one_file(files: Vec<FilePatch>, options: &Options) -> Result<FileP
     if let Some(pick) = &options.pick {
         return picked(files, pick);
     }
-    let mut files = merged(files);
-    if files.len() > 1 {
-        let names: Vec<String> = files.iter().map(FilePatch::path).collect();
-        return Err(Problem::new(
-            Code::PatchMultiFile,
-            format!(
-                "the diff changes {} files ({}); a patch changes only its own file: send one \
-                 patch per file",
-                files.len(),
-                names.join(", ")
-            ),
-        ));
-    }
-    let file = files.pop().expect("a parsed diff has a file");
+    let file = match <[FilePatch; 1]>::try_from(merged(files)) {
+        Ok([file]) => file,
+        Err(files) => {
+            let names: Vec<String> = files.iter().map(FilePatch::path).collect();
+            return Err(Problem::new(
+                Code::PatchMultiFile,
+                format!(
+                    "the diff changes {} files ({}); a patch changes only its own file: send \
+                     one patch per file",
+                    files.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
     if let Some(path) = &options.path {
         check_name(&file, path)?;
     }
@@ -73,10 +74,10 @@ pub(crate) fn check_sides(file: &FilePatch, original: &str) -> Result<(), Proble
 
 /// The section the caller named, from a diff of one or more files.
 fn picked(files: Vec<FilePatch>, pick: &str) -> Result<FilePatch, Problem> {
-    let mut files = merged(files);
-    if files.len() == 1 {
-        return Ok(files.pop().expect("one file"));
-    }
+    let mut files = match <[FilePatch; 1]>::try_from(merged(files)) {
+        Ok([file]) => return Ok(file),
+        Err(files) => files,
+    };
     let want = normal(pick);
     let names: Vec<String> = files.iter().map(FilePatch::path).collect();
     let exact: Vec<usize> = (0..files.len())

@@ -51,6 +51,10 @@ pub fn schema_hash(version: ProtocolVersion, strict: bool) -> String {
 }
 
 /// The schema as a JSON value, exactly as in its file.
+#[expect(
+    clippy::expect_used,
+    reason = "the schema files are built in, and the tests read every one"
+)]
 pub fn schema_value(version: ProtocolVersion, strict: bool) -> Value {
     serde_json::from_str(schema_text(version, strict)).expect("embedded schema is valid JSON")
 }
@@ -79,6 +83,10 @@ pub(crate) fn validator(version: ProtocolVersion) -> &'static Schema {
 }
 
 /// Compiles an embedded schema; the files are part of the build, so failure is a bug.
+#[expect(
+    clippy::expect_used,
+    reason = "the schema files are built in, and the tests compile every one"
+)]
 pub(crate) fn compile(schema: &Value) -> Schema {
     Schema::compile(schema).expect("embedded schema compiles")
 }

@@ -78,6 +78,10 @@ pub fn push(
     claim: &Claim,
     old: Option<Oid>,
 ) -> Result<Option<Oid>, Problem> {
+    #[expect(
+        clippy::expect_used,
+        reason = "serializing a derived type with string keys cannot fail"
+    )]
     let text = serde_json::to_string_pretty(claim).expect("a claim serializes");
     let message = format!(
         "papayu: {} {} by {}",

@@ -80,6 +80,10 @@ impl Request {
     /// The request as stored: pretty JSON, one field a line, so that a person reading the
     /// branch in a CI system's web view reads it too.
     pub fn to_text(&self) -> String {
+        #[expect(
+            clippy::expect_used,
+            reason = "serializing a derived type with string keys cannot fail"
+        )]
         let mut text = serde_json::to_string_pretty(self).expect("a request serializes");
         text.push('\n');
         text

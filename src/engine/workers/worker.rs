@@ -560,6 +560,10 @@ fn check_one(
 fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), Problem> {
     let mut lines = Vec::new();
     for r in results {
+        #[expect(
+            clippy::expect_used,
+            reason = "serializing a derived type with string keys cannot fail"
+        )]
         let payload = serde_json::to_string(r).expect("a result serializes");
         let signature = match &setup.key {
             Some(key) => Some(sshsig::sign(key, payload.as_bytes())?),
@@ -588,7 +592,10 @@ fn publish(store: &Store, setup: &Setup, results: &[CheckResult]) -> Result<(), 
                     .map_err(|e| e.to_problem())?,
             );
         }
-        let tip = tip.expect("at least one result line");
+        let Some(tip) = tip else {
+            // No result to add and none on the remote: nothing to push.
+            return Ok(());
+        };
         let lease = format!(
             "{name}:{}",
             theirs.map(|o| o.to_string()).unwrap_or_default()
@@ -703,8 +710,9 @@ impl Renewal {
     /// Stops renewing; returns the claim's newest commit.
     fn stop(self) -> Oid {
         let _ = self.stop.send(());
+        // A panic in the renewal thread goes on here, as if it had happened in this one.
         self.handle
             .join()
-            .expect("the renewal thread does not panic")
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     }
 }

@@ -65,55 +65,7 @@ impl Builder<'_> {
         entry: Entry,
         opts: &BuildOptions<'_>,
     ) -> Option<(Arc<[u8]>, bool)> {
-        let (oid, executable) = match entry {
-            Entry::File { blob, executable } if blob != Oid::ZERO_SHA1 => (blob, executable),
-            Entry::File { .. } => {
-                self.fail(
-                    Code::ActionConflict,
-                    index,
-                    action,
-                    "the plan already wrote this file in an earlier action",
-                );
-                return None;
-            }
-            Entry::Missing => {
-                self.fail_hint(
-                    Code::TargetMissing,
-                    index,
-                    action,
-                    "no such file in the commit the plan applies to",
-                    "create it with CREATE_FILE",
-                );
-                return None;
-            }
-            Entry::Dir => {
-                self.fail(
-                    Code::FileDirConflict,
-                    index,
-                    action,
-                    "this path is a directory",
-                );
-                return None;
-            }
-            Entry::Symlink { .. } => {
-                self.fail(
-                    Code::PathThroughSymlink,
-                    index,
-                    action,
-                    "this path is a symlink; papayu never writes through symlinks",
-                );
-                return None;
-            }
-            Entry::Submodule => {
-                self.fail(
-                    Code::FileDirConflict,
-                    index,
-                    action,
-                    "this path is a submodule",
-                );
-                return None;
-            }
-        };
+        let (oid, executable) = self.regular_file(index, action, entry)?;
         let blob = match self.base.blob(oid) {
             Ok(b) => b,
             Err(p) => {
@@ -128,33 +80,88 @@ impl Builder<'_> {
             ranges: Vec::new(),
             truncated: false,
         };
-        if let Some(read) = opts.read {
-            match read.iter().find(|f| f.path == action.path) {
-                Some(seen) if seen.blob_oid != fingerprint.blob_oid => {
-                    let why = format!(
-                        "the file changed since the plan read it (blob {} then, {} now)",
-                        short(&seen.blob_oid),
-                        short(&fingerprint.blob_oid)
-                    );
-                    self.fail_hint(Code::BaseMismatch, index, action, &why, "make a new plan");
-                    return None;
-                }
-                Some(_) => {}
-                None if action.kind == ActionKind::UpdateFile => {
-                    self.fail_hint(
-                        Code::UpdateWithoutBase,
-                        index,
-                        action,
-                        "the plan never read this file, so it cannot replace it",
-                        "make a new plan that reads it",
-                    );
-                    return None;
-                }
-                None => {}
-            }
+        if let Some(read) = opts.read
+            && !self.matches_what_was_read(index, action, &fingerprint, read)
+        {
+            return None;
         }
         self.touched.push(fingerprint);
         Some((blob, executable))
+    }
+
+    /// The blob and executable bit of the base's regular file at the action's path; anything
+    /// else there (nothing, a directory, a symlink, a file written earlier) is refused.
+    fn regular_file(&mut self, index: usize, action: &Action, entry: Entry) -> Option<(Oid, bool)> {
+        match entry {
+            Entry::File { blob, executable } if blob != Oid::ZERO_SHA1 => {
+                return Some((blob, executable));
+            }
+            Entry::File { .. } => self.fail(
+                Code::ActionConflict,
+                index,
+                action,
+                "the plan already wrote this file in an earlier action",
+            ),
+            Entry::Missing => self.fail_hint(
+                Code::TargetMissing,
+                index,
+                action,
+                "no such file in the commit the plan applies to",
+                "create it with CREATE_FILE",
+            ),
+            Entry::Dir => self.fail(
+                Code::FileDirConflict,
+                index,
+                action,
+                "this path is a directory",
+            ),
+            Entry::Symlink { .. } => self.fail(
+                Code::PathThroughSymlink,
+                index,
+                action,
+                "this path is a symlink; papayu never writes through symlinks",
+            ),
+            Entry::Submodule => self.fail(
+                Code::FileDirConflict,
+                index,
+                action,
+                "this path is a submodule",
+            ),
+        }
+        None
+    }
+
+    /// Whether the file is still the one the plan read (`read`, its fingerprints); a changed
+    /// file, or one an `UPDATE_FILE` replaces without having read it, is refused.
+    fn matches_what_was_read(
+        &mut self,
+        index: usize,
+        action: &Action,
+        now: &Fingerprint,
+        read: &[Fingerprint],
+    ) -> bool {
+        match read.iter().find(|f| f.path == action.path) {
+            Some(seen) if seen.blob_oid != now.blob_oid => {
+                let why = format!(
+                    "the file changed since the plan read it (blob {} then, {} now)",
+                    short(&seen.blob_oid),
+                    short(&now.blob_oid)
+                );
+                self.fail_hint(Code::BaseMismatch, index, action, &why, "make a new plan");
+                false
+            }
+            None if action.kind == ActionKind::UpdateFile => {
+                self.fail_hint(
+                    Code::UpdateWithoutBase,
+                    index,
+                    action,
+                    "the plan never read this file, so it cannot replace it",
+                    "make a new plan that reads it",
+                );
+                false
+            }
+            Some(_) | None => true,
+        }
     }
 
     pub(super) fn update_file(

@@ -189,80 +189,22 @@ fn reflog_values(repo: &Repository, name: &str) -> Vec<Oid> {
 /// said. Each ref moves by compare-and-swap. With `dry_run`, only says what it would do.
 pub fn repair(store: &Store, dry_run: bool) -> Result<Vec<Repair>, StoreError> {
     let repo = &store.repo;
-    let mut done = Vec::new();
     let log_tip = store.ref_value(OPLOG_REF)?;
     // The log first read as it is: the notes values it recorded are candidates for the notes.
-    let mut chain = Vec::new();
-    // The chain read from its start has every entry and every parent.
-    let mut chain_whole = true;
-    if let Some(tip) = log_tip {
-        let starts = std::iter::once(tip).chain(reflog_values(repo, OPLOG_REF));
-        for start in starts {
-            if read_entry(repo, start).is_ok() {
-                (chain, chain_whole) = readable_chain(repo, start);
-                break;
-            }
-        }
-    }
+    let (chain, chain_whole) = match log_tip {
+        Some(tip) => readable_log(repo, tip),
+        None => (Vec::new(), true),
+    };
+    let mut done = Vec::new();
     if let Some(notes) = store.ref_value(NOTES_REF)?
         && !notes_intact(repo, notes)
     {
-        let recorded = chain.iter().flat_map(|e| {
-            e.op.refs
-                .iter()
-                .filter(|c| c.name == NOTES_REF)
-                .flat_map(|c| [c.new, c.old])
-                .flatten()
-                .collect::<Vec<_>>()
-        });
-        let to = reflog_values(repo, NOTES_REF)
-            .into_iter()
-            .chain(recorded)
-            .find(|&c| c != notes && notes_intact(repo, c));
-        if !dry_run {
-            refs::update(
-                repo,
-                &[RefChange::new(NOTES_REF, Some(notes), to)],
-                "papayu gc --repair: back to the last intact notes",
-            )?;
-        }
-        done.push(Repair {
-            name: NOTES_REF.to_string(),
-            from: Some(notes),
-            to,
-            lost: match to {
-                Some(_) => "the note lines written after that commit".to_string(),
-                None => "every plan in the notes: no intact notes commit was found".to_string(),
-            },
-        });
+        done.push(repair_notes(repo, notes, &chain, dry_run)?);
     }
     if let Some(tip) = log_tip
         && (!chain_whole || chain.first().map(|e| e.id) != Some(tip))
     {
-        let lost = match chain.last().and_then(|e| e.op.previous.clone()) {
-            Some(_) => "operations older than the missing entry (undo stops there)".to_string(),
-            None if chain.first().map(|e| e.id) == Some(tip) => {
-                "nothing: only links to missing commits".to_string()
-            }
-            None => "the newest operation(s), whose entries are missing".to_string(),
-        };
-        let to = match dry_run || chain_whole {
-            true => chain.first().map(|e| e.id),
-            false => rewrite_chain(repo, &chain, Carried::default())?,
-        };
-        if !dry_run {
-            refs::update(
-                repo,
-                &[RefChange::new(OPLOG_REF, Some(tip), to)],
-                "papayu gc --repair: the operation log without missing entries",
-            )?;
-        }
-        done.push(Repair {
-            name: OPLOG_REF.to_string(),
-            from: Some(tip),
-            to,
-            lost,
-        });
+        done.push(repair_log(repo, tip, (&chain, chain_whole), dry_run)?);
     }
     if !dry_run {
         remove_stale_keeps(repo);
@@ -273,6 +215,91 @@ pub fn repair(store: &Store, dry_run: bool) -> Result<Vec<Repair>, StoreError> {
         }
     }
     Ok(done)
+}
+
+/// The log's entries readable from `tip`, or else from the newest value in its reflog whose
+/// entry can be read, and whether that chain is whole (every entry and every parent there,
+/// back to its start). Empty when no value can be read.
+fn readable_log(repo: &Repository, tip: Oid) -> (Vec<Entry>, bool) {
+    let starts = std::iter::once(tip).chain(reflog_values(repo, OPLOG_REF));
+    for start in starts {
+        if read_entry(repo, start).is_ok() {
+            return readable_chain(repo, start);
+        }
+    }
+    (Vec::new(), true)
+}
+
+/// Moves the broken notes commit `notes` back to the newest intact one its reflog or the log
+/// (`chain`) recorded, or deletes the ref when there is none.
+fn repair_notes(
+    repo: &Repository,
+    notes: Oid,
+    chain: &[Entry],
+    dry_run: bool,
+) -> Result<Repair, StoreError> {
+    let recorded = chain.iter().flat_map(|e| {
+        e.op.refs
+            .iter()
+            .filter(|c| c.name == NOTES_REF)
+            .flat_map(|c| [c.new, c.old])
+            .flatten()
+            .collect::<Vec<_>>()
+    });
+    let to = reflog_values(repo, NOTES_REF)
+        .into_iter()
+        .chain(recorded)
+        .find(|&c| c != notes && notes_intact(repo, c));
+    if !dry_run {
+        refs::update(
+            repo,
+            &[RefChange::new(NOTES_REF, Some(notes), to)],
+            "papayu gc --repair: back to the last intact notes",
+        )?;
+    }
+    Ok(Repair {
+        name: NOTES_REF.to_string(),
+        from: Some(notes),
+        to,
+        lost: match to {
+            Some(_) => "the note lines written after that commit".to_string(),
+            None => "every plan in the notes: no intact notes commit was found".to_string(),
+        },
+    })
+}
+
+/// Points the log at the readable `chain` (rewritten without links to missing commits when
+/// it is not whole) instead of `tip`.
+fn repair_log(
+    repo: &Repository,
+    tip: Oid,
+    (chain, chain_whole): (&[Entry], bool),
+    dry_run: bool,
+) -> Result<Repair, StoreError> {
+    let lost = match chain.last().and_then(|e| e.op.previous.clone()) {
+        Some(_) => "operations older than the missing entry (undo stops there)".to_string(),
+        None if chain.first().map(|e| e.id) == Some(tip) => {
+            "nothing: only links to missing commits".to_string()
+        }
+        None => "the newest operation(s), whose entries are missing".to_string(),
+    };
+    let to = match dry_run || chain_whole {
+        true => chain.first().map(|e| e.id),
+        false => rewrite_chain(repo, chain, Carried::default())?,
+    };
+    if !dry_run {
+        refs::update(
+            repo,
+            &[RefChange::new(OPLOG_REF, Some(tip), to)],
+            "papayu gc --repair: the operation log without missing entries",
+        )?;
+    }
+    Ok(Repair {
+        name: OPLOG_REF.to_string(),
+        from: Some(tip),
+        to,
+        lost,
+    })
 }
 
 /// Writes the reflog of `name` again without the entries that name missing commits or commits
