@@ -33,7 +33,7 @@ use super::{CliError, CliResult};
 ///
 /// Register it with your agent (docs/agents.md): for Claude Code, `claude mcp add papayu -- git
 /// papayu mcp`. The agent can then validate a plan, propose it (stored and applied as a papayu/*
-/// branch with your configured check), list, show, diff and discard proposals, and see the
+/// branch with your configured check), list, show, diff, compare and discard proposals, and see the
 /// context a goal would gather. It cannot merge: that stays your decision. Run it in the
 /// repository the agent works on (or pass -C DIR).
 #[derive(Debug, Args)]
