@@ -18,6 +18,7 @@ mod rank;
 mod ranked;
 mod search;
 mod secrets;
+mod twins;
 
 use std::collections::BTreeMap;
 

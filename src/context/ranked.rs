@@ -2,9 +2,9 @@
 //! when it fits, else the best files, whole when they fit, else as windows where the goal's
 //! evidence lands ([`super::fill`]), each block's reason saying which lines were kept and why.
 
-use super::fill;
 use super::rank::{self, Ranking};
 use super::{Block, BlockKind, Budget, Corpus, Gathered, Input, Private, Query, file_block};
+use super::{fill, twins};
 use crate::store::Snapshot;
 
 /// Less room than this is not worth a ranked block.
@@ -25,46 +25,201 @@ pub(super) fn add_ranked(
     let query = Query::of(&input.goal, &input.logs);
     let history = snap.recent_changes();
     let ranking = rank::rank(&corpus, &query, &history, &|p| private.allows(p));
-    let (mut slots, mut room) = room_left(&out.blocks, budget);
+    let (slots, room) = room_left(&out.blocks, budget);
     let mut order: Vec<(usize, f64, String)> = ranking
         .files
         .iter()
         .map(|r| (r.file, r.score, r.reasons.join("; ")))
         .collect();
     whole_tree(&corpus, private, &out.blocks, (slots, room), &mut order);
-    let matcher = rank::Matcher::new(&query);
+    defer_others(&corpus, &mut order);
+    let mut fill = Filler {
+        snap,
+        corpus: &corpus,
+        private,
+        budget,
+        matcher: rank::Matcher::new(&query),
+        idf: &ranking.idf,
+        slots,
+        room,
+        twins_sought: 0,
+    };
     for (f, score, reason) in order {
-        if slots == 0 || room < MIN_RANKED_CHARS {
+        if !fill.has_room() {
             break;
         }
-        let path = &corpus.paths[f];
-        if present(&out.blocks, path) {
+        if present(&out.blocks, &corpus.paths[f]) {
             continue;
         }
-        let allowance = budget
+        let Some(block) = fill.ranked_block(f, score, &reason) else {
+            continue;
+        };
+        let twin = fill.twin_block(f, &block, &out.blocks);
+        fill.push(block, &mut out.blocks);
+        if let Some(twin) = twin {
+            fill.push(twin, &mut out.blocks);
+        }
+    }
+    ranking
+}
+
+/// Ranked blocks whose twins (the same code in another file, [`twins`]) are sought, at most.
+const TWINS_FROM: usize = 3;
+
+/// The room left for ranked blocks, and how to make them.
+struct Filler<'a> {
+    snap: &'a Snapshot<'a>,
+    corpus: &'a Corpus,
+    private: &'a Private,
+    budget: &'a Budget,
+    matcher: rank::Matcher<'a>,
+    idf: &'a [f64],
+    slots: usize,
+    room: usize,
+    twins_sought: usize,
+}
+
+impl Filler<'_> {
+    fn has_room(&self) -> bool {
+        self.slots > 0 && self.room >= MIN_RANKED_CHARS
+    }
+
+    /// Characters the next block may take.
+    fn allowance(&self) -> usize {
+        self.budget
             .max_file_chars
-            .min(room)
-            .min(share(room, slots))
-            .saturating_sub(SLACK);
-        let text = String::from_utf8_lossy(corpus.text(f));
+            .min(self.room)
+            .min(share(self.room, self.slots))
+            .saturating_sub(SLACK)
+    }
+
+    fn push(&mut self, block: Block, blocks: &mut Vec<Block>) {
+        self.slots = self.slots.saturating_sub(1);
+        self.room = self.room.saturating_sub(block.body.chars().count());
+        blocks.push(block);
+    }
+
+    /// File `f`'s block: whole when it fits its allowance, else windows where the goal's
+    /// evidence lands.
+    fn ranked_block(&self, f: usize, score: f64, reason: &str) -> Option<Block> {
+        let path = &self.corpus.paths[f];
+        let allowance = self.allowance();
+        let text = String::from_utf8_lossy(self.corpus.text(f));
         let (windows, reason) = if text.chars().count() <= allowance {
-            (Vec::new(), reason)
+            (Vec::new(), reason.to_string())
         } else {
-            let anchors = matcher.anchors(&corpus, f, &ranking.idf);
+            let anchors = self.matcher.anchors(self.corpus, f, self.idf);
             let defs = super::defs::parse(path, &text);
-            let describe = |a: &rank::Anchor| matcher.describe(a);
+            let describe = |a: &rank::Anchor| self.matcher.describe(a);
             let shown = fill::windows(&text, &defs, &anchors, &describe, allowance);
             (shown.ranges, format!("{reason}; {}", shown.reason))
         };
-        let Some(mut block) = file_block(snap, path, &windows, &reason, 3) else {
-            continue;
-        };
+        let mut block = file_block(self.snap, path, &windows, &reason, 3)?;
         block.score = Some((score * 1000.0).round() / 1000.0);
-        slots -= 1;
-        room = room.saturating_sub(block.body.chars().count());
-        out.blocks.push(block);
+        Some(block)
     }
-    ranking
+
+    /// The block of another file holding the code `block` shows of file `f` (an amalgamation
+    /// and the header it was built from), when one does, is not sent yet, and fits.
+    fn twin_block(&mut self, f: usize, block: &Block, blocks: &[Block]) -> Option<Block> {
+        if self.twins_sought >= TWINS_FROM || self.slots < 2 {
+            return None;
+        }
+        self.twins_sought += 1;
+        let corpus = self.corpus;
+        let allowed = |g: usize| {
+            let path = &corpus.paths[g];
+            self.private.allows(path)
+                && !present(blocks, path)
+                && rank::is_code(path, corpus.text(g))
+                && !rank::is_test_path(&path.to_lowercase())
+        };
+        let twin = twins::twin(corpus, f, &block.ranges, &allowed)?;
+        let text = corpus.text(twin.file);
+        let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+        // The copy is worth what the part is: as many characters, within the room left.
+        let shown = block.body.chars().count();
+        let room = self.room.saturating_sub(shown);
+        let allowance = (shown + SLACK)
+            .max(share(room, self.slots - 1))
+            .min(self.budget.max_file_chars)
+            .min(room)
+            .saturating_sub(SLACK);
+        let windows = fitting(&twin.windows, &lines, allowance);
+        if windows.is_empty() {
+            return None;
+        }
+        let kept: Vec<String> = windows
+            .iter()
+            .take(4)
+            .map(|(a, b)| format!("{a}-{b}"))
+            .collect();
+        let more = if windows.len() > 4 { ", …" } else { "" };
+        let reason = format!(
+            "holds the code shown of {}; kept {}{more}",
+            corpus.paths[f],
+            kept.join(", ")
+        );
+        let path = &corpus.paths[twin.file];
+        file_block(self.snap, path, &windows, &reason, 3)
+    }
+}
+
+/// The windows, in order, while their lines (and a header each) fit `chars`.
+fn fitting(windows: &[(u32, u32)], lines: &[&[u8]], chars: usize) -> Vec<(u32, u32)> {
+    let mut cost = 0;
+    let mut out = Vec::new();
+    for &(a, b) in windows {
+        let (from, to) = ((a as usize).min(lines.len()), (b as usize).min(lines.len()));
+        let size: usize = lines[from.saturating_sub(1)..to]
+            .iter()
+            .map(|l| String::from_utf8_lossy(l).chars().count())
+            .sum::<usize>()
+            + WINDOW_HEADER;
+        if cost + size > chars {
+            break;
+        }
+        cost += size;
+        out.push((a, b));
+    }
+    out
+}
+
+/// Characters a `... lines a-b of N:` header costs, at most.
+const WINDOW_HEADER: usize = 40;
+
+/// Ranked files that are not code (documentation, configuration, build metadata, data), and
+/// tests, given a block before any code file ranked below them, at most; the rest wait behind
+/// the code files worth more than [`DEFERRED`] of their score. A fix changes code: a README or
+/// a build file that repeats the goal's words is worth one of the eight blocks, not three, and
+/// the tests of the module a fix changes are worth two, not six.
+const MAX_OTHER: usize = 1;
+const MAX_TESTS: usize = 2;
+const DEFERRED: f64 = 0.25;
+
+/// Moves the ranked files that are not code, past the first [`MAX_OTHER`], and tests, past
+/// the first [`MAX_TESTS`], behind the code files worth more than [`DEFERRED`] of their score.
+fn defer_others(corpus: &Corpus, order: &mut Vec<(usize, f64, String)>) {
+    let (mut others, mut tests) = (0, 0);
+    let mut keyed: Vec<(f64, (usize, f64, String))> = order
+        .drain(..)
+        .map(|o| {
+            let path = &corpus.paths[o.0];
+            let past = if !rank::is_code(path, corpus.text(o.0)) {
+                others += 1;
+                others > MAX_OTHER
+            } else if rank::is_test_path(&path.to_lowercase()) {
+                tests += 1;
+                tests > MAX_TESTS
+            } else {
+                false
+            };
+            let key = if past { o.1 * DEFERRED } else { o.1 };
+            (key, o)
+        })
+        .collect();
+    keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    order.extend(keyed.into_iter().map(|(_, o)| o));
 }
 
 /// The most of `room` one of the next `slots` files may take: twice an even share, so the
@@ -122,5 +277,54 @@ fn whole_tree(
                 order.push((f, 0.0, "the whole tree fits".to_string()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_and_tests_past_the_first_wait_behind_the_code() {
+        let files = [
+            ("README.md", "the cache\n"),
+            ("src/cache.rs", "fn cache() {}\n"),
+            ("docs/cache.md", "the cache\n"),
+            ("CMakeLists.txt", "cache\n"),
+            ("tests/a_test.rs", "fn a() {}\n"),
+            ("tests/b_test.rs", "fn b() {}\n"),
+            ("tests/c_test.rs", "fn c() {}\n"),
+            ("src/store.rs", "fn store() {}\n"),
+            ("scripts/build", "#!/bin/sh\necho cache\n"),
+        ];
+        let corpus = Corpus::of_files(files.iter().map(|(p, t)| {
+            (
+                p.to_string(),
+                super::super::corpus::test_id(t.as_bytes()),
+                t.as_bytes(),
+            )
+        }));
+        let scores = [10.0, 9.0, 8.0, 7.0, 6.0, 5.5, 5.0, 3.0, 2.9];
+        let mut order: Vec<(usize, f64, String)> = scores
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, *s, String::new()))
+            .collect();
+        defer_others(&corpus, &mut order);
+        let paths: Vec<&str> = order.iter().map(|o| corpus.paths[o.0].as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "README.md",
+                "src/cache.rs",
+                "tests/a_test.rs",
+                "tests/b_test.rs",
+                "src/store.rs",
+                "scripts/build",
+                "docs/cache.md",
+                "CMakeLists.txt",
+                "tests/c_test.rs",
+            ]
+        );
     }
 }

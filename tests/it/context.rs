@@ -804,3 +804,57 @@ fn the_map_lists_the_definitions_of_a_large_header() {
         "{map}"
     );
 }
+
+/// A header whose code a single-header build also holds: the fix changes both, so the lines of
+/// the build that hold the code shown of the header are sent beside it, and say so.
+#[test]
+fn the_single_header_build_is_sent_with_the_header_it_holds() {
+    let pointer: String = (0..400)
+        .map(|i| {
+            format!(
+                "    inline int pointer_step_number_{i:04}(int value) {{ return value + {i}; }}\n"
+            )
+        })
+        .collect();
+    let pointer =
+        format!("#pragma once\nnamespace lib {{\nint resolve_pointer(int depth);\n{pointer}}}\n");
+    let other: String = (0..300)
+        .map(|i| {
+            format!(
+                "    inline int parser_state_number_{i:04}(int value) {{ return value - {i}; }}\n"
+            )
+        })
+        .collect();
+    let single = format!("// amalgamated\n#pragma once\n{other}\n{pointer}");
+    let repo = repo_with(
+        &[
+            ("include/lib/pointer.hpp", pointer.as_str()),
+            ("include/lib/parser.hpp", other.as_str()),
+            ("single_include/lib.hpp", single.as_str()),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "`resolve_pointer` returns the wrong depth",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "2")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "include/lib/pointer.hpp", "{sent:?}");
+    let copy = sent
+        .iter()
+        .find(|f| f.0 == "single_include/lib.hpp")
+        .unwrap_or_else(|| panic!("the single header is sent: {sent:?}"));
+    assert!(
+        copy.1
+            .starts_with("holds the code shown of include/lib/pointer.hpp; kept "),
+        "{}",
+        copy.1
+    );
+    // `resolve_pointer` is line 3 of the header and line 305 of the build.
+    assert!(
+        copy.2.iter().any(|&(a, b)| a <= 305 && 305 <= b),
+        "{:?}",
+        copy.2
+    );
+}

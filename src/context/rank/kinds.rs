@@ -348,6 +348,27 @@ const TEXT_KINDS: &[&str] = &[
     "vhd", "tf", "nix", "el", "vim",
 ];
 
+/// Extensions of program text in languages [`super::super::defs`] does not read.
+const OTHER_CODE: &[&str] = &[
+    "sh", "bash", "zsh", "fish", "ps1", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hrl",
+    "hs", "ml", "mli", "clj", "cljs", "dart", "vue", "svelte", "sql", "scala", "groovy", "m", "mm",
+    "inc", "pyx", "pxd", "zig", "nim", "v", "sv", "vhd", "el", "vim", "fs", "fsx", "vb", "asm",
+    "s", "d", "cr", "tcl", "awk", "elm", "purs", "rkt", "scm", "lisp", "f90", "f", "pas", "ada",
+    "cob", "sol", "mojo", "gleam",
+];
+
+/// Whether a file is program text — a language the definitions reader knows, another
+/// language's source, or a script with a `#!` line — rather than documentation,
+/// configuration, build metadata or data, which a fix seldom changes.
+pub fn is_code(path: &str, text: &[u8]) -> bool {
+    let lower = path.to_lowercase();
+    let name = lower.rsplit_once('/').map_or(lower.as_str(), |(_, n)| n);
+    match name.rsplit_once('.') {
+        Some((_, ext)) => super::super::defs::is_source(name) || OTHER_CODE.contains(&ext),
+        None => text.starts_with(b"#!"),
+    }
+}
+
 /// Whether a (lowercase) path is a test file.
 pub fn is_test_path(lower: &str) -> bool {
     let (dirs, name) = lower.rsplit_once('/').unwrap_or(("", lower));
