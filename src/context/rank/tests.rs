@@ -482,3 +482,23 @@ fn a_name_defined_with_leading_underscores_is_the_name_the_goal_writes() {
         "{reasons:?}"
     );
 }
+
+#[test]
+fn a_word_on_every_line_of_a_file_anchors_less_than_one_it_uses_once() {
+    let mut text: String = (0..400)
+        .map(|i| format!("static int pipe_step_{i}(uv_pipe_t* pipe) {{ return pipe->n; }}\n"))
+        .collect();
+    text.push_str("static int make_args(char** argument) { return argument == NULL; }\n");
+    let c = corpus(&[
+        ("src/win/pipe.c", text.as_str()),
+        ("src/other.c", "int x;\n"),
+    ]);
+    let q = Query::of("pipe: fail on a missing argument", &[]);
+    let r = rank(&c, &q, &[], &|_| true);
+    let anchors = Matcher::new(&q).anchors(&c, 0, &r.idf);
+    let best = anchors
+        .iter()
+        .max_by(|a, b| a.weight.total_cmp(&b.weight))
+        .map(|a| a.line);
+    assert_eq!(best, Some(401), "{anchors:?}");
+}
