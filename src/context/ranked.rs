@@ -51,10 +51,10 @@ pub(super) fn add_ranked(
         if present(&out.blocks, &corpus.paths[f]) {
             continue;
         }
-        let Some(block) = fill.ranked_block(f, score, &reason) else {
+        let Some((block, best_first)) = fill.ranked_block(f, score, &reason) else {
             continue;
         };
-        let twin = fill.twin_block(f, &block, &out.blocks);
+        let twin = fill.twin_block(f, &block, &best_first, &out.blocks);
         fill.push(block, &mut out.blocks);
         if let Some(twin) = twin {
             fill.push(twin, &mut out.blocks);
@@ -100,41 +100,53 @@ impl Filler<'_> {
     }
 
     /// File `f`'s block: whole when it fits its allowance, else windows where the goal's
-    /// evidence lands.
-    fn ranked_block(&self, f: usize, score: f64, reason: &str) -> Option<Block> {
+    /// evidence lands; with its windows, those kept for the best reasons first.
+    fn ranked_block(&self, f: usize, score: f64, reason: &str) -> Option<(Block, Vec<(u32, u32)>)> {
         let path = &self.corpus.paths[f];
         let allowance = self.allowance();
         let text = String::from_utf8_lossy(self.corpus.text(f));
-        let (windows, reason) = if text.chars().count() <= allowance {
-            (Vec::new(), reason.to_string())
+        let (windows, best_first, reason) = if text.chars().count() <= allowance {
+            (Vec::new(), Vec::new(), reason.to_string())
         } else {
             let anchors = self.matcher.anchors(self.corpus, f, self.idf);
             let defs = super::defs::parse(path, &text);
             let describe = |a: &rank::Anchor| self.matcher.describe(a);
             let shown = fill::windows(&text, &defs, &anchors, &describe, allowance);
-            (shown.ranges, format!("{reason}; {}", shown.reason))
+            let reason = format!("{reason}; {}", shown.reason);
+            (shown.ranges, shown.best_first, reason)
         };
         let mut block = file_block(self.snap, path, &windows, &reason, 3)?;
         block.score = Some((score * 1000.0).round() / 1000.0);
-        Some(block)
+        Some((block, best_first))
     }
 
     /// The block of another file holding the code `block` shows of file `f` (an amalgamation
-    /// and the header it was built from), when one does, is not sent yet, and fits.
-    fn twin_block(&mut self, f: usize, block: &Block, blocks: &[Block]) -> Option<Block> {
-        if self.twins_sought >= TWINS_FROM || self.slots < 2 {
+    /// and the header it was built from), when one does, is not sent yet, and fits: the
+    /// windows kept for the best reasons (`best_first`) first.
+    fn twin_block(
+        &mut self,
+        f: usize,
+        block: &Block,
+        best_first: &[(u32, u32)],
+        blocks: &[Block],
+    ) -> Option<Block> {
+        let corpus = self.corpus;
+        if self.twins_sought >= TWINS_FROM
+            || self.slots < 2
+            || !twins::may_have_twin(&corpus.paths[f])
+        {
             return None;
         }
         self.twins_sought += 1;
-        let corpus = self.corpus;
         let allowed = |g: usize| {
             let path = &corpus.paths[g];
-            self.private.allows(path)
+            twins::may_have_twin(path)
+                && self.private.allows(path)
                 && !present(blocks, path)
                 && rank::is_code(path, corpus.text(g))
                 && !rank::is_test_path(&path.to_lowercase())
         };
-        let twin = twins::twin(corpus, f, &block.ranges, &allowed)?;
+        let twin = twins::twin(corpus, f, best_first, &allowed)?;
         let text = corpus.text(twin.file);
         let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
         // The copy is worth what the part is: as many characters, within the room left.
@@ -165,7 +177,7 @@ impl Filler<'_> {
     }
 }
 
-/// The windows, in order, while their lines (and a header each) fit `chars`.
+/// The windows, in order, that fit `chars` with their lines and a header each.
 fn fitting(windows: &[(u32, u32)], lines: &[&[u8]], chars: usize) -> Vec<(u32, u32)> {
     let mut cost = 0;
     let mut out = Vec::new();
@@ -177,7 +189,7 @@ fn fitting(windows: &[(u32, u32)], lines: &[&[u8]], chars: usize) -> Vec<(u32, u
             .sum::<usize>()
             + WINDOW_HEADER;
         if cost + size > chars {
-            break;
+            continue;
         }
         cost += size;
         out.push((a, b));

@@ -9,6 +9,7 @@
 use memchr::memmem;
 
 use super::corpus::Corpus;
+use super::defs::{self, Lang};
 
 /// Lines shorter than this (trimmed) say too little to find a copy by.
 const MIN_PROBE: usize = 32;
@@ -41,7 +42,7 @@ struct Probe<'t> {
 
 /// The file other than `file` holding most of the lines `ranges` show of it (empty ranges:
 /// the whole file), with the matching windows; `None` when no file holds enough of them.
-/// `allowed` says which files may be the copy.
+/// `allowed` says which files may be the copy; only they are read.
 pub(super) fn twin(
     corpus: &Corpus,
     file: usize,
@@ -61,10 +62,9 @@ pub(super) fn twin(
     };
     let probes = probes(&lines, ranges);
     let first = probes.first()?;
-    let holders = holders(corpus, file, first.text)?;
+    let holders = holders(corpus, file, first.text, allowed)?;
     let (copy, found) = holders
         .into_iter()
-        .filter(|&g| allowed(g))
         .map(|g| (g, locate(corpus.text(g), &probes)))
         .max_by_key(|(g, found)| (found.iter().flatten().count(), std::cmp::Reverse(*g)))?;
     let located = found.iter().flatten().count();
@@ -107,12 +107,17 @@ fn probes<'t>(lines: &[&'t [u8]], ranges: &[(u32, u32)]) -> Vec<Probe<'t>> {
     out
 }
 
-/// The files other than `file` holding `needle`, when few do.
-fn holders(corpus: &Corpus, file: usize, needle: &[u8]) -> Option<Vec<usize>> {
+/// The files other than `file` that may be its copy and hold `needle`, when few do.
+fn holders(
+    corpus: &Corpus,
+    file: usize,
+    needle: &[u8],
+    allowed: &dyn Fn(usize) -> bool,
+) -> Option<Vec<usize>> {
+    let finder = memmem::Finder::new(needle);
     let mut out: Vec<usize> = Vec::new();
-    for at in memmem::find_iter(&corpus.data, needle) {
-        let g = corpus.file_at(at);
-        if g != file && !out.contains(&g) {
+    for g in (0..corpus.len()).filter(|&g| g != file && allowed(g)) {
+        if finder.find(corpus.text(g)).is_some() {
             out.push(g);
             if out.len() > MAX_HOLDERS {
                 return None;
@@ -120,6 +125,12 @@ fn holders(corpus: &Corpus, file: usize, needle: &[u8]) -> Option<Vec<usize>> {
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Whether a file is of the languages whose projects build single headers and amalgamations
+/// from their sources: C and C++.
+pub(super) fn may_have_twin(path: &str) -> bool {
+    matches!(defs::lang(path), Some(Lang::C | Lang::Cpp))
 }
 
 /// The 1-based line of `text` holding each probe (its first occurrence), if any.
