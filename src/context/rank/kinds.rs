@@ -276,10 +276,24 @@ fn mock(p: &Parts<'_>, _: &Named<'_>) -> Option<(f64, &'static str)> {
     (p.stem.contains("mock") || p.dirs.iter().any(|d| d.contains("mock"))).then_some((0.5, "mock"))
 }
 
-fn translation(p: &Parts<'_>, _: &Named<'_>) -> Option<(f64, &'static str)> {
-    let dirs = ["locale", "locales", "translations"];
-    (["po", "pot", "mo"].contains(&p.ext) || p.dirs.iter().any(|d| dirs.contains(d)))
-        .then_some((0.1, "translation"))
+/// Translations (`locales/fr.ts`, `po/de.po`), unless the goal is about them: it names their
+/// directory (`fix(locales): …`) or says `translation`, `locale`, `i18n`.
+fn translation(p: &Parts<'_>, named: &Named<'_>) -> Option<(f64, &'static str)> {
+    let dirs = ["locale", "locales", "translations", "i18n", "l10n"];
+    let kind = ["po", "pot", "mo"].contains(&p.ext) || p.dirs.iter().any(|d| dirs.contains(d));
+    let asked = p.dirs.iter().any(|d| named.word(d))
+        || named.any_word(&[
+            "translation",
+            "translations",
+            "translate",
+            "locale",
+            "locales",
+            "i18n",
+            "l10n",
+            "localization",
+            "localisation",
+        ]);
+    (kind && !asked).then_some((0.1, "translation"))
 }
 
 fn documentation(p: &Parts<'_>, _: &Named<'_>) -> Option<(f64, &'static str)> {
@@ -400,6 +414,15 @@ mod tests {
             .into_iter()
             .map(|d| d.1)
             .collect()
+    }
+
+    #[test]
+    fn translations_rank_low_unless_the_goal_is_about_them() {
+        let path = "packages/core/src/locales/fr.ts";
+        assert_eq!(kinds(path, "x\n", "fix the parser"), ["translation"]);
+        assert!(kinds(path, "x\n", "fix(locales): da/sv call it a range").is_empty());
+        assert!(kinds(path, "x\n", "improve the french translation").is_empty());
+        assert_eq!(kinds("po/de.po", "x\n", "wrong plural"), ["translation"]);
     }
 
     #[test]
