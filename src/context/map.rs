@@ -10,7 +10,7 @@ use super::{Private, defs};
 use crate::store::{Oid, Snapshot};
 
 /// Most files whose definitions are listed.
-const MAX_DEF_FILES: usize = 24;
+const MAX_DEF_FILES: usize = 32;
 /// Most names listed for a directory of a top-ranked file.
 const MAX_LISTED: usize = 40;
 /// Most names listed because they share a word with the goal, in any one directory.

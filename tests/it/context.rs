@@ -858,3 +858,29 @@ fn the_single_header_build_is_sent_with_the_header_it_holds() {
         copy.2
     );
 }
+
+/// When many files share the goal's words, the map lists the definitions of more of them than
+/// the eight blocks hold: a fix's second file ranked twentieth or thirtieth is still seen.
+#[test]
+fn the_map_lists_definitions_of_the_thirty_best_files_not_sent() {
+    let owned: Vec<(String, String)> = (0..44)
+        .map(|i| {
+            (
+                format!("pkg/rotate/r{i:02}.py"),
+                format!("def rotate_{i}(path):\n    return path\n"),
+            )
+        })
+        .collect();
+    let rotate: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = repo_with(&rotate, 40);
+    let ctx = context(&repo, "rotate the log files", None);
+    let map = map(&ctx);
+    let listed = (0..44)
+        .filter(|i| map.contains(&format!("pkg/rotate/r{i:02}.py\n  def rotate_{i}")))
+        .count();
+    let sent = files(&ctx).len();
+    assert!(listed + sent >= 40, "{sent} sent, {listed} listed:\n{map}");
+}
