@@ -8,6 +8,7 @@
 //! not dumped. Nothing here prints or touches the network.
 
 mod blocks;
+mod copies;
 mod corpus;
 mod defs;
 mod diet;

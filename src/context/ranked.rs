@@ -2,6 +2,7 @@
 //! when it fits, else the best files, whole when they fit, else as windows where the goal's
 //! evidence lands ([`super::fill`]), each block's reason saying which lines were kept and why.
 
+use super::copies::Copy;
 use super::rank::{self, Ranking};
 use super::{Block, BlockKind, Budget, Corpus, Gathered, Input, Private, Query, file_block};
 use super::{fill, twins};
@@ -43,6 +44,7 @@ pub(super) fn add_ranked(
         slots,
         room,
         twins_sought: 0,
+        copies: Vec::new(),
     };
     for (f, score, reason) in order {
         if !fill.has_room() {
@@ -54,11 +56,8 @@ pub(super) fn add_ranked(
         let Some((block, best_first)) = fill.ranked_block(f, score, &reason) else {
             continue;
         };
-        let twin = fill.twin_block(f, &block, &best_first, &out.blocks);
         fill.push(block, &mut out.blocks);
-        if let Some(twin) = twin {
-            fill.push(twin, &mut out.blocks);
-        }
+        fill.copy_of(f, &best_first, &mut out.blocks);
     }
     ranking
 }
@@ -77,6 +76,8 @@ struct Filler<'a> {
     slots: usize,
     room: usize,
     twins_sought: usize,
+    /// The copies sent (single headers, amalgamations), with the parts they hold.
+    copies: Vec<Copy>,
 }
 
 impl Filler<'_> {
@@ -120,24 +121,41 @@ impl Filler<'_> {
         Some((block, best_first))
     }
 
-    /// The block of another file holding the code `block` shows of file `f` (an amalgamation
-    /// and the header it was built from), when one does, is not sent yet, and fits: the
-    /// windows kept for the best reasons (`best_first`) first.
-    fn twin_block(
-        &mut self,
-        f: usize,
-        block: &Block,
-        best_first: &[(u32, u32)],
-        blocks: &[Block],
-    ) -> Option<Block> {
+    /// The lines of another file holding the code shown of file `f` (`best_first`: its
+    /// windows, those kept for the best reasons first; empty: the whole file): added to the
+    /// block of a copy already sent that holds them, else sent as a new block when a file
+    /// holds them (an amalgamation and the header it was built from), fits, and is not sent.
+    fn copy_of(&mut self, f: usize, best_first: &[(u32, u32)], blocks: &mut Vec<Block>) {
         let corpus = self.corpus;
-        if self.twins_sought >= TWINS_FROM
-            || self.slots < 2
-            || !twins::may_have_twin(&corpus.paths[f])
-        {
-            return None;
+        if !twins::may_have_twin(&corpus.paths[f]) {
+            return;
+        }
+        for copy in &mut self.copies {
+            if let Some(windows) = twins::windows_in(corpus, f, best_first, copy.file) {
+                // As much again as the part was shown, within its share of the room left.
+                let part = blocks.last().map_or(0, |b| b.body.chars().count());
+                copy.add(f, windows, part.min(share(self.room, self.slots.max(1))));
+                if let Some(block) = copy.block(self.snap, corpus) {
+                    let (old, new) = (
+                        blocks[copy.block].body.chars().count(),
+                        block.body.chars().count(),
+                    );
+                    self.room = (self.room + old).saturating_sub(new);
+                    blocks[copy.block] = block;
+                }
+                return;
+            }
+        }
+        self.new_copy(f, best_first, blocks);
+    }
+
+    /// A copy of the code shown of `f` not sent yet, as a new block.
+    fn new_copy(&mut self, f: usize, best_first: &[(u32, u32)], blocks: &mut Vec<Block>) {
+        if self.twins_sought >= TWINS_FROM || self.slots == 0 {
+            return;
         }
         self.twins_sought += 1;
+        let corpus = self.corpus;
         let allowed = |g: usize| {
             let path = &corpus.paths[g];
             twins::may_have_twin(path)
@@ -146,59 +164,24 @@ impl Filler<'_> {
                 && rank::is_code(path, corpus.text(g))
                 && !rank::is_test_path(&path.to_lowercase())
         };
-        let twin = twins::twin(corpus, f, best_first, &allowed)?;
-        let text = corpus.text(twin.file);
-        let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+        let Some(twin) = twins::twin(corpus, f, best_first, &allowed) else {
+            return;
+        };
         // The copy is worth what the part is: as many characters, within the room left.
-        let shown = block.body.chars().count();
-        let room = self.room.saturating_sub(shown);
+        let shown = blocks.last().map_or(0, |b| b.body.chars().count());
         let allowance = (shown + SLACK)
-            .max(share(room, self.slots - 1))
+            .max(share(self.room, self.slots))
             .min(self.budget.max_file_chars)
-            .min(room)
+            .min(self.room)
             .saturating_sub(SLACK);
-        let windows = fitting(&twin.windows, &lines, allowance);
-        if windows.is_empty() {
-            return None;
+        let mut copy = Copy::new(twin.file, blocks.len(), allowance);
+        copy.add(f, twin.windows, 0);
+        if let Some(block) = copy.block(self.snap, corpus) {
+            self.copies.push(copy);
+            self.push(block, blocks);
         }
-        let kept: Vec<String> = windows
-            .iter()
-            .take(4)
-            .map(|(a, b)| format!("{a}-{b}"))
-            .collect();
-        let more = if windows.len() > 4 { ", …" } else { "" };
-        let reason = format!(
-            "holds the code shown of {}; kept {}{more}",
-            corpus.paths[f],
-            kept.join(", ")
-        );
-        let path = &corpus.paths[twin.file];
-        file_block(self.snap, path, &windows, &reason, 3)
     }
 }
-
-/// The windows, in order, that fit `chars` with their lines and a header each.
-fn fitting(windows: &[(u32, u32)], lines: &[&[u8]], chars: usize) -> Vec<(u32, u32)> {
-    let mut cost = 0;
-    let mut out = Vec::new();
-    for &(a, b) in windows {
-        let (from, to) = ((a as usize).min(lines.len()), (b as usize).min(lines.len()));
-        let size: usize = lines[from.saturating_sub(1)..to]
-            .iter()
-            .map(|l| String::from_utf8_lossy(l).chars().count())
-            .sum::<usize>()
-            + WINDOW_HEADER;
-        if cost + size > chars {
-            continue;
-        }
-        cost += size;
-        out.push((a, b));
-    }
-    out
-}
-
-/// Characters a `... lines a-b of N:` header costs, at most.
-const WINDOW_HEADER: usize = 40;
 
 /// Ranked files that are not code (documentation, configuration, build metadata, data), and
 /// tests, given a block before any code file ranked below them, at most; the rest wait behind

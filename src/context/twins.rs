@@ -49,33 +49,64 @@ pub(super) fn twin(
     ranges: &[(u32, u32)],
     allowed: &dyn Fn(usize) -> bool,
 ) -> Option<Twin> {
-    let text = corpus.text(file);
-    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
-    let total = lines.len() as u32;
-    let chunks: Vec<(u32, u32)> = (0..total.div_ceil(CHUNK))
-        .map(|i| (i * CHUNK + 1, ((i + 1) * CHUNK).min(total)))
-        .collect();
-    let ranges = if ranges.is_empty() {
-        &chunks[..]
-    } else {
-        ranges
-    };
-    let probes = probes(&lines, ranges);
-    let first = probes.first()?;
-    let holders = holders(corpus, file, first.text, allowed)?;
+    let (lines, ranges) = shown(corpus, file, ranges);
+    let probes = probes(&lines, &ranges);
+    let holders = holders(corpus, file, probes.first()?.text, allowed)?;
     let (copy, found) = holders
         .into_iter()
         .map(|g| (g, locate(corpus.text(g), &probes)))
         .max_by_key(|(g, found)| (found.iter().flatten().count(), std::cmp::Reverse(*g)))?;
+    let windows = matched(&ranges, &probes, &found)?;
+    Some(Twin {
+        file: copy,
+        windows,
+    })
+}
+
+/// The windows of `copy` holding the lines `ranges` show of `file`, when it holds enough of
+/// them: the copy already found for another file, asked about this one.
+pub(super) fn windows_in(
+    corpus: &Corpus,
+    file: usize,
+    ranges: &[(u32, u32)],
+    copy: usize,
+) -> Option<Vec<(u32, u32)>> {
+    let (lines, ranges) = shown(corpus, file, ranges);
+    let probes = probes(&lines, &ranges);
+    let found = locate(corpus.text(copy), &probes);
+    matched(&ranges, &probes, &found)
+}
+
+/// The file's lines, and the ranges shown (a file shown whole, in pieces of [`CHUNK`] lines).
+fn shown<'c>(
+    corpus: &'c Corpus,
+    file: usize,
+    ranges: &[(u32, u32)],
+) -> (Vec<&'c [u8]>, Vec<(u32, u32)>) {
+    let lines: Vec<&[u8]> = corpus.text(file).split(|&b| b == b'\n').collect();
+    let total = lines.len() as u32;
+    let ranges = if ranges.is_empty() {
+        (0..total.div_ceil(CHUNK))
+            .map(|i| (i * CHUNK + 1, ((i + 1) * CHUNK).min(total)))
+            .collect()
+    } else {
+        ranges.to_vec()
+    };
+    (lines, ranges)
+}
+
+/// The ranges moved to where the probes were found, when enough were.
+fn matched(
+    ranges: &[(u32, u32)],
+    probes: &[Probe<'_>],
+    found: &[Option<u32>],
+) -> Option<Vec<(u32, u32)>> {
     let located = found.iter().flatten().count();
     if located < MIN_FOUND.min(probes.len()) || located * 2 < probes.len() {
         return None;
     }
-    let windows = windows(ranges, &probes, &found);
-    (!windows.is_empty()).then_some(Twin {
-        file: copy,
-        windows,
-    })
+    let windows = windows(ranges, probes, found);
+    (!windows.is_empty()).then_some(windows)
 }
 
 /// Up to [`PROBES_PER_RANGE`] lines of each range, the longest lines unique in the file first.

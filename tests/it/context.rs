@@ -884,3 +884,55 @@ fn the_map_lists_definitions_of_the_thirty_best_files_not_sent() {
     let sent = files(&ctx).len();
     assert!(listed + sent >= 40, "{sent} sent, {listed} listed:\n{map}");
 }
+
+/// Two headers the goal is about, both held by one single-header build: the build's block
+/// shows the lines holding each, not only the first's.
+#[test]
+fn the_single_header_build_shows_the_code_of_every_header_sent() {
+    let header = |name: &str, n: usize| -> String {
+        let body: String = (0..n)
+            .map(|i| format!("    inline int {name}_step_number_{i:04}(int value) {{ return value + {i}; }}\n"))
+            .collect();
+        format!("#pragma once\nnamespace lib {{\nint {name}_entry(int depth);\n{body}}}\n")
+    };
+    let (pointer, parser, other) = (
+        header("pointer", 120),
+        header("parser", 120),
+        header("other", 2200),
+    );
+    // Past 128 kB, the build ranks low as a very large header: only its parts point at it.
+    let single = format!("// amalgamated\n#pragma once\n{pointer}{other}{parser}");
+    let repo = repo_with(
+        &[
+            ("include/lib/pointer.hpp", pointer.as_str()),
+            ("include/lib/parser.hpp", parser.as_str()),
+            ("include/lib/other.hpp", other.as_str()),
+            ("single_include/lib.hpp", single.as_str()),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "`pointer_entry` and `parser_entry` return the wrong depth",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "3")],
+    );
+    let sent = files(&ctx);
+    let copy = sent
+        .iter()
+        .find(|f| f.0 == "single_include/lib.hpp")
+        .unwrap_or_else(|| panic!("the single header is sent: {sent:?}"));
+    let line_of =
+        |needle: &str| single.lines().position(|l| l.contains(needle)).unwrap_or(0) as u64 + 1;
+    for entry in ["int pointer_entry", "int parser_entry"] {
+        let line = line_of(entry);
+        assert!(
+            copy.2.iter().any(|&(a, b)| a <= line && line <= b),
+            "{entry} at {line}: {copy:?}"
+        );
+    }
+    assert!(
+        copy.1.contains("include/lib/pointer.hpp") && copy.1.contains("include/lib/parser.hpp"),
+        "{}",
+        copy.1
+    );
+}
