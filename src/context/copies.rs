@@ -12,21 +12,25 @@ const WINDOW_HEADER: usize = 40;
 /// Windows a block's reason names, at most.
 const SAID: usize = 4;
 
-/// A copy sent: the file, its block's place among the blocks, the characters it may take, and
-/// for each part it holds code of, the copy's windows, best first.
+/// A copy sent: the file, its block's place among the blocks, the characters it may take (never
+/// more than a file may), and for each part it holds code of, the copy's windows, best first.
 pub(super) struct Copy {
     pub(super) file: usize,
     pub(super) block: usize,
     allowance: usize,
+    most: usize,
     parts: Vec<(usize, Vec<(u32, u32)>)>,
 }
 
 impl Copy {
-    pub(super) fn new(file: usize, block: usize, allowance: usize) -> Copy {
+    /// A copy of `file`, whose block is `block`, taking `allowance` characters and at most
+    /// `most` however many parts it holds.
+    pub(super) fn new(file: usize, block: usize, allowance: usize, most: usize) -> Copy {
         Copy {
             file,
             block,
-            allowance,
+            allowance: allowance.min(most),
+            most,
             parts: Vec::new(),
         }
     }
@@ -35,7 +39,7 @@ impl Copy {
     /// take `chars` more characters for them.
     pub(super) fn add(&mut self, part: usize, windows: Vec<(u32, u32)>, chars: usize) {
         self.parts.push((part, windows));
-        self.allowance += chars;
+        self.allowance = (self.allowance + chars).min(self.most);
     }
 
     /// The first part's windows, then the next part's.
@@ -103,9 +107,10 @@ mod tests {
 
     #[test]
     fn each_part_adds_its_windows_and_its_room() {
-        let mut copy = Copy::new(0, 0, 2 * (121 + 40));
+        let mut copy = Copy::new(0, 0, 2 * (121 + 40), 2 * (121 + 40) + 66 + 40);
         copy.add(1, vec![(100, 110), (300, 310), (500, 510)], 0);
-        copy.add(2, vec![(900, 905), (105, 108)], 66 + 40);
+        // More than it may take: the copy keeps to the most a file may.
+        copy.add(2, vec![(900, 905), (105, 108)], 10_000);
         assert_eq!(
             copy.in_turn(),
             [(100, 110), (300, 310), (500, 510), (900, 905), (105, 108)]

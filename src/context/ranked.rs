@@ -174,7 +174,8 @@ impl Filler<'_> {
             .min(self.budget.max_file_chars)
             .min(self.room)
             .saturating_sub(SLACK);
-        let mut copy = Copy::new(twin.file, blocks.len(), allowance);
+        let most = self.budget.max_file_chars.saturating_sub(SLACK);
+        let mut copy = Copy::new(twin.file, blocks.len(), allowance, most);
         copy.add(f, twin.windows, 0);
         if let Some(block) = copy.block(self.snap, corpus) {
             self.copies.push(copy);
