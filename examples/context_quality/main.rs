@@ -356,7 +356,8 @@ fn hunk_shown(block: &Block, old_text: &[&str], hunk: (u32, u32)) -> bool {
     if block.ranges.is_empty() && !block.truncated {
         return true;
     }
-    if !block.ranges.is_empty() {
+    // A block of windows the diet cut is judged by what its text still holds.
+    if !block.ranges.is_empty() && !block.truncated {
         return block.ranges.iter().any(|&(a, b)| a <= first && last <= b);
     }
     let lines: Vec<&str> = block.body.lines().collect();
