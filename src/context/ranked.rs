@@ -286,7 +286,7 @@ mod tests {
             ("README.md", "the cache\n"),
             ("src/cache.rs", "fn cache() {}\n"),
             ("docs/cache.md", "the cache\n"),
-            ("CMakeLists.txt", "cache\n"),
+            ("config.json", "{\"cache\": 1}\n"),
             ("tests/a_test.rs", "fn a() {}\n"),
             ("tests/b_test.rs", "fn b() {}\n"),
             ("tests/c_test.rs", "fn c() {}\n"),
@@ -318,7 +318,7 @@ mod tests {
                 "src/store.rs",
                 "scripts/build",
                 "docs/cache.md",
-                "CMakeLists.txt",
+                "config.json",
                 "tests/c_test.rs",
             ]
         );

@@ -358,22 +358,105 @@ const TEXT_KINDS: &[&str] = &[
     "sh", "bash", "zsh", "fish", "ps1", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hs",
     "ml", "mli", "clj", "dart", "vue", "svelte", "sql", "toml", "yaml", "yml", "json", "cfg",
     "ini", "conf", "html", "htm", "css", "scss", "less", "jinja", "j2", "tmpl", "tpl", "mk",
-    "cmake", "gradle", "proto", "graphql", "xml", "m", "mm", "pyx", "pxd", "zig", "nim", "v", "sv",
-    "vhd", "tf", "nix", "el", "vim",
+    "gradle", "proto", "graphql", "xml", "m", "mm", "pyx", "pxd", "zig", "nim", "v", "sv", "vhd",
+    "tf", "nix", "el", "vim",
 ];
 
 /// Extensions of program text in languages [`super::super::defs`] does not read.
 const OTHER_CODE: &[&str] = &[
-    "sh", "bash", "zsh", "fish", "ps1", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hrl",
-    "hs", "ml", "mli", "clj", "cljs", "dart", "vue", "svelte", "sql", "scala", "groovy", "m", "mm",
-    "inc", "pyx", "pxd", "zig", "nim", "v", "sv", "vhd", "el", "vim", "fs", "fsx", "vb", "asm",
-    "s", "d", "cr", "tcl", "awk", "elm", "purs", "rkt", "scm", "lisp", "f90", "f", "pas", "ada",
-    "cob", "sol", "mojo", "gleam",
+    "sh",
+    "bash",
+    "zsh",
+    "fish",
+    "ps1",
+    "pl",
+    "pm",
+    "lua",
+    "r",
+    "jl",
+    "ex",
+    "exs",
+    "erl",
+    "hrl",
+    "hs",
+    "ml",
+    "mli",
+    "clj",
+    "cljs",
+    "dart",
+    "vue",
+    "svelte",
+    "sql",
+    "scala",
+    "groovy",
+    "m",
+    "mm",
+    "inc",
+    "pyx",
+    "pxd",
+    "zig",
+    "nim",
+    "v",
+    "sv",
+    "vhd",
+    "el",
+    "vim",
+    "fs",
+    "fsx",
+    "vb",
+    "asm",
+    "s",
+    "d",
+    "cr",
+    "tcl",
+    "awk",
+    "elm",
+    "purs",
+    "rkt",
+    "scm",
+    "lisp",
+    "f90",
+    "f",
+    "pas",
+    "ada",
+    "cob",
+    "sol",
+    "mojo",
+    "gleam",
+    "html",
+    "htm",
+    "erb",
+    "haml",
+    "slim",
+    "jinja",
+    "jinja2",
+    "j2",
+    "tmpl",
+    "tpl",
+    "twig",
+    "mustache",
+    "hbs",
+    "handlebars",
+    "ejs",
+    "liquid",
+    "njk",
+    "css",
+    "scss",
+    "sass",
+    "less",
+    "styl",
+    "proto",
+    "graphql",
+    "gql",
+    "nix",
+    "tf",
+    "hcl",
 ];
 
 /// Whether a file is program text — a language the definitions reader knows, another
-/// language's source, or a script with a `#!` line — rather than documentation,
-/// configuration, build metadata or data, which a fix seldom changes.
+/// language's source, a template or style sheet, or a script with a `#!` line — rather than
+/// documentation, configuration, build and package metadata (`CMakeLists.txt`, `pom.xml`,
+/// `Makefile`) or data, which a fix seldom changes while repeating the goal's words.
 pub fn is_code(path: &str, text: &[u8]) -> bool {
     let lower = path.to_lowercase();
     let name = lower.rsplit_once('/').map_or(lower.as_str(), |(_, n)| n);
@@ -414,6 +497,33 @@ mod tests {
             .into_iter()
             .map(|d| d.1)
             .collect()
+    }
+
+    #[test]
+    fn templates_and_styles_are_code_and_prose_and_build_metadata_are_not() {
+        for path in [
+            "app/views/users/show.html.erb",
+            "templates/base.html",
+            "web/style.scss",
+            "proto/api.proto",
+            "src/lib.rs",
+            "scripts/build.lua",
+        ] {
+            assert!(is_code(path, b"x\n"), "{path}");
+        }
+        for path in [
+            "README.md",
+            "docs/guide.rst",
+            "config.json",
+            "LICENSE",
+            "data/x.csv",
+            "CMakeLists.txt",
+            "Makefile",
+            "cmake/ci.cmake",
+        ] {
+            assert!(!is_code(path, b"x\n"), "{path}");
+        }
+        assert!(is_code("bin/tool", b"#!/bin/sh\n"));
     }
 
     #[test]
