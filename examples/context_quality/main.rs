@@ -20,9 +20,11 @@
 //! against fixes of 2–4 files. A repository's language is the commonest among its source files
 //! outside tests (a `.h` counts as C only in a tree without C++ sources).
 //!
-//! Usage: `bench/context_quality.sh [--cases N] REPO…` (N newest cases per repository,
-//! default 40). `PAPAYU_BENCH_VERBOSE=1` prints each case whose gold was not all sent, or whose
-//! hunks were not all shown, with what was sent.
+//! Usage: `bench/context_quality.sh [--cases N] [--misses] REPO…` (N newest cases per
+//! repository, default 40). `--misses` (or `PAPAYU_BENCH_VERBOSE=1`) prints, to stderr, each
+//! case whose gold was not all sent, or whose hunks were not all shown: its repository, goal and
+//! gold hunks, every block sent with its reason (which windows were kept and why), and where each
+//! unsent gold file stands in the ranking and whether the map shows its definitions.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -354,7 +356,8 @@ fn hunk_shown(block: &Block, old_text: &[&str], hunk: (u32, u32)) -> bool {
     if block.ranges.is_empty() && !block.truncated {
         return true;
     }
-    if !block.ranges.is_empty() {
+    // A block of windows the diet cut is judged by what its text still holds.
+    if !block.ranges.is_empty() && !block.truncated {
         return block.ranges.iter().any(|&(a, b)| a <= first && last <= b);
     }
     let lines: Vec<&str> = block.body.lines().collect();
@@ -490,12 +493,19 @@ fn main() {
         want = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(40);
         args.drain(i..=(i + 1).min(args.len() - 1));
     }
+    let misses = match args.iter().position(|a| a == "--misses") {
+        Some(i) => {
+            args.remove(i);
+            true
+        }
+        None => false,
+    };
     if args.is_empty() {
-        eprintln!("usage: bench/context_quality.sh [--cases N] REPO…");
+        eprintln!("usage: bench/context_quality.sh [--cases N] [--misses] REPO…");
         std::process::exit(2);
     }
     let budget = Budget::default();
-    let verbose = std::env::var_os("PAPAYU_BENCH_VERBOSE").is_some();
+    let verbose = misses || std::env::var_os("PAPAYU_BENCH_VERBOSE").is_some();
     let mut records = Vec::new();
     for repo in &args {
         let path = Path::new(repo);
@@ -508,6 +518,9 @@ fn main() {
             });
         let language = repo_language(path);
         let store = Store::open_at(path).expect("a git repository");
+        if verbose {
+            eprintln!("== {name}");
+        }
         for case in &cases(path, want) {
             let (ours, base) = run_case(&store, case, &budget, verbose);
             records.push(Record {

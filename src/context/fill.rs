@@ -34,6 +34,8 @@ pub struct Shown {
     pub ranges: Vec<(u32, u32)>,
     /// `kept 120-190 (defines parse_port), 400-431 (contains "Invalid port", in url_parse)`.
     pub reason: String,
+    /// The ranges again, those whose reasons rank best first.
+    pub best_first: Vec<(u32, u32)>,
 }
 
 /// A window wanted, with why.
@@ -76,8 +78,10 @@ pub fn windows(
     }
     room.widen();
     let (ranges, seeds_in) = room.finish();
+    let order = best_first(&seeds_in);
     Shown {
-        reason: reason(&ranges, &seeds_in, &seeds),
+        reason: reason(&ranges, &seeds_in, &order, &seeds),
+        best_first: order.iter().map(|&i| ranges[i]).collect(),
         ranges,
     }
 }
@@ -265,11 +269,21 @@ impl Room<'_> {
     }
 }
 
+/// The ranges' indices, those whose best seed ranks best first.
+fn best_first(seeds_in: &[Vec<usize>]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..seeds_in.len()).collect();
+    order.sort_by_key(|&i| seeds_in[i].first().copied().unwrap_or(usize::MAX));
+    order
+}
+
 /// `kept 400-431 (defines parse_port), 1-28 (the file's head), …`: the ranges whose seeds rank
 /// best, each with up to two of its reasons.
-fn reason(ranges: &[(u32, u32)], seeds_in: &[Vec<usize>], seeds: &[Seed]) -> String {
-    let mut order: Vec<usize> = (0..ranges.len()).collect();
-    order.sort_by_key(|&i| seeds_in[i].first().copied().unwrap_or(usize::MAX));
+fn reason(
+    ranges: &[(u32, u32)],
+    seeds_in: &[Vec<usize>],
+    order: &[usize],
+    seeds: &[Seed],
+) -> String {
     let said: Vec<String> = order
         .iter()
         .take(SAID)

@@ -15,6 +15,10 @@ pub struct Mention {
     pub line: Option<u32>,
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     [
         // Python: File "/x/y.py", line 12, in f
@@ -35,6 +39,10 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .collect()
 });
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static BARE_PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z0-9_.\-]*(?:/[A-Za-z0-9_.\-]+)*\.[A-Za-z0-9]{1,10}|[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-/]+")
         .expect("static regex")
@@ -99,6 +107,10 @@ pub fn map_path(raw: &str, exists: &dyn Fn(&str) -> bool) -> Option<String> {
 /// Whether a text reports a missing module or dependency (then the environment and the
 /// manifests are worth sending).
 pub fn mentions_missing_dependency(text: &str) -> bool {
+    #[expect(
+        clippy::expect_used,
+        reason = "a regular expression written here, which the tests compile: it cannot fail"
+    )]
     static MISSING: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)ImportError|ModuleNotFoundError|cannot find module|unresolved import|can't find crate|could not find `[^`]+` in|no required module provides package|cannot find package")
             .expect("static regex")
@@ -110,6 +122,10 @@ pub fn mentions_missing_dependency(text: &str) -> bool {
 /// `test a::b::name ... FAILED`), Go (`--- FAIL: TestName`), pytest section headers
 /// (`____ test_name ____`), and `test_…` / `TestX…` words in a goal. Deduplicated, in order.
 pub fn test_names(text: &str) -> Vec<String> {
+    #[expect(
+        clippy::expect_used,
+        reason = "a regular expression written here, which the tests compile: it cannot fail"
+    )]
     static NAMES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         [
             r"^---- (?:[A-Za-z0-9_]+::)*(?P<name>[A-Za-z0-9_]+) stdout ----",

@@ -10,7 +10,7 @@ use super::{Private, defs};
 use crate::store::{Oid, Snapshot};
 
 /// Most files whose definitions are listed.
-const MAX_DEF_FILES: usize = 24;
+const MAX_DEF_FILES: usize = 32;
 /// Most names listed for a directory of a top-ranked file.
 const MAX_LISTED: usize = 40;
 /// Most names listed because they share a word with the goal, in any one directory.
@@ -203,6 +203,71 @@ fn same_word(word: &str, name: &str) -> bool {
             && word.len().abs_diff(name.len()) <= 2
 }
 
+/// How closely a file outside the top-ranked relates to the goal and the files sent: 0, its
+/// name is a goal word; 1, it is beside a file sent; 2, a goal word names its directory; 3, an
+/// entry point near the top of the tree; `None`, none of these.
+fn nearness(path: &str, words: &[String], sent: &[String], sent_dirs: &[&str]) -> Option<u8> {
+    if !defs::is_source(path) || sent.iter().any(|h| h == path) {
+        return None;
+    }
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let stem = name.split('.').next().unwrap_or(name).to_lowercase();
+    let stem = stem.trim_start_matches("test_").trim_end_matches("_test");
+    const ENTRY_POINTS: &[&str] = &[
+        "main", "lib", "index", "app", "__init__", "mod", "server", "cli",
+    ];
+    if words.iter().any(|w| same_word(w, stem)) {
+        Some(0)
+    } else if sent_dirs.contains(&dir) {
+        Some(1)
+    } else if dir
+        .split('/')
+        .any(|part| words.iter().any(|w| *w == part.to_lowercase()))
+    {
+        Some(2)
+    } else if dir.matches('/').count() < 2 && ENTRY_POINTS.contains(&stem) {
+        Some(3)
+    } else {
+        None
+    }
+}
+
+/// The files whose definitions the map lists, best first: the top-ranked not sent whole, then
+/// the nearest others ([`nearness`]), shallowest first; never a private one.
+fn def_files<'f>(
+    files: &'f [(String, Oid)],
+    words: &[String],
+    focus: &Focus<'_>,
+) -> Vec<(&'f str, Oid)> {
+    let sent_dirs: Vec<&str> = focus
+        .sent
+        .iter()
+        .map(|h| h.rsplit_once('/').map_or("", |(d, _)| d))
+        .collect();
+    let top = |path: &str| focus.ranked.iter().position(|r| r == path);
+    let mut ranked: Vec<(u8, usize, &str, Oid)> = files
+        .iter()
+        .filter(|(path, _)| defs::is_source(path) && !focus.sent_whole.iter().any(|w| w == path))
+        .filter_map(|(path, id)| {
+            let key = match top(path) {
+                Some(i) => (0, i),
+                None => (
+                    nearness(path, words, focus.sent, &sent_dirs)? + 1,
+                    path.matches('/').count(),
+                ),
+            };
+            Some((key.0, key.1, path.as_str(), *id))
+        })
+        .collect();
+    ranked.sort();
+    ranked
+        .into_iter()
+        .filter(|r| focus.private.allows(r.2))
+        .take(MAX_DEF_FILES)
+        .map(|(_, _, path, id)| (path, id))
+        .collect()
+}
+
 /// The definitions section: source files ranked by how closely they relate to the goal and
 /// the files already gathered (which the model sees whole, so they are not repeated here).
 fn definitions(
@@ -213,58 +278,7 @@ fn definitions(
     chars: usize,
 ) -> String {
     let words = goal_words(goal);
-    let hints = focus.sent;
-    let hint_dirs: Vec<&str> = hints
-        .iter()
-        .map(|h| h.rsplit_once('/').map_or("", |(d, _)| d))
-        .collect();
-    let rank = |path: &str| -> Option<u8> {
-        if !defs::is_source(path) || hints.iter().any(|h| h == path) {
-            return None;
-        }
-        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-        let stem = name.split('.').next().unwrap_or(name).to_lowercase();
-        let stem = stem.trim_start_matches("test_").trim_end_matches("_test");
-        if words.iter().any(|w| same_word(w, stem)) {
-            Some(0)
-        } else if hint_dirs.contains(&dir) {
-            Some(1)
-        } else if dir
-            .split('/')
-            .any(|part| words.iter().any(|w| *w == part.to_lowercase()))
-        {
-            Some(2)
-        } else if dir.matches('/').count() < 2
-            && [
-                "main", "lib", "index", "app", "__init__", "mod", "server", "cli",
-            ]
-            .contains(&stem)
-        {
-            Some(3)
-        } else {
-            None
-        }
-    };
-    let top = |path: &str| focus.ranked.iter().position(|r| r == path);
-    let mut ranked: Vec<(u8, usize, usize, &str, Oid)> = files
-        .iter()
-        .filter(|(path, _)| defs::is_source(path) && !focus.sent_whole.iter().any(|w| w == path))
-        .filter_map(|(path, id)| {
-            let key = match top(path) {
-                Some(i) => (0, i),
-                None => (rank(path)? + 1, path.matches('/').count()),
-            };
-            Some((key.0, key.1, 0, path.as_str(), *id))
-        })
-        .collect();
-    ranked.sort();
-    let private = focus.private;
-    let chosen: Vec<(&str, Oid)> = ranked
-        .into_iter()
-        .filter(|r| private.allows(r.3))
-        .take(MAX_DEF_FILES)
-        .map(|(_, _, _, path, id)| (path, id))
-        .collect();
+    let chosen = def_files(files, &words, focus);
     let ids: Vec<Oid> = chosen.iter().map(|(_, id)| *id).collect();
     let texts = snap.map_blobs(&ids, |_, bytes| {
         (bytes.len() <= MAX_DEF_FILE)

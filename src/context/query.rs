@@ -316,24 +316,52 @@ fn looks_like_code(word: &str) -> bool {
         || leading_capital_then_capital
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static WORD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("static regex"));
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+").expect("static regex")
 });
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static COLONS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+").expect("static regex")
 });
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static SLASHED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)+\b").expect("static regex")
 });
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#""([^"\n]{6,200})"|'([^'\n]{6,200})'|`([^`\n]{6,200})`|“([^”\n]{6,200})”"#)
         .expect("static regex")
 });
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static HYPHENATED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+\b").expect("static regex")
 });
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
 static MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)(?:\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)|\berror(?:\[E\d+\])?|panicked at [^:]+:\d+:\d+|\bpanic): +(.{8,200})$")
         .expect("static regex")

@@ -2,9 +2,10 @@
 //! when it fits, else the best files, whole when they fit, else as windows where the goal's
 //! evidence lands ([`super::fill`]), each block's reason saying which lines were kept and why.
 
-use super::fill;
+use super::copies::Copy;
 use super::rank::{self, Ranking};
 use super::{Block, BlockKind, Budget, Corpus, Gathered, Input, Private, Query, file_block};
+use super::{fill, twins};
 use crate::store::Snapshot;
 
 /// Less room than this is not worth a ranked block.
@@ -25,46 +26,196 @@ pub(super) fn add_ranked(
     let query = Query::of(&input.goal, &input.logs);
     let history = snap.recent_changes();
     let ranking = rank::rank(&corpus, &query, &history, &|p| private.allows(p));
-    let (mut slots, mut room) = room_left(&out.blocks, budget);
+    let (slots, room) = room_left(&out.blocks, budget);
     let mut order: Vec<(usize, f64, String)> = ranking
         .files
         .iter()
         .map(|r| (r.file, r.score, r.reasons.join("; ")))
         .collect();
     whole_tree(&corpus, private, &out.blocks, (slots, room), &mut order);
-    let matcher = rank::Matcher::new(&query);
+    defer_others(&corpus, &mut order);
+    let mut fill = Filler {
+        snap,
+        corpus: &corpus,
+        private,
+        budget,
+        matcher: rank::Matcher::new(&query),
+        idf: &ranking.idf,
+        slots,
+        room,
+        twins_sought: 0,
+        copies: Vec::new(),
+    };
     for (f, score, reason) in order {
-        if slots == 0 || room < MIN_RANKED_CHARS {
+        if !fill.has_room() {
             break;
         }
-        let path = &corpus.paths[f];
-        if present(&out.blocks, path) {
+        if present(&out.blocks, &corpus.paths[f]) {
             continue;
         }
-        let allowance = budget
-            .max_file_chars
-            .min(room)
-            .min(share(room, slots))
-            .saturating_sub(SLACK);
-        let text = String::from_utf8_lossy(corpus.text(f));
-        let (windows, reason) = if text.chars().count() <= allowance {
-            (Vec::new(), reason)
-        } else {
-            let anchors = matcher.anchors(&corpus, f, &ranking.idf);
-            let defs = super::defs::parse(path, &text);
-            let describe = |a: &rank::Anchor| matcher.describe(a);
-            let shown = fill::windows(&text, &defs, &anchors, &describe, allowance);
-            (shown.ranges, format!("{reason}; {}", shown.reason))
-        };
-        let Some(mut block) = file_block(snap, path, &windows, &reason, 3) else {
+        let Some((block, best_first)) = fill.ranked_block(f, score, &reason) else {
             continue;
         };
-        block.score = Some((score * 1000.0).round() / 1000.0);
-        slots -= 1;
-        room = room.saturating_sub(block.body.chars().count());
-        out.blocks.push(block);
+        fill.push(block, &mut out.blocks);
+        fill.copy_of(f, &best_first, &mut out.blocks);
     }
     ranking
+}
+
+/// Ranked blocks whose twins (the same code in another file, [`twins`]) are sought, at most.
+const TWINS_FROM: usize = 3;
+
+/// The room left for ranked blocks, and how to make them.
+struct Filler<'a> {
+    snap: &'a Snapshot<'a>,
+    corpus: &'a Corpus,
+    private: &'a Private,
+    budget: &'a Budget,
+    matcher: rank::Matcher<'a>,
+    idf: &'a [f64],
+    slots: usize,
+    room: usize,
+    twins_sought: usize,
+    /// The copies sent (single headers, amalgamations), with the parts they hold.
+    copies: Vec<Copy>,
+}
+
+impl Filler<'_> {
+    fn has_room(&self) -> bool {
+        self.slots > 0 && self.room >= MIN_RANKED_CHARS
+    }
+
+    /// Characters the next block may take.
+    fn allowance(&self) -> usize {
+        self.budget
+            .max_file_chars
+            .min(self.room)
+            .min(share(self.room, self.slots))
+            .saturating_sub(SLACK)
+    }
+
+    fn push(&mut self, block: Block, blocks: &mut Vec<Block>) {
+        self.slots = self.slots.saturating_sub(1);
+        self.room = self.room.saturating_sub(block.body.chars().count());
+        blocks.push(block);
+    }
+
+    /// File `f`'s block: whole when it fits its allowance, else windows where the goal's
+    /// evidence lands; with its windows, those kept for the best reasons first.
+    fn ranked_block(&self, f: usize, score: f64, reason: &str) -> Option<(Block, Vec<(u32, u32)>)> {
+        let path = &self.corpus.paths[f];
+        let allowance = self.allowance();
+        let text = String::from_utf8_lossy(self.corpus.text(f));
+        let (windows, best_first, reason) = if text.chars().count() <= allowance {
+            (Vec::new(), Vec::new(), reason.to_string())
+        } else {
+            let anchors = self.matcher.anchors(self.corpus, f, self.idf);
+            let defs = super::defs::parse(path, &text);
+            let describe = |a: &rank::Anchor| self.matcher.describe(a);
+            let shown = fill::windows(&text, &defs, &anchors, &describe, allowance);
+            let reason = format!("{reason}; {}", shown.reason);
+            (shown.ranges, shown.best_first, reason)
+        };
+        let mut block = file_block(self.snap, path, &windows, &reason, 3)?;
+        block.score = Some((score * 1000.0).round() / 1000.0);
+        Some((block, best_first))
+    }
+
+    /// The lines of another file holding the code shown of file `f` (`best_first`: its
+    /// windows, those kept for the best reasons first; empty: the whole file): added to the
+    /// block of a copy already sent that holds them, else sent as a new block when a file
+    /// holds them (an amalgamation and the header it was built from), fits, and is not sent.
+    fn copy_of(&mut self, f: usize, best_first: &[(u32, u32)], blocks: &mut Vec<Block>) {
+        let corpus = self.corpus;
+        if !twins::may_have_twin(&corpus.paths[f]) {
+            return;
+        }
+        for copy in &mut self.copies {
+            if let Some(windows) = twins::windows_in(corpus, f, best_first, copy.file) {
+                // As much again as the part was shown, within its share of the room left.
+                let part = blocks.last().map_or(0, |b| b.body.chars().count());
+                copy.add(f, windows, part.min(share(self.room, self.slots.max(1))));
+                if let Some(block) = copy.block(self.snap, corpus) {
+                    let (old, new) = (
+                        blocks[copy.block].body.chars().count(),
+                        block.body.chars().count(),
+                    );
+                    self.room = (self.room + old).saturating_sub(new);
+                    blocks[copy.block] = block;
+                }
+                return;
+            }
+        }
+        self.new_copy(f, best_first, blocks);
+    }
+
+    /// A copy of the code shown of `f` not sent yet, as a new block.
+    fn new_copy(&mut self, f: usize, best_first: &[(u32, u32)], blocks: &mut Vec<Block>) {
+        if self.twins_sought >= TWINS_FROM || self.slots == 0 {
+            return;
+        }
+        self.twins_sought += 1;
+        let corpus = self.corpus;
+        let allowed = |g: usize| {
+            let path = &corpus.paths[g];
+            twins::may_have_twin(path)
+                && self.private.allows(path)
+                && !present(blocks, path)
+                && rank::is_code(path, corpus.text(g))
+                && !rank::is_test_path(&path.to_lowercase())
+        };
+        let Some(twin) = twins::twin(corpus, f, best_first, &allowed) else {
+            return;
+        };
+        // The copy is worth what the part is: as many characters, within the room left.
+        let shown = blocks.last().map_or(0, |b| b.body.chars().count());
+        let allowance = (shown + SLACK)
+            .max(share(self.room, self.slots))
+            .min(self.budget.max_file_chars)
+            .min(self.room)
+            .saturating_sub(SLACK);
+        let most = self.budget.max_file_chars.saturating_sub(SLACK);
+        let mut copy = Copy::new(twin.file, blocks.len(), allowance, most);
+        copy.add(f, twin.windows, 0);
+        if let Some(block) = copy.block(self.snap, corpus) {
+            self.copies.push(copy);
+            self.push(block, blocks);
+        }
+    }
+}
+
+/// Ranked files that are not code (documentation, configuration, build metadata, data), and
+/// tests, given a block before any code file ranked below them, at most; the rest wait behind
+/// the code files worth more than [`DEFERRED`] of their score. A fix changes code: a README or
+/// a build file that repeats the goal's words is worth one of the eight blocks, not three, and
+/// the tests of the module a fix changes are worth two, not six.
+const MAX_OTHER: usize = 1;
+const MAX_TESTS: usize = 2;
+const DEFERRED: f64 = 0.25;
+
+/// Moves the ranked files that are not code, past the first [`MAX_OTHER`], and tests, past
+/// the first [`MAX_TESTS`], behind the code files worth more than [`DEFERRED`] of their score.
+fn defer_others(corpus: &Corpus, order: &mut Vec<(usize, f64, String)>) {
+    let (mut others, mut tests) = (0, 0);
+    let mut keyed: Vec<(f64, (usize, f64, String))> = order
+        .drain(..)
+        .map(|o| {
+            let path = &corpus.paths[o.0];
+            let past = if !rank::is_code(path, corpus.text(o.0)) {
+                others += 1;
+                others > MAX_OTHER
+            } else if rank::is_test_path(&path.to_lowercase()) {
+                tests += 1;
+                tests > MAX_TESTS
+            } else {
+                false
+            };
+            let key = if past { o.1 * DEFERRED } else { o.1 };
+            (key, o)
+        })
+        .collect();
+    keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    order.extend(keyed.into_iter().map(|(_, o)| o));
 }
 
 /// The most of `room` one of the next `slots` files may take: twice an even share, so the
@@ -122,5 +273,54 @@ fn whole_tree(
                 order.push((f, 0.0, "the whole tree fits".to_string()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_and_tests_past_the_first_wait_behind_the_code() {
+        let files = [
+            ("README.md", "the cache\n"),
+            ("src/cache.rs", "fn cache() {}\n"),
+            ("docs/cache.md", "the cache\n"),
+            ("config.json", "{\"cache\": 1}\n"),
+            ("tests/a_test.rs", "fn a() {}\n"),
+            ("tests/b_test.rs", "fn b() {}\n"),
+            ("tests/c_test.rs", "fn c() {}\n"),
+            ("src/store.rs", "fn store() {}\n"),
+            ("scripts/build", "#!/bin/sh\necho cache\n"),
+        ];
+        let corpus = Corpus::of_files(files.iter().map(|(p, t)| {
+            (
+                p.to_string(),
+                super::super::corpus::test_id(t.as_bytes()),
+                t.as_bytes(),
+            )
+        }));
+        let scores = [10.0, 9.0, 8.0, 7.0, 6.0, 5.5, 5.0, 3.0, 2.9];
+        let mut order: Vec<(usize, f64, String)> = scores
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, *s, String::new()))
+            .collect();
+        defer_others(&corpus, &mut order);
+        let paths: Vec<&str> = order.iter().map(|o| corpus.paths[o.0].as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "README.md",
+                "src/cache.rs",
+                "tests/a_test.rs",
+                "tests/b_test.rs",
+                "src/store.rs",
+                "scripts/build",
+                "docs/cache.md",
+                "config.json",
+                "tests/c_test.rs",
+            ]
+        );
     }
 }

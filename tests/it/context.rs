@@ -804,3 +804,135 @@ fn the_map_lists_the_definitions_of_a_large_header() {
         "{map}"
     );
 }
+
+/// A header whose code a single-header build also holds: the fix changes both, so the lines of
+/// the build that hold the code shown of the header are sent beside it, and say so.
+#[test]
+fn the_single_header_build_is_sent_with_the_header_it_holds() {
+    let pointer: String = (0..400)
+        .map(|i| {
+            format!(
+                "    inline int pointer_step_number_{i:04}(int value) {{ return value + {i}; }}\n"
+            )
+        })
+        .collect();
+    let pointer =
+        format!("#pragma once\nnamespace lib {{\nint resolve_pointer(int depth);\n{pointer}}}\n");
+    let other: String = (0..300)
+        .map(|i| {
+            format!(
+                "    inline int parser_state_number_{i:04}(int value) {{ return value - {i}; }}\n"
+            )
+        })
+        .collect();
+    let single = format!("// amalgamated\n#pragma once\n{other}\n{pointer}");
+    let repo = repo_with(
+        &[
+            ("include/lib/pointer.hpp", pointer.as_str()),
+            ("include/lib/parser.hpp", other.as_str()),
+            ("single_include/lib.hpp", single.as_str()),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "`resolve_pointer` returns the wrong depth",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "2")],
+    );
+    let sent = files(&ctx);
+    assert_eq!(sent[0].0, "include/lib/pointer.hpp", "{sent:?}");
+    let copy = sent
+        .iter()
+        .find(|f| f.0 == "single_include/lib.hpp")
+        .unwrap_or_else(|| panic!("the single header is sent: {sent:?}"));
+    assert!(
+        copy.1
+            .starts_with("holds the code shown of include/lib/pointer.hpp; kept "),
+        "{}",
+        copy.1
+    );
+    // `resolve_pointer` is line 3 of the header and line 305 of the build.
+    assert!(
+        copy.2.iter().any(|&(a, b)| a <= 305 && 305 <= b),
+        "{:?}",
+        copy.2
+    );
+}
+
+/// When many files share the goal's words, the map lists the definitions of more of them than
+/// the eight blocks hold: a fix's second file ranked twentieth or thirtieth is still seen.
+#[test]
+fn the_map_lists_definitions_of_the_thirty_best_files_not_sent() {
+    let owned: Vec<(String, String)> = (0..44)
+        .map(|i| {
+            (
+                format!("pkg/rotate/r{i:02}.py"),
+                format!("def rotate_{i}(path):\n    return path\n"),
+            )
+        })
+        .collect();
+    let rotate: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let repo = repo_with(&rotate, 40);
+    let ctx = context(&repo, "rotate the log files", None);
+    let map = map(&ctx);
+    let listed = (0..44)
+        .filter(|i| map.contains(&format!("pkg/rotate/r{i:02}.py\n  def rotate_{i}")))
+        .count();
+    let sent = files(&ctx).len();
+    assert!(listed + sent >= 40, "{sent} sent, {listed} listed:\n{map}");
+}
+
+/// Two headers the goal is about, both held by one single-header build: the build's block
+/// shows the lines holding each, not only the first's.
+#[test]
+fn the_single_header_build_shows_the_code_of_every_header_sent() {
+    let header = |name: &str, n: usize| -> String {
+        let body: String = (0..n)
+            .map(|i| format!("    inline int {name}_step_number_{i:04}(int value) {{ return value + {i}; }}\n"))
+            .collect();
+        format!("#pragma once\nnamespace lib {{\nint {name}_entry(int depth);\n{body}}}\n")
+    };
+    let (pointer, parser, other) = (
+        header("pointer", 120),
+        header("parser", 120),
+        header("other", 2200),
+    );
+    // Past 128 kB, the build ranks low as a very large header: only its parts point at it.
+    let single = format!("// amalgamated\n#pragma once\n{pointer}{other}{parser}");
+    let repo = repo_with(
+        &[
+            ("include/lib/pointer.hpp", pointer.as_str()),
+            ("include/lib/parser.hpp", parser.as_str()),
+            ("include/lib/other.hpp", other.as_str()),
+            ("single_include/lib.hpp", single.as_str()),
+        ],
+        40,
+    );
+    let ctx = context_env(
+        &repo,
+        "`pointer_entry` and `parser_entry` return the wrong depth",
+        &[("PAPAYU_CONTEXT_MAX_FILES", "3")],
+    );
+    let sent = files(&ctx);
+    let copy = sent
+        .iter()
+        .find(|f| f.0 == "single_include/lib.hpp")
+        .unwrap_or_else(|| panic!("the single header is sent: {sent:?}"));
+    let line_of =
+        |needle: &str| single.lines().position(|l| l.contains(needle)).unwrap_or(0) as u64 + 1;
+    for entry in ["int pointer_entry", "int parser_entry"] {
+        let line = line_of(entry);
+        assert!(
+            copy.2.iter().any(|&(a, b)| a <= line && line <= b),
+            "{entry} at {line}: {copy:?}"
+        );
+    }
+    assert!(
+        copy.1.contains("include/lib/pointer.hpp") && copy.1.contains("include/lib/parser.hpp"),
+        "{}",
+        copy.1
+    );
+}

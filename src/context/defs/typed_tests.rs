@@ -89,10 +89,13 @@ fn c_and_cpp_lines() {
     assert_eq!(cpp("    throw std::runtime_error(\"x\");"), None);
 }
 
-#[expect(clippy::too_many_lines, reason = "older than the limit; to be split")]
+/// A definition of `kind` named `n`, as [`name`] reports it.
+fn k(kind: Kind, n: &str) -> Option<(Kind, String)> {
+    Some((kind, n.to_string()))
+}
+
 #[test]
-fn jvm_dotnet_swift_and_php_lines() {
-    let k = |kind, n: &str| Some((kind, n.to_string()));
+fn java_lines() {
     let java = |l| name(Lang::Java, l, true);
     assert_eq!(
         java("  @Override public <T> List<T> of(T first, T... rest) {"),
@@ -127,6 +130,10 @@ fn jvm_dotnet_swift_and_php_lines() {
         k(Kind::Variable, "s"),
         "a field"
     );
+}
+
+#[test]
+fn kotlin_and_csharp_lines() {
     let kt = |l| name(Lang::Kotlin, l, false);
     assert_eq!(
         kt("suspend fun <T> Flow<T>.firstOrNull(): T? {"),
@@ -158,6 +165,10 @@ fn jvm_dotnet_swift_and_php_lines() {
         cs("    [HttpGet(\"{id}\")] public IActionResult Get(int id) {"),
         k(Kind::Function, "Get")
     );
+}
+
+#[test]
+fn swift_and_php_lines() {
     let swift = |l| name(Lang::Swift, l, false);
     assert_eq!(
         swift("    @discardableResult public func send<T: Encodable>(_ v: T) throws -> Int {"),

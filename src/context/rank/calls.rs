@@ -19,8 +19,10 @@ const MAX_SIBLINGS: usize = 200;
 /// Bytes of the caller read for calls.
 const CALLER_BYTES: usize = 256 * 1024;
 
-/// Files beside `file` that define what it calls, each with the first such name.
-pub(super) fn callees(corpus: &Corpus, file: usize) -> Vec<(usize, String)> {
+/// Files beside `file` that define what it calls, each with the name it defines that the
+/// fewest of them define, and how many define it: a name every platform's source defines for
+/// itself (`ARRAY_SIZE`, `uv__platform_init`) points at none of them in particular.
+pub(super) fn callees(corpus: &Corpus, file: usize) -> Vec<(usize, String, usize)> {
     let path = &corpus.paths[file];
     let Some(lang) = defs::lang(path) else {
         return Vec::new();
@@ -40,17 +42,29 @@ pub(super) fn callees(corpus: &Corpus, file: usize) -> Vec<(usize, String)> {
             && corpus.paths[g].rsplit_once('/').map_or("", |(d, _)| d) == dir
             && defs::lang(&corpus.paths[g]) == Some(lang)
     });
-    let mut out = Vec::new();
+    let mut defined: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut definers = vec![0usize; names.len()];
     for g in siblings.take(MAX_SIBLINGS) {
         let text = corpus.text(g);
-        let hit = ac
-            .find_iter(text)
-            .find(|m| defines(lang, text, m.start()..m.end()));
-        if let Some(m) = hit {
-            out.push((g, names[m.pattern().as_usize()].clone()));
+        let mut found: Vec<usize> = Vec::new();
+        for m in ac.find_iter(text) {
+            let name = m.pattern().as_usize();
+            if !found.contains(&name) && defines(lang, text, m.start()..m.end()) {
+                found.push(name);
+                definers[name] += 1;
+            }
+        }
+        if !found.is_empty() {
+            defined.push((g, found));
         }
     }
-    out
+    defined
+        .into_iter()
+        .filter_map(|(g, found)| {
+            let best = found.into_iter().min_by_key(|&n| (definers[n], n))?;
+            Some((g, names[best].clone(), definers[best]))
+        })
+        .collect()
 }
 
 /// Whether the name at `at` in `text` is a function or macro its language's rules see defined

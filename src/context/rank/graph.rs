@@ -41,9 +41,9 @@ pub(super) fn structure(
             }
         }
         if place < CALLS_FROM_TOP {
-            for (callee, name) in super::calls::callees(corpus, f) {
+            for (callee, name, definers) in super::calls::callees(corpus, f) {
                 let why = format!("defines {name}, called by {path}");
-                passed.push((callee, score[f] * CALL_SHARE, why));
+                passed.push((callee, score[f] * CALL_SHARE / definers as f64, why));
             }
         }
         for (partner, why) in partners(path, &index) {

@@ -276,10 +276,24 @@ fn mock(p: &Parts<'_>, _: &Named<'_>) -> Option<(f64, &'static str)> {
     (p.stem.contains("mock") || p.dirs.iter().any(|d| d.contains("mock"))).then_some((0.5, "mock"))
 }
 
-fn translation(p: &Parts<'_>, _: &Named<'_>) -> Option<(f64, &'static str)> {
-    let dirs = ["locale", "locales", "translations"];
-    (["po", "pot", "mo"].contains(&p.ext) || p.dirs.iter().any(|d| dirs.contains(d)))
-        .then_some((0.1, "translation"))
+/// Translations (`locales/fr.ts`, `po/de.po`), unless the goal is about them: it names their
+/// directory (`fix(locales): …`) or says `translation`, `locale`, `i18n`.
+fn translation(p: &Parts<'_>, named: &Named<'_>) -> Option<(f64, &'static str)> {
+    let dirs = ["locale", "locales", "translations", "i18n", "l10n"];
+    let kind = ["po", "pot", "mo"].contains(&p.ext) || p.dirs.iter().any(|d| dirs.contains(d));
+    let asked = p.dirs.iter().any(|d| named.word(d))
+        || named.any_word(&[
+            "translation",
+            "translations",
+            "translate",
+            "locale",
+            "locales",
+            "i18n",
+            "l10n",
+            "localization",
+            "localisation",
+        ]);
+    (kind && !asked).then_some((0.1, "translation"))
 }
 
 fn documentation(p: &Parts<'_>, _: &Named<'_>) -> Option<(f64, &'static str)> {
@@ -344,9 +358,113 @@ const TEXT_KINDS: &[&str] = &[
     "sh", "bash", "zsh", "fish", "ps1", "pl", "pm", "lua", "r", "jl", "ex", "exs", "erl", "hs",
     "ml", "mli", "clj", "dart", "vue", "svelte", "sql", "toml", "yaml", "yml", "json", "cfg",
     "ini", "conf", "html", "htm", "css", "scss", "less", "jinja", "j2", "tmpl", "tpl", "mk",
-    "cmake", "gradle", "proto", "graphql", "xml", "m", "mm", "pyx", "pxd", "zig", "nim", "v", "sv",
-    "vhd", "tf", "nix", "el", "vim",
+    "gradle", "proto", "graphql", "xml", "m", "mm", "pyx", "pxd", "zig", "nim", "v", "sv", "vhd",
+    "tf", "nix", "el", "vim",
 ];
+
+/// Extensions of program text in languages [`super::super::defs`] does not read.
+const OTHER_CODE: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "fish",
+    "ps1",
+    "pl",
+    "pm",
+    "lua",
+    "r",
+    "jl",
+    "ex",
+    "exs",
+    "erl",
+    "hrl",
+    "hs",
+    "ml",
+    "mli",
+    "clj",
+    "cljs",
+    "dart",
+    "vue",
+    "svelte",
+    "sql",
+    "scala",
+    "groovy",
+    "m",
+    "mm",
+    "inc",
+    "pyx",
+    "pxd",
+    "zig",
+    "nim",
+    "v",
+    "sv",
+    "vhd",
+    "el",
+    "vim",
+    "fs",
+    "fsx",
+    "vb",
+    "asm",
+    "s",
+    "d",
+    "cr",
+    "tcl",
+    "awk",
+    "elm",
+    "purs",
+    "rkt",
+    "scm",
+    "lisp",
+    "f90",
+    "f",
+    "pas",
+    "ada",
+    "cob",
+    "sol",
+    "mojo",
+    "gleam",
+    "html",
+    "htm",
+    "erb",
+    "haml",
+    "slim",
+    "jinja",
+    "jinja2",
+    "j2",
+    "tmpl",
+    "tpl",
+    "twig",
+    "mustache",
+    "hbs",
+    "handlebars",
+    "ejs",
+    "liquid",
+    "njk",
+    "css",
+    "scss",
+    "sass",
+    "less",
+    "styl",
+    "proto",
+    "graphql",
+    "gql",
+    "nix",
+    "tf",
+    "hcl",
+];
+
+/// Whether a file is program text — a language the definitions reader knows, another
+/// language's source, a template or style sheet, or a script with a `#!` line — rather than
+/// documentation, configuration, build and package metadata (`CMakeLists.txt`, `pom.xml`,
+/// `Makefile`) or data, which a fix seldom changes while repeating the goal's words.
+pub fn is_code(path: &str, text: &[u8]) -> bool {
+    let lower = path.to_lowercase();
+    let name = lower.rsplit_once('/').map_or(lower.as_str(), |(_, n)| n);
+    match name.rsplit_once('.') {
+        Some((_, ext)) => super::super::defs::is_source(name) || OTHER_CODE.contains(&ext),
+        None => text.starts_with(b"#!"),
+    }
+}
 
 /// Whether a (lowercase) path is a test file.
 pub fn is_test_path(lower: &str) -> bool {
@@ -379,6 +497,42 @@ mod tests {
             .into_iter()
             .map(|d| d.1)
             .collect()
+    }
+
+    #[test]
+    fn templates_and_styles_are_code_and_prose_and_build_metadata_are_not() {
+        for path in [
+            "app/views/users/show.html.erb",
+            "templates/base.html",
+            "web/style.scss",
+            "proto/api.proto",
+            "src/lib.rs",
+            "scripts/build.lua",
+        ] {
+            assert!(is_code(path, b"x\n"), "{path}");
+        }
+        for path in [
+            "README.md",
+            "docs/guide.rst",
+            "config.json",
+            "LICENSE",
+            "data/x.csv",
+            "CMakeLists.txt",
+            "Makefile",
+            "cmake/ci.cmake",
+        ] {
+            assert!(!is_code(path, b"x\n"), "{path}");
+        }
+        assert!(is_code("bin/tool", b"#!/bin/sh\n"));
+    }
+
+    #[test]
+    fn translations_rank_low_unless_the_goal_is_about_them() {
+        let path = "packages/core/src/locales/fr.ts";
+        assert_eq!(kinds(path, "x\n", "fix the parser"), ["translation"]);
+        assert!(kinds(path, "x\n", "fix(locales): da/sv call it a range").is_empty());
+        assert!(kinds(path, "x\n", "improve the french translation").is_empty());
+        assert_eq!(kinds("po/de.po", "x\n", "wrong plural"), ["translation"]);
     }
 
     #[test]

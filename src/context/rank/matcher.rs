@@ -20,7 +20,7 @@ pub struct Anchor {
 }
 
 /// What an anchor found: a term of the query, or one of its phrases (by index).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mark {
     Term(usize),
     Phrase(usize),
@@ -154,6 +154,7 @@ impl<'q> Matcher<'q> {
             }
         }
         offsets.sort_by_key(|o| o.0);
+        specific(&mut offsets);
         let mut anchors = Vec::with_capacity(offsets.len());
         let (mut line, mut at) = (1u32, start);
         for (offset, weight, definition, mark) in offsets {
@@ -185,6 +186,20 @@ impl<'q> Matcher<'q> {
                 format!("contains \"{shown}\"")
             }
         }
+    }
+}
+
+/// Each use of a term weighs less the more often the file uses it: a word on every line of a
+/// file (`pipe` in `pipe.c`, the scope `win` in every Windows source) says nothing of where in
+/// it to look, one it uses in three places says a lot. Definitions keep their weight.
+fn specific(offsets: &mut [(usize, f64, bool, Mark)]) {
+    let mut uses: std::collections::HashMap<Mark, usize> = std::collections::HashMap::new();
+    for o in offsets.iter().filter(|o| !o.2) {
+        *uses.entry(o.3).or_default() += 1;
+    }
+    for o in offsets.iter_mut().filter(|o| !o.2) {
+        let n = uses.get(&o.3).copied().unwrap_or(1).max(1);
+        o.1 /= (n as f64).sqrt();
     }
 }
 

@@ -350,6 +350,46 @@ fn a_function_a_top_file_calls_brings_the_file_beside_it_that_defines_it() {
 }
 
 #[test]
+fn a_name_every_sibling_defines_for_itself_passes_little_to_each() {
+    // `ARRAY_SIZE` is a macro three platform sources each define; `proc_title_init` only one.
+    let macro_def = "#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))\n";
+    let platform = |name: &str| format!("{macro_def}\nint {name}_init(void) {{\n  return 0;\n}}\n");
+    let owned: Vec<(String, String)> = vec![
+        (
+            "src/unix/ibmi.c".into(),
+            "int uv_setup(void) {\n  int n = ARRAY_SIZE(table);\n  proc_title_init();\n  return n;\n}\n".into(),
+        ),
+        ("src/unix/aix.c".into(), platform("aix")),
+        ("src/unix/linux.c".into(), platform("linux")),
+        ("src/unix/udp.c".into(), platform("udp")),
+        (
+            "src/unix/proctitle.c".into(),
+            "void proc_title_init(void) {\n}\n".into(),
+        ),
+    ];
+    let files: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let c = corpus(&files);
+    let r = rank(&c, &Query::of("ibmi: uv_setup fails", &[]), &[], &|_| true);
+    let score = |path: &str| {
+        r.files
+            .iter()
+            .find(|f| f.path == path)
+            .map_or(0.0, |f| f.score)
+    };
+    assert!(score("src/unix/proctitle.c") > 0.0, "{:?}", r.files);
+    for each in ["src/unix/aix.c", "src/unix/linux.c", "src/unix/udp.c"] {
+        assert!(
+            score(each) * 2.5 < score("src/unix/proctitle.c"),
+            "{each} shares ARRAY_SIZE with two others: {:?}",
+            r.files
+        );
+    }
+}
+
+#[test]
 fn a_quoted_message_finds_the_file_that_raises_it() {
     let got = ranked(
         &[
@@ -441,4 +481,24 @@ fn a_name_defined_with_leading_underscores_is_the_name_the_goal_writes() {
             .any(|w| w == "defines _encode_files" || w == "defines encode_files"),
         "{reasons:?}"
     );
+}
+
+#[test]
+fn a_word_on_every_line_of_a_file_anchors_less_than_one_it_uses_once() {
+    let mut text: String = (0..400)
+        .map(|i| format!("static int pipe_step_{i}(uv_pipe_t* pipe) {{ return pipe->n; }}\n"))
+        .collect();
+    text.push_str("static int make_args(char** argument) { return argument == NULL; }\n");
+    let c = corpus(&[
+        ("src/win/pipe.c", text.as_str()),
+        ("src/other.c", "int x;\n"),
+    ]);
+    let q = Query::of("pipe: fail on a missing argument", &[]);
+    let r = rank(&c, &q, &[], &|_| true);
+    let anchors = Matcher::new(&q).anchors(&c, 0, &r.idf);
+    let best = anchors
+        .iter()
+        .max_by(|a, b| a.weight.total_cmp(&b.weight))
+        .map(|a| a.line);
+    assert_eq!(best, Some(401), "{anchors:?}");
 }
