@@ -25,6 +25,9 @@
 // A ratchet: no function of the product grows past 79 lines (clippy.toml); the few that
 // were longer carry an `expect` until they are split.
 #![deny(clippy::too_many_lines)]
+// No panics on a value that can be missing: each `unwrap`/`expect` left carries an `expect`
+// attribute that says why it cannot fail.
+#![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod ask;
 pub mod clock;
