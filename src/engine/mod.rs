@@ -7,6 +7,7 @@ pub mod apply;
 pub mod attribution;
 pub mod baseline;
 pub mod check;
+mod check_env;
 pub mod compare;
 pub mod contain;
 pub mod event;

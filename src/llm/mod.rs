@@ -16,7 +16,12 @@
 pub mod config;
 mod error;
 mod read;
+mod status;
 mod wire;
+
+use status::{
+    names_context_limit, names_format, names_sampling, parse_retry_after, server_message,
+};
 
 use std::time::{Duration, Instant};
 
@@ -612,41 +617,6 @@ fn finish(ep: &Endpoint, acc: wire::Acc) -> Result<wire::Acc, Try> {
     Ok(acc)
 }
 
-/// `Retry-After` as seconds or an HTTP date.
-fn parse_retry_after(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    if let Ok(secs) = text.parse::<f64>() {
-        return (secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(3600.0)));
-    }
-    let when = httpdate_secs(text)?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_secs();
-    Some(Duration::from_secs(when.saturating_sub(now)))
-}
-
-/// Seconds since the epoch of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-fn httpdate_secs(text: &str) -> Option<u64> {
-    let parts: Vec<&str> = text.split_whitespace().collect();
-    let [_, day, month, year, time, "GMT"] = parts.as_slice() else {
-        return None;
-    };
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| m == month)? as i64
-        + 1;
-    let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
-    let hms: Vec<i64> = time.split(':').filter_map(|p| p.parse().ok()).collect();
-    let [h, m, s] = hms.as_slice() else {
-        return None;
-    };
-    let days = crate::clock::days_from_civil(year, month, day);
-    u64::try_from(days * 86_400 + h * 3600 + m * 60 + s).ok()
-}
-
 /// Decides what an error status means.
 fn classify(
     ep: &Endpoint,
@@ -719,66 +689,6 @@ fn classify(
     }
 }
 
-/// Does an error body say a sampling parameter is not supported?
-fn names_sampling(lower: &str) -> bool {
-    [
-        "temperature",
-        "top_p",
-        "frequency_penalty",
-        "presence_penalty",
-    ]
-    .iter()
-    .any(|p| lower.contains(p))
-        && [
-            "unsupported",
-            "not supported",
-            "does not support",
-            "only the default",
-        ]
-        .iter()
-        .any(|w| lower.contains(w))
-}
-
-/// Does an error body say the prompt is longer than the model's window?
-fn names_context_limit(lower: &str) -> bool {
-    [
-        "context_length_exceeded",
-        "maximum context length",
-        "exceed_context_size",
-        "exceeds the available context size",
-        "prompt is too long",
-        "context window",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
-}
-
-/// Does an error body name the structured-output parameter?
-fn names_format(lower: &str) -> bool {
-    [
-        "response_format",
-        "json_schema",
-        "text.format",
-        "output_config",
-        "tool_choice",
-        "format",
-        "tools",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
-}
-
-fn server_message(body: &str) -> String {
-    let value: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
-    let text = value["error"]["message"]
-        .as_str()
-        .or(value["error"].as_str())
-        .or(value["message"].as_str())
-        .map(str::to_string)
-        .unwrap_or_else(|| body.trim().to_string());
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Ollama cuts a prompt longer than its window without an error. The window is sized to the
 /// prompt, but a server may cap it; its `prompt_eval_count` then sits at (just under) the cap,
 /// a power of two, while far fewer tokens than the prompt holds. A reused prompt cache also
@@ -842,7 +752,7 @@ mod tests {
     fn retry_after_reads_seconds_and_dates() {
         assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
         assert_eq!(
-            httpdate_secs("Sun, 06 Nov 1994 08:49:37 GMT"),
+            status::httpdate_secs("Sun, 06 Nov 1994 08:49:37 GMT"),
             Some(784_111_777)
         );
         assert_eq!(
