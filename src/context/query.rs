@@ -20,6 +20,11 @@ const MAX_PHRASES: usize = 8;
 const MAX_TERMS: usize = 64;
 /// Most dotted module paths looked up.
 const MAX_DOTTED: usize = 16;
+/// A word longer than this is data (a digest, base64, a minified line), not a name: no term.
+const MAX_WORD: usize = 100;
+/// A phrase longer than this is cut to it: a long message is matched by its start, and a
+/// pattern stays small enough to search with.
+const MAX_PHRASE: usize = 200;
 
 /// One term of the query.
 #[derive(Debug, Clone, PartialEq)]
@@ -450,6 +455,9 @@ impl Query {
         let words: Vec<regex::Match<'_>> = WORD.find_iter(text).collect();
         for (i, m) in words.iter().enumerate() {
             let word = m.as_str();
+            if word.len() > MAX_WORD {
+                continue;
+            }
             let lower = word.to_lowercase();
             if !self.words.contains(&lower) && self.words.len() < 400 {
                 self.words.push(lower.clone());
@@ -528,7 +536,11 @@ impl Query {
     }
 
     fn push_phrase(&mut self, s: &str, weight: f64) {
-        let s = s.trim_end_matches(['.', ',', ';']).trim();
+        let mut end = s.len().min(MAX_PHRASE);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let s = s[..end].trim_end_matches(['.', ',', ';']).trim();
         if s.len() >= 6 && !self.phrases.iter().any(|p| p.0 == s) {
             self.phrases.push((s.to_string(), weight));
         }
@@ -637,6 +649,24 @@ mod tests {
                 ("Style/RedundantParentheses", "Style/RedundantParentheses"),
             ]
         );
+    }
+
+    #[test]
+    fn a_word_or_message_of_megabytes_is_no_pattern() {
+        let blob = "x".repeat(40_000);
+        let hyphenated = "long-name".repeat(500);
+        let log = format!("Traceback:\n{blob}\nsee {hyphenated}\n");
+        let q = Query::of("Add notes", &[("big.log".to_string(), log)]);
+        assert!(q.terms.iter().all(|t| t.text.len() <= MAX_WORD));
+        assert!(
+            q.phrases
+                .iter()
+                .any(|(p, _)| p.starts_with("long-name") && p.len() <= MAX_PHRASE),
+            "the hyphenated name is kept, cut: {} phrases",
+            q.phrases.len()
+        );
+        assert!(q.phrases.iter().all(|(p, _)| p.len() <= MAX_PHRASE));
+        assert!(term(&q, "note").is_some());
     }
 
     #[test]
