@@ -303,45 +303,49 @@ mod tests {
 }
 
 /// What one refinement round did, as `refine --json` gives it.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Refinement {
+#[derive(Debug, serde::Serialize)]
+pub struct Refinement<'a> {
     /// The plan the round asked for.
-    pub plan: crate::store::records::PlanRecord,
+    pub plan: &'a crate::store::records::PlanRecord,
     /// The plan it refines.
-    pub refines: String,
-    pub branch: String,
+    pub refines: &'a str,
+    pub branch: &'a str,
     /// The commit the branch moved to; `None` when nothing changed or the check failed.
     pub commit: Option<String>,
-    pub changes: Vec<crate::executor::FileChange>,
-    pub check: Option<CheckReport>,
-    pub verdict: Option<Verdict>,
+    pub changes: &'a [crate::executor::FileChange],
+    pub check: Option<&'a CheckReport>,
+    pub verdict: Option<&'a Verdict>,
 }
 
-impl Refinement {
-    /// The report of `refined`, a round on top of `target`.
-    pub fn of(refined: &Refined, target: &refine::Target) -> Refinement {
+impl<'a> Refinement<'a> {
+    /// The report of `refined`, a round on top of `target`; it borrows both, so a front end
+    /// that does not print it pays nothing for it.
+    pub fn of(refined: &'a Refined, target: &'a refine::Target) -> Refinement<'a> {
         let (planned, commit, check) = match refined {
             Refined::Committed {
                 planned,
                 commit,
                 check,
-            } => (planned, Some(commit.to_string()), check.clone()),
+            } => (
+                planned,
+                Some(commit.to_string()),
+                check.as_ref().map(|(r, v)| (r, v)),
+            ),
             Refined::NothingChanged { planned } => (planned, None, None),
             Refined::CheckFailed {
                 planned,
                 report,
                 verdict,
-            } => (planned, None, Some((report.clone(), verdict.clone()))),
+            } => (planned, None, Some((report, verdict))),
         };
-        let (check, verdict) = check.map_or((None, None), |(r, v)| (Some(r), Some(v)));
         Refinement {
-            plan: planned.record.clone(),
-            refines: target.record.id.clone(),
-            branch: target.branch.clone(),
+            plan: &planned.record,
+            refines: &target.record.id,
+            branch: &target.branch,
             commit,
-            changes: planned.changes.clone(),
-            check,
-            verdict,
+            changes: &planned.changes,
+            check: check.map(|(r, _)| r),
+            verdict: check.map(|(_, v)| v),
         }
     }
 }

@@ -391,8 +391,7 @@ fn context(arguments: &JsonObject) -> Answer {
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
-    let config = Config::load(&store);
-    config.check()?;
+    let config = settings(&store)?;
     let service = Service::new(&store, &config, Arc::new(Observed::default()));
     let gathered = context::gather(&service, goal, base, Vec::new(), ProtocolVersion::V2)
         .map_err(|p| vec![p])?;
