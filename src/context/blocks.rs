@@ -68,6 +68,28 @@ impl Block {
     }
 }
 
+/// The SHA-256 of a blob's bytes, remembered by blob id: a block is made again each time a
+/// copy (an amalgamation) takes another part, and hashing a megabyte header each time was a
+/// quarter of a plan's context.
+fn blob_sha256(blob: crate::store::Oid, bytes: &[u8]) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, PoisonError};
+    /// Enough for every block of a few plans; the memo starts over past it.
+    const MOST: usize = 256;
+    static MEMO: Mutex<Option<HashMap<crate::store::Oid, String>>> = Mutex::new(None);
+    let mut memo = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+    let memo = memo.get_or_insert_with(HashMap::new);
+    if let Some(sha) = memo.get(&blob) {
+        return sha.clone();
+    }
+    if memo.len() >= MOST {
+        memo.clear();
+    }
+    let sha = sha256_hex(bytes);
+    memo.insert(blob, sha.clone());
+    sha
+}
+
 /// A FILE block for `path`, whole or as line windows; `None` when it does not exist.
 pub(super) fn file_block(
     snap: &Snapshot<'_>,
@@ -77,7 +99,7 @@ pub(super) fn file_block(
     priority: u8,
 ) -> Option<Block> {
     let file = snap.read(path).ok()??;
-    let sha = sha256_hex(&file.bytes);
+    let sha = blob_sha256(file.blob, &file.bytes);
     let mut block = Block {
         kind: BlockKind::File,
         title: path.to_string(),

@@ -135,7 +135,10 @@ pub fn blank(lang: Lang, text: &str) -> String {
                 &mut state,
                 &mut pending_heredoc,
             ),
-            State::LineComment => Step::Blank(1),
+            // The rest of the line, at once.
+            State::LineComment => {
+                Step::Blank(memchr::memchr(b'\n', &src[i..]).unwrap_or(src.len() - i))
+            }
             State::Block(depth) => block(&syn, src, i, depth),
             State::Str { close, escapes, .. } => string(src, i, close, *escapes),
             State::Heredoc(term) => heredoc(src, i, line_start, term),
@@ -178,8 +181,19 @@ fn end_of_line(state: &mut State, pending_heredoc: &mut Option<Vec<u8>>) {
     }
 }
 
+#[inline]
 fn starts(src: &[u8], i: usize, s: &[u8]) -> bool {
-    src[i..].starts_with(s)
+    src.get(i) == s.first() && src.get(i..i + s.len()) == Some(s)
+}
+
+/// Whether a byte in code may open a comment, a string or a heredoc: any other byte is kept
+/// as it is without looking further (most bytes of a file, so this is the lexer's fast path).
+#[inline]
+fn may_open(c: u8) -> bool {
+    matches!(
+        c,
+        b'/' | b'#' | b'=' | b'<' | b'"' | b'\'' | b'`' | b'R' | b'r' | b'b'
+    )
 }
 
 /// In code at `i`: enters a comment or string (keeping its opening delimiter), or keeps an
@@ -194,6 +208,9 @@ fn code(
     heredoc: &mut Option<Vec<u8>>,
 ) -> Step {
     let c = src[i];
+    if !may_open(c) {
+        return Step::Keep(1);
+    }
     if syn.slashes && starts(src, i, b"//") || syn.hash && c == b'#' && !starts(src, i, b"#[") {
         *state = State::LineComment;
         return Step::Blank(1);
