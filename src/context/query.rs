@@ -348,12 +348,16 @@ static COLONS: LazyLock<Regex> = LazyLock::new(|| {
 static SLASHED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)+\b").expect("static regex")
 });
+/// The longest quoted text or message read as a phrase, in characters. It is checked after
+/// matching: a bounded repetition (`{6,200}`) of a Unicode class compiles to an automaton that
+/// took longer to build than the rest of a plan's context.
+const MAX_QUOTED: usize = 200;
 #[expect(
     clippy::expect_used,
     reason = "a regular expression written here, which the tests compile: it cannot fail"
 )]
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#""([^"\n]{6,200})"|'([^'\n]{6,200})'|`([^`\n]{6,200})`|“([^”\n]{6,200})”"#)
+    Regex::new(r#""([^"\n]{6,})"|'([^'\n]{6,})'|`([^`\n]{6,})`|“([^”\n]{6,})”"#)
         .expect("static regex")
 });
 #[expect(
@@ -368,7 +372,7 @@ static HYPHENATED: LazyLock<Regex> = LazyLock::new(|| {
     reason = "a regular expression written here, which the tests compile: it cannot fail"
 )]
 static MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)(?:\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)|\berror(?:\[E\d+\])?|panicked at [^:]+:\d+:\d+|\bpanic): +(.{8,200})$")
+    Regex::new(r"(?m)(?:\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)|\berror(?:\[E\d+\])?|panicked at [^:]+:\d+:\d+|\bpanic): +(.{8,})$")
         .expect("static regex")
 });
 /// Words that, before or after a name, say it is code: `the add function`, `class Foo`.
@@ -430,6 +434,9 @@ impl Query {
             let Some(inner) = (1..=4).find_map(|i| caps.get(i)) else {
                 continue;
             };
+            if inner.as_str().chars().count() > MAX_QUOTED {
+                continue;
+            }
             code_spans.push((inner.start(), inner.end()));
             let s = inner.as_str().trim();
             // A phrase is prose-like text (a message) or a name with punctuation
@@ -440,7 +447,10 @@ impl Query {
             }
         }
         for caps in MESSAGE.captures_iter(text) {
-            if let Some(m) = caps.get(1) {
+            if let Some(m) = caps
+                .get(1)
+                .filter(|m| m.as_str().chars().count() <= MAX_QUOTED)
+            {
                 self.push_phrase(m.as_str().trim(), scale);
             }
         }
@@ -667,6 +677,23 @@ mod tests {
         );
         assert!(q.phrases.iter().all(|(p, _)| p.len() <= MAX_PHRASE));
         assert!(term(&q, "note").is_some());
+    }
+
+    #[test]
+    fn quotes_and_messages_over_two_hundred_characters_are_no_phrases() {
+        let long = "ab cd".repeat(40); // 200 characters
+        let q = Query::of(&format!("raises \"{long}\" here"), &[]);
+        assert!(q.phrases.iter().any(|p| p.0 == long), "{:?}", q.phrases);
+        let q = Query::of(&format!("raises \"{long}x\" here"), &[]);
+        assert!(q.phrases.is_empty(), "{:?}", q.phrases);
+        let message = |m: &str| Query::of("fails", &[("log".into(), format!("ValueError: {m}\n"))]);
+        let said = "a message of some length".repeat(8); // 192 characters
+        assert!(message(&said).phrases.iter().any(|p| p.0 == said));
+        assert!(
+            message(&format!("{said}{}", "y".repeat(9)))
+                .phrases
+                .is_empty()
+        );
     }
 
     #[test]
