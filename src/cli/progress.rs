@@ -4,19 +4,17 @@
 //! status line. Event lines (`-v`, `PAPAYU_TRACE=1`) are printed above the spinners.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use git_papayu::ask::Progress;
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::ui;
+use super::ui::board::Board;
 
 pub struct Spinners {
-    multi: Option<MultiProgress>,
+    board: Option<Board>,
     /// The model each provider is asked for, for its spinner's label.
     models: BTreeMap<String, String>,
-    bars: Mutex<BTreeMap<String, ProgressBar>>,
 }
 
 impl Spinners {
@@ -24,31 +22,25 @@ impl Spinners {
     /// drawn from its first request on: a provider refused before anything is sent (no price
     /// under a cost cap) never shows one.
     pub fn new(providers: &[(String, String)]) -> Spinners {
-        let multi = ui::progress_visible()
-            .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
         Spinners {
-            multi,
+            board: ui::progress_visible().then(|| Board::new(Duration::ZERO)),
             models: providers.iter().cloned().collect(),
-            bars: Mutex::new(BTreeMap::new()),
         }
     }
 
     /// Starts `provider`'s spinner, unless it runs already.
     fn start(&self, provider: &str) {
-        let Some(multi) = &self.multi else { return };
-        let mut bars = self.bars.lock().unwrap_or_else(PoisonError::into_inner);
-        if bars.contains_key(provider) {
-            return;
-        }
-        let style = ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner());
-        let bar = multi.add(ProgressBar::new_spinner());
-        bar.set_style(style);
+        let Some(board) = &self.board else { return };
         let model = self.models.get(provider).map_or("", String::as_str);
-        bar.set_prefix(format!("{provider}/{model}"));
-        bar.set_message("waiting");
-        bar.enable_steady_tick(Duration::from_millis(120));
-        bars.insert(provider.to_string(), bar);
+        board.add(provider, &format!("{provider}/{model}"), "waiting");
+    }
+
+    /// Says `message` on `provider`'s spinner, or without one as a status line.
+    fn say(&self, provider: &str, message: &str) {
+        match &self.board {
+            Some(board) if board.has(provider) => board.set_message(provider, message),
+            _ => ui::status(&format!("{provider}: {message}")),
+        }
     }
 
     /// Handles one report of the plan loop.
@@ -60,10 +52,8 @@ impl Spinners {
                     return;
                 }
                 let line = event.to_string();
-                match &self.multi {
-                    Some(multi) => {
-                        let _ = multi.println(&line);
-                    }
+                match &self.board {
+                    Some(board) => board.above(|| ui::event(&line)),
                     None => ui::event(&line),
                 }
             }
@@ -73,47 +63,21 @@ impl Spinners {
                 next,
                 of,
                 wait,
-            } => {
-                let message = retrying(status, next, of, wait);
-                match self
-                    .bars
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .get(&provider)
-                {
-                    Some(bar) => bar.set_message(message),
-                    None => ui::status(&format!("{provider}: {message}")),
-                }
-            }
-            Progress::Again { provider, message } => {
-                match self
-                    .bars
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .get(&provider)
-                {
-                    Some(bar) => bar.set_message(message),
-                    None => ui::status(&format!("{provider}: {message}")),
-                }
-            }
+            } => self.say(&provider, &retrying(status, next, of, wait)),
+            Progress::Again { provider, message } => self.say(&provider, &message),
             Progress::Received {
                 provider,
                 tokens,
                 chars,
                 ..
             } => {
-                if let Some(bar) = self
-                    .bars
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .get(&provider)
-                {
+                if let Some(board) = &self.board {
                     let shown = if tokens > 0 {
                         super::render::count(tokens as usize, "token")
                     } else {
                         super::render::count(chars, "char")
                     };
-                    bar.set_message(format!("receiving, {shown}"));
+                    board.set_message(&provider, &format!("receiving, {shown}"));
                 }
             }
         }
@@ -121,16 +85,8 @@ impl Spinners {
 
     /// Removes every spinner from the screen.
     pub fn clear(&self) {
-        for bar in self
-            .bars
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .values()
-        {
-            bar.finish_and_clear();
-        }
-        if let Some(multi) = &self.multi {
-            let _ = multi.clear();
+        if let Some(board) = &self.board {
+            board.clear();
         }
     }
 }

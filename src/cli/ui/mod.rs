@@ -21,6 +21,7 @@
 //! reaches the terminal raw. The one exception is [`out_painted`], for output papayu coloured
 //! itself after making its parts safe.
 
+pub mod board;
 mod color;
 mod pager;
 
@@ -442,63 +443,53 @@ pub fn progress_visible() -> bool {
 /// when progress is visible and only once the work has taken a second, so quick commands stay
 /// quiet; cleared when dropped.
 pub struct Spinner {
-    bar: Option<indicatif::ProgressBar>,
+    board: Option<board::Board>,
 }
 
 /// Work shorter than this shows no spinner.
 const SPINNER_DELAY: std::time::Duration = std::time::Duration::from_secs(1);
+/// The one line of a [`Spinner`].
+const LINE: &str = "work";
 
 impl Spinner {
     /// A spinner never drawn: for work reported some other way.
     pub fn hidden() -> Spinner {
-        Spinner { bar: None }
+        Spinner { board: None }
     }
 
     pub fn new(label: &str) -> Spinner {
         if !progress_visible() {
-            return Spinner { bar: None };
+            return Spinner { board: None };
         }
-        let bar =
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::hidden());
-        let style = indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
-        bar.set_style(style);
-        bar.set_prefix(text::line(label).into_owned());
-        let shown = bar.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(SPINNER_DELAY);
-            if !shown.is_finished() {
-                shown.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-                shown.enable_steady_tick(std::time::Duration::from_millis(120));
-            }
-        });
-        Spinner { bar: Some(bar) }
+        let board = board::Board::new(SPINNER_DELAY);
+        board.add(LINE, &text::line(label), "");
+        Spinner { board: Some(board) }
     }
 
     /// What the work is doing now.
     pub fn set_message(&self, message: &str) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(text::line(message).into_owned());
+        if let Some(board) = &self.board {
+            board.set_message(LINE, &text::line(message));
         }
     }
 
     /// A status line on stderr that stays, written above the spinner, which goes on.
     pub fn status(&self, text: &str) {
-        match &self.bar {
-            Some(bar) => bar.suspend(|| status(text)),
+        match &self.board {
+            Some(board) => board.above(|| status(text)),
             None => status(text),
         }
     }
 
     /// The spinner is being drawn.
     pub fn is_visible(&self) -> bool {
-        self.bar.is_some()
+        self.board.is_some()
     }
 
     /// Removes the spinner for good (e.g. before streaming other output to stderr).
     pub fn clear(&mut self) {
-        if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
+        if let Some(board) = self.board.take() {
+            board.clear();
         }
     }
 }
