@@ -6,7 +6,7 @@ use git_papayu::engine::attribution::Attribution;
 use git_papayu::engine::baseline::Sources;
 use git_papayu::engine::check::{CheckChoice, CheckSettings};
 use git_papayu::engine::{find, workers};
-use git_papayu::service::{self, apply::Apply, apply::ApplyReport};
+use git_papayu::service::{self, apply::Apply, apply::ApplyReport, apply::WithRounds};
 use git_papayu::store::records::Status;
 use git_papayu::store::{Store, worktree};
 use git_papayu::{Code, Problem};
@@ -85,17 +85,16 @@ pub fn run(args: ApplyArgs) -> CliResult {
     let rounds = service::rounds::configured(args.rounds, &super::settings())?;
     let (report, mut outcome) = apply_one(args, false, &mut false);
     let first = report.first_round();
-    let mut result = serde_json::to_value(&report).unwrap_or_default();
+    let mut ended = None;
     if let (true, Some(first)) = (rounds > 1, first) {
         ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
         let first_plan = first.plan.clone();
         let store = Store::open()?;
         let config = super::settings();
         let service = super::observer::service(&store, &config);
-        let ended = git_papayu::service::rounds::run(&service, first, rounds, choice)?;
-        let (plan, reached) = (ended.last.clone(), ended.reached);
-        // The report papayu_propose gives as its `rounds`, too.
-        result["rounds"] = serde_json::to_value(&ended).unwrap_or_default();
+        let rounds_run = git_papayu::service::rounds::run(&service, first, rounds, choice)?;
+        let (plan, reached) = (rounds_run.last.clone(), rounds_run.reached);
+        ended = Some(rounds_run);
         outcome = match reached {
             true => Ok(()),
             false => Err(Problem::new(
@@ -114,7 +113,10 @@ pub fn run(args: ApplyArgs) -> CliResult {
             .into()),
         };
     }
-    ui::data(&result);
+    ui::data(&WithRounds {
+        report: &report,
+        rounds: ended.as_ref(),
+    });
     outcome
 }
 

@@ -1,12 +1,11 @@
 //! `git papayu merge`: bring a proposal into the current branch with git's own merge.
 
 use clap::Args;
-use git_papayu::engine::review::{self, MergeStyle};
-use git_papayu::store::Store;
-use git_papayu::trace::outcome;
-use git_papayu::trace::record::Tracer;
+use git_papayu::engine::review::MergeStyle;
+use git_papayu::service::review;
+use git_papayu::store::{Store, short};
 
-use super::{CliResult, ui};
+use super::{CliResult, observer, ui};
 
 /// Merge a plan's proposal branch into the current branch (git merge; hooks apply).
 ///
@@ -47,36 +46,29 @@ pub fn run(args: MergeArgs) -> CliResult {
         _ => MergeStyle::Merge,
     };
     let store = Store::open()?;
-    let merged = review::merge(&store, plan.as_deref(), style, keep_branch, force);
-    let tracer = Tracer::new(&super::settings(), ui::warn);
-    if let Some(event) = outcome::merge(&tracer, &store, plan.as_deref(), &merged) {
-        ui::event(&event.to_string());
+    let config = super::settings();
+    let service = observer::service(&store, &config);
+    let merged = review::merge(&service, plan.as_deref(), style, keep_branch, force);
+    if let Some(event) = merged.as_ref().ok().and_then(|m| m.event.as_deref()) {
+        ui::event(event);
     }
     let merged = merged?;
-    let into = merged.into.trim_start_matches("refs/heads/");
-    ui::data(&serde_json::json!({
-        "plan": merged.record.id,
-        "into": into,
-        "old": merged.old.to_string(),
-        "new": merged.new.to_string(),
-        "merged": merged.old != merged.new,
-        "branch": merged.branch,
-        "branch_deleted": merged.branch_deleted,
-    }));
+    ui::data(&merged);
+    let into = &merged.into;
     if let Some(why) = &merged.kept_because {
         ui::warn(&format!("kept {} because {why}", merged.branch));
     }
-    if merged.old == merged.new {
+    if !merged.merged {
         ui::outln(&format!(
             "Plan {} is already contained in {into}; nothing to merge.",
-            merged.record.short_id()
+            short(&merged.plan)
         ));
     } else {
         ui::outln(&format!(
             "Merged plan {} into {into} ({}..{}). Undo with git papayu undo.",
-            merged.record.short_id(),
-            git_papayu::store::short(merged.old),
-            git_papayu::store::short(merged.new)
+            short(&merged.plan),
+            short(&merged.old),
+            short(&merged.new)
         ));
     }
     if merged.branch_deleted {

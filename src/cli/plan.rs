@@ -263,11 +263,7 @@ pub fn show_planned(planned: &[Planned], applying: bool) {
         }
         ui::event(&record::preview_ready(p).to_string());
     }
-    let plans: Vec<_> = planned
-        .iter()
-        .map(|p| serde_json::json!({ "plan": p.record, "changes": p.changes }))
-        .collect();
-    ui::data(&serde_json::json!({ "plans": plans }));
+    ui::data(&git_papayu::service::ask::Stored::of(planned));
     if ui::json_mode() {
         return;
     }

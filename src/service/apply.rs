@@ -30,6 +30,16 @@ pub struct Apply {
     pub timeout_secs: Option<u64>,
 }
 
+/// An apply with the fix rounds that followed it: `apply --json`'s document, the apply's
+/// report with the rounds' (as `papayu_propose` gives them) beside it.
+#[derive(Debug, Serialize)]
+pub struct WithRounds<'a> {
+    #[serde(flatten)]
+    pub report: &'a ApplyReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<&'a super::rounds::Ended>,
+}
+
 /// What an apply left: `--json`'s result document.
 #[derive(Debug, Default, Serialize)]
 pub struct ApplyReport {

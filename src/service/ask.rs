@@ -111,3 +111,29 @@ mod tests {
         assert_eq!(seen, vec![(a.to_string(), 2), (b.to_string(), 1)]);
     }
 }
+
+/// Plans just stored, as `plan --json` gives them: each record with its file changes.
+#[derive(Debug, serde::Serialize)]
+pub struct Stored<'a> {
+    pub plans: Vec<StoredPlan<'a>>,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct StoredPlan<'a> {
+    pub plan: &'a crate::store::records::PlanRecord,
+    pub changes: &'a [crate::executor::FileChange],
+}
+
+impl<'a> Stored<'a> {
+    pub fn of(planned: &'a [Planned]) -> Stored<'a> {
+        Stored {
+            plans: planned
+                .iter()
+                .map(|p| StoredPlan {
+                    plan: &p.record,
+                    changes: &p.changes,
+                })
+                .collect(),
+        }
+    }
+}

@@ -9,6 +9,7 @@ pub mod apply;
 pub mod ask;
 pub mod compare;
 pub mod context;
+pub mod history;
 pub mod listing;
 pub mod observer;
 pub mod paste;

@@ -1,5 +1,6 @@
-//! Looking at one proposal and dropping it: `git papayu diff` and `discard`, `--json`, and the
-//! MCP tools `papayu_diff` and `papayu_discard`.
+//! Looking at one proposal, merging it and dropping it: `git papayu diff`, `merge` and
+//! `discard`, `--json`, and the MCP tools `papayu_diff` and `papayu_discard` (merging stays a
+//! person's decision: no tool merges).
 
 use std::ffi::OsString;
 use std::process::ExitStatus;
@@ -8,9 +9,10 @@ use serde::Serialize;
 
 use crate::codes::{Code, Problem, Problems};
 use crate::engine::find::find;
-use crate::engine::review;
+use crate::engine::review::{self, MergeStyle};
 use crate::store::UserGit;
 use crate::store::records::PlanRecord;
+use crate::trace::outcome;
 
 use super::Service;
 
@@ -28,6 +30,51 @@ pub struct PlanDiff {
 pub struct Dropped {
     pub plan: String,
     pub deleted_branches: Vec<String>,
+}
+
+/// What a merge did.
+#[derive(Debug, Clone, Serialize)]
+pub struct MergeReport {
+    pub plan: String,
+    /// The branch merged into, without `refs/heads/`.
+    pub into: String,
+    pub old: String,
+    pub new: String,
+    /// False when the branch held the proposal already (nothing to merge).
+    pub merged: bool,
+    pub branch: String,
+    pub branch_deleted: bool,
+    /// Why the branch was kept although deletion was asked for (checked out elsewhere).
+    #[serde(skip)]
+    pub kept_because: Option<String>,
+    /// The trace's outcome line (`MERGE_SUCCESS …`), for a front end that shows events.
+    #[serde(skip)]
+    pub event: Option<String>,
+}
+
+/// Merges the proposal `spec` names (`None`: the newest applied on HEAD) into the current
+/// branch with git's own merge, and writes the merge's trace, failed or not.
+pub fn merge(
+    service: &Service<'_>,
+    spec: Option<&str>,
+    style: MergeStyle,
+    keep_branch: bool,
+    force: bool,
+) -> Result<MergeReport, Problem> {
+    let merged = review::merge(service.store, spec, style, keep_branch, force);
+    let event = outcome::merge(&service.tracer(), service.store, spec, &merged);
+    let merged = merged?;
+    Ok(MergeReport {
+        plan: merged.record.id,
+        into: merged.into.trim_start_matches("refs/heads/").to_string(),
+        old: merged.old.to_string(),
+        new: merged.new.to_string(),
+        merged: merged.old != merged.new,
+        branch: merged.branch,
+        branch_deleted: merged.branch_deleted,
+        kept_because: merged.kept_because,
+        event: event.map(|e| e.to_string()),
+    })
 }
 
 /// The plan `spec` names (`None`: the newest on HEAD) and the commits its diff is between: its
