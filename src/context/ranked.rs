@@ -184,12 +184,13 @@ impl Filler<'_> {
     }
 }
 
-/// Ranked files that are not code (documentation, configuration, build metadata, data), and
-/// tests, given a block before any code file ranked below them, at most; the rest wait behind
-/// the code files worth more than [`DEFERRED`] of their score. A fix changes code: a README or
-/// a build file that repeats the goal's words is worth one of the eight blocks, not three, and
-/// the tests of the module a fix changes are worth two, not six.
-const MAX_OTHER: usize = 1;
+/// Ranked files that are not code (documentation, configuration, build metadata, licences,
+/// data), and tests, given a block before any code file ranked below them, at most; the rest
+/// wait behind the code files worth more than [`DEFERRED`] of their score. A fix changes code:
+/// a README, a gemspec or a LICENSE that repeats the goal's words took a block from the second
+/// file of a fix (a goal that names its path sends it as a file it points at), and the tests of the
+/// module a fix changes are worth two blocks, not six.
+const MAX_OTHER: usize = 0;
 const MAX_TESTS: usize = 2;
 const DEFERRED: f64 = 0.25;
 
@@ -281,7 +282,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn documents_and_tests_past_the_first_wait_behind_the_code() {
+    fn documents_and_tests_past_the_first_two_wait_behind_the_code() {
         let files = [
             ("README.md", "the cache\n"),
             ("src/cache.rs", "fn cache() {}\n"),
@@ -311,12 +312,12 @@ mod tests {
         assert_eq!(
             paths,
             [
-                "README.md",
                 "src/cache.rs",
                 "tests/a_test.rs",
                 "tests/b_test.rs",
                 "src/store.rs",
                 "scripts/build",
+                "README.md",
                 "docs/cache.md",
                 "config.json",
                 "tests/c_test.rs",
