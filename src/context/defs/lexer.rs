@@ -183,7 +183,8 @@ fn end_of_line(state: &mut State, pending_heredoc: &mut Option<Vec<u8>>) {
 
 #[inline]
 fn starts(src: &[u8], i: usize, s: &[u8]) -> bool {
-    src.get(i) == s.first() && src.get(i..i + s.len()) == Some(s)
+    // The first byte alone rules out most places; an empty `s` starts everywhere.
+    s.first().is_none_or(|f| src.get(i) == Some(f)) && src.get(i..i + s.len()) == Some(s)
 }
 
 /// Whether a byte in code may open a comment, a string or a heredoc: any other byte is kept
