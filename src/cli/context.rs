@@ -3,10 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use git_papayu::context;
 use git_papayu::engine::plan;
 use git_papayu::protocol::ProtocolVersion;
-use git_papayu::service::context::{Gathered, gather};
+use git_papayu::service::context::gather;
 use git_papayu::store::Store;
 
 use super::plan::non_empty;
@@ -44,11 +43,7 @@ pub fn run(args: ContextArgs) -> CliResult {
         _ => ProtocolVersion::V2,
     };
     let logs = super::plan::read_logs(&logs)?;
-    let Gathered {
-        question,
-        prepared,
-        rendered,
-    } = gather(
+    let gathered = gather(
         &super::observer::service(&store, &super::settings()),
         goal,
         base,
@@ -56,21 +51,14 @@ pub fn run(args: ContextArgs) -> CliResult {
         version,
     )?;
     if ui::json_mode() {
-        ui::data(&serde_json::json!({
-            "blocks": prepared.blocks,
-            "withheld": prepared.withheld,
-            "events": prepared.events,
-            "memory": question.memory,
-            "total_chars": rendered.chars().count(),
-            "fingerprint": context::fingerprints(&prepared.blocks),
-        }));
+        ui::data(&gathered);
         return Ok(());
     }
     // A context is hundreds of lines: on a terminal it goes through the pager, as show does.
     ui::paged();
-    ui::out(&rendered);
+    ui::out(&gathered.text);
     let mut summary = String::from("--- context summary ---\n");
-    for b in &prepared.blocks {
+    for b in &gathered.blocks {
         let mut line = format!(
             "{:<12} {:<40} {:>7} chars  ({})",
             format!("{:?}", b.kind).to_lowercase(),
@@ -91,13 +79,13 @@ pub fn run(args: ContextArgs) -> CliResult {
         summary.push_str(&line);
         summary.push('\n');
     }
-    for w in &prepared.withheld {
+    for w in &gathered.withheld {
         summary.push_str(&format!("withheld: {w}\n"));
     }
-    for e in &prepared.events {
+    for e in &gathered.events {
         summary.push_str(&format!("{e}\n"));
     }
-    summary.push_str(&format!("total: {} chars\n", rendered.chars().count()));
+    summary.push_str(&format!("total: {} chars\n", gathered.total_chars));
     ui::status(summary.trim_end());
     Ok(())
 }

@@ -2,13 +2,13 @@
 
 use clap::Args;
 use git_papayu::engine::check::CheckChoice;
-use git_papayu::engine::refine::{self, Refined};
+use git_papayu::service::refine::{self, Outcome, Refine, Refinement};
+use git_papayu::service::rounds::Ended;
 use git_papayu::store::Store;
 use git_papayu::{Code, Problem};
 
 use super::plan::non_empty;
 use super::{CliError, CliResult, ui};
-use git_papayu::service::rounds::{self, FirstRound, Refinement, round_goal};
 
 /// Ask the model to improve an applied proposal; the result is a new commit on its branch.
 ///
@@ -64,121 +64,88 @@ pub fn run(args: RefineArgs) -> CliResult {
         (None, true) => CheckChoice::Skip,
         (None, false) => CheckChoice::Configured,
     };
-    git_papayu::engine::plan::check_goal("feedback", &feedback)?;
+    let configured = matches!(choice, CheckChoice::Configured);
     let store = Store::open()?;
-    let (mut target, why) = refine::target_explained(&store, plan.as_deref())?;
-    if let Some(why) = why {
-        ui::status(&why);
-    }
-    target.feedback = feedback.trim().to_string();
-    let goal = round_goal(&target, feedback.trim());
     let config = super::settings();
-    let service = super::observer::service(&store, &config);
-    let how = refine::How::configured(&config, choice)?;
-    let refined = rounds::round(&service, &target, (goal, provider, model), &how)?;
-    let rounds = rounds.unwrap_or(1);
-    if rounds > 1
-        && let Some(first) = first_round(&refined)
-    {
-        return more_rounds(&service, first, rounds, how.choice);
+    let request = Refine {
+        plan,
+        feedback,
+        provider,
+        model,
+        choice,
+        rounds: rounds.unwrap_or(1),
+    };
+    let refined = refine::refine(&super::observer::service(&store, &config), request)?;
+    ui::data(&refined);
+    match &refined.rounds {
+        Some(ended) => rounds_ended(ended),
+        None => closing(&refined, configured),
     }
-    closing(refined, &target, &how.choice)
 }
 
-/// How a refinement ended, on the terminal and in `--json`.
-fn closing(refined: Refined, target: &refine::Target, choice: &CheckChoice) -> CliResult {
-    ui::data(&Refinement::of(&refined, target));
-    match refined {
-        Refined::Committed {
-            planned,
-            commit,
-            check,
-        } => {
-            let (report, verdict) = check.map_or((None, None), |(r, v)| (Some(r), Some(v)));
+/// How a refinement of one round ended, on the terminal.
+fn closing(refined: &Refinement, configured: bool) -> CliResult {
+    let id = refined.plan.short_id();
+    let refines = git_papayu::store::short(&refined.refines);
+    match refined.outcome {
+        Outcome::Committed => {
             super::closing::check_line(
-                report.as_ref(),
-                verdict.as_ref(),
-                matches!(choice, CheckChoice::Configured),
+                refined.check.as_ref(),
+                refined.verdict.as_ref(),
+                configured,
             );
+            let commit = refined.commit.as_deref().unwrap_or_default();
             super::closing::closing(
                 &format!(
-                    "Refined plan {} as {} on {} ({})",
-                    target.record.short_id(),
-                    planned.record.short_id(),
-                    target.branch,
+                    "Refined plan {refines} as {id} on {} ({})",
+                    refined.branch,
                     git_papayu::store::short(commit)
                 ),
-                &planned.changes,
-                planned.record.short_id(),
+                &refined.changes,
+                id,
             );
             Ok(())
         }
-        Refined::NothingChanged { .. } => {
+        Outcome::Unchanged => {
             ui::outln(&format!(
                 "The model's answer changes nothing on {}; the branch was not moved.",
-                target.branch
+                refined.branch
             ));
             Ok(())
         }
-        Refined::CheckFailed {
-            planned,
-            report,
-            verdict,
-        } => {
+        Outcome::CheckFailed => {
+            let (Some(report), Some(verdict)) = (&refined.check, &refined.verdict) else {
+                return Err(
+                    Problem::new(Code::Internal, "a failed check without its report").into(),
+                );
+            };
             if !ui::json_mode() {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",
                     report.command, report.output_tail
                 ));
             }
-            Err(CliError::from(Problem::new(
-                Code::CheckFailed,
-                format!(
-                    "check `{}` failed ({}); {} was not {} and the refinement {} is marked failed",
-                    report.command,
-                    verdict.line(),
-                    target.branch,
-                    if target.creates { "created" } else { "moved" },
-                    planned.record.short_id()
-                ),
-            )
-            .with_hint(format!(
-                "refine it again from where it failed: git papayu refine {} \"…\"",
-                planned.record.short_id()
-            ))))
+            Err(CliError::from(
+                Problem::new(
+                    Code::CheckFailed,
+                    format!(
+                        "check `{}` failed ({}); {} was not {} and the refinement {id} is marked failed",
+                        report.command,
+                        verdict.line(),
+                        refined.branch,
+                        if refined.creates { "created" } else { "moved" },
+                    ),
+                )
+                .with_hint(format!(
+                    "refine it again from where it failed: git papayu refine {id} \"…\""
+                )),
+            ))
         }
     }
 }
 
-/// Where a refinement left its proposal, as the first of several rounds; `None` when no check
-/// judged it (or it changed nothing).
-fn first_round(refined: &Refined) -> Option<FirstRound> {
-    let (planned, report, verdict) = match refined {
-        Refined::Committed {
-            planned,
-            check: Some((report, verdict)),
-            ..
-        } => (planned, report, verdict),
-        Refined::CheckFailed {
-            planned,
-            report,
-            verdict,
-        } => (planned, report, verdict),
-        _ => return None,
-    };
-    Some(FirstRound::judged(&planned.record.id, report, verdict))
-}
-
-/// `refine --rounds N`: the rounds after this refinement, as `apply --rounds` runs them.
-fn more_rounds(
-    service: &git_papayu::service::Service<'_>,
-    first: FirstRound,
-    rounds: u32,
-    choice: CheckChoice,
-) -> CliResult {
-    ui::status(&format!("round 1 of {rounds}: {}", first.verdict.line()));
-    let ended = rounds::run(service, first, rounds, choice)?;
-    ui::data(&serde_json::json!({ "plan": ended.last, "rounds": ended }));
+/// How `refine --rounds N` ended, on the terminal.
+fn rounds_ended(ended: &Ended) -> CliResult {
     let last = &ended.last[..10.min(ended.last.len())];
     if ended.reached {
         ui::outln(&format!(

@@ -1,9 +1,9 @@
 //! One service under every front end: the command line and the MCP server drive the same
 //! operations here — ask a model, store pasted or agent answers, a reproduction first, fix
-//! rounds, propose, gather context — each taking a typed request and returning a typed report.
-//! Group and conversation are stamped, traces written and line endings normalized here, once,
-//! so the front ends cannot drift apart. Nothing here prints: what a front end shows while the
-//! work goes on reaches it through its [`Observer`].
+//! rounds, refine, propose, gather context — each taking a typed request and returning a typed
+//! report. Group and conversation are stamped, traces written and line endings normalized here,
+//! once, so the front ends cannot drift apart. Nothing here prints: what a front end shows while
+//! the work goes on reaches it through its [`Observer`].
 
 pub mod apply;
 pub mod ask;
@@ -14,6 +14,7 @@ pub mod listing;
 pub mod observer;
 pub mod paste;
 pub mod propose;
+pub mod refine;
 pub mod repro;
 pub mod review;
 pub mod rounds;

@@ -194,6 +194,7 @@ fn an_agent_validates_proposes_lists_shows_diffs_reads_context_and_discards() {
         [
             "papayu_validate",
             "papayu_propose",
+            "papayu_refine",
             "papayu_list",
             "papayu_show",
             "papayu_diff",
@@ -275,7 +276,7 @@ fn an_agent_validates_proposes_lists_shows_diffs_reads_context_and_discards() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|b| b["title"] == "a.txt" && !b["why"].as_str().unwrap().is_empty()),
+            .any(|b| b["title"] == "a.txt" && !b["source"].as_str().unwrap().is_empty()),
         "{context}"
     );
     assert!(context["text"].as_str().unwrap().contains("one\ntwo\n"));
@@ -376,7 +377,7 @@ fn a_line_that_is_no_request_is_answered_with_an_error_and_the_next_one_is_serve
     let listed = client.request("tools/list", json!({}));
     assert_eq!(
         listed["result"]["tools"].as_array().unwrap().len(),
-        8,
+        9,
         "{listed}"
     );
     let valid = client.ok("papayu_validate", json!({"answer": answer("b.txt", "b\n")}));
@@ -717,28 +718,23 @@ fn the_context_an_agent_reads_is_the_one_the_cli_shows() {
         ("README.md", "A parser.\n"),
     ]);
     let goal = "parse_port accepts a negative port";
-    let shown: Value =
-        serde_json::from_str(&repo.papayu(["context", goal, "--json"]).ok().stdout).unwrap();
+    let shown = cli_json(&repo, &["context", goal]);
     let mut client = Client::start(&repo, &[]);
     client.initialize("an-agent");
-    let read = client.ok("papayu_context", json!({"goal": goal}));
+    let read = report_of(client.ok("papayu_context", json!({"goal": goal})));
     client.finish();
-    let titles = |blocks: &Value| -> Vec<String> {
-        blocks
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| b["title"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert_eq!(titles(&read["blocks"]), titles(&shown["blocks"]));
-    assert!(
-        titles(&shown["blocks"])
-            .iter()
-            .any(|t| t.contains("parser.py")),
-        "{shown}"
-    );
-    assert_eq!(read["total_chars"], shown["total_chars"]);
+    // One document: the same blocks, bodies, reasons, fingerprints and rendered text.
+    assert_eq!(read, shown);
+    let titles: Vec<&str> = shown["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["title"].as_str().unwrap())
+        .collect();
+    assert!(titles.iter().any(|t| t.contains("parser.py")), "{shown}");
+    let text = shown["text"].as_str().unwrap();
+    assert!(text.contains("def parse_port(text):"), "{text}");
+    assert_eq!(shown["total_chars"], text.chars().count());
 }
 
 /// A tool's result without the warnings every tool adds: the operation's own report.
@@ -756,15 +752,19 @@ fn report_of(mut result: Value) -> Value {
 fn cli_json(repo: &TestRepo, args: &[&str]) -> Value {
     let mut words = vec!["--json"];
     words.extend_from_slice(args);
-    let run = repo.papayu(words).ok();
-    let mut document: Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("{args:?} ({e}): {}", run.stdout));
+    without_envelope(&repo.papayu(words).ok().stdout)
+}
+
+/// A successful command's `--json` document without its envelope.
+fn without_envelope(stdout: &str) -> Value {
+    let mut document: Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     let map = document.as_object_mut().unwrap();
-    assert_eq!(map.remove("ok"), Some(json!(true)), "{}", run.stdout);
-    assert_eq!(map.remove("warnings"), Some(json!([])), "{}", run.stdout);
-    assert_eq!(map.remove("errors"), Some(json!([])), "{}", run.stdout);
+    assert_eq!(map.remove("ok"), Some(json!(true)), "{stdout}");
+    assert_eq!(map.remove("warnings"), Some(json!([])), "{stdout}");
+    assert_eq!(map.remove("errors"), Some(json!([])), "{stdout}");
     for envelope in ["command", "version"] {
-        assert!(map.remove(envelope).is_some(), "{}", run.stdout);
+        assert!(map.remove(envelope).is_some(), "{stdout}");
     }
     document
 }
@@ -842,4 +842,89 @@ fn list_show_diff_compare_and_discard_give_the_cli_json_documents() {
         .map(|p| p["status"].clone())
         .collect();
     assert_eq!(statuses, [json!("discarded"), json!("discarded")]);
+}
+
+/// The parts of a refinement's report that do not depend on ids and times.
+fn refinement_shape(report: &Value) -> Value {
+    let keys: Vec<&String> = report.as_object().unwrap().keys().collect();
+    json!({
+        "keys": keys,
+        "goal": report["plan"]["goal"],
+        "changes": report["changes"],
+        "check": report["check"]["command"],
+        "verdict": report["verdict"]["status"],
+        "committed": report["commit"].is_string(),
+    })
+}
+
+#[test]
+fn a_refinement_stores_and_reports_the_same_through_the_cli_and_mcp() {
+    let goal = "Add b.txt";
+    let better = json!({"summary": "b.txt, two lines", "actions": [
+        {"kind": "UPDATE_FILE", "path": "b.txt", "content": "x\ny\n"}]})
+    .to_string();
+    let project = || {
+        let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+        repo.git(["config", "papayu.checkCommand", "test -f b.txt"])
+            .ok();
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("first.json");
+        std::fs::write(&first, answer("b.txt", "x\n")).unwrap();
+        repo.papayu(["plan", goal, "--response", first.to_str().unwrap()])
+            .ok();
+        repo.papayu(["apply"]).ok();
+        repo
+    };
+
+    let cli = project();
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&better)]);
+    let mut env = common::compat_env(&fake);
+    env.push(("PAPAYU_PROTOCOL_VERSION".into(), "1".into()));
+    let run = common::run_with_env(&cli, &["--json", "refine", "add a second line"], &env).ok();
+    let by_cli = without_envelope(&run.stdout);
+
+    let mcp = project();
+    let before = users_side(&mcp);
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&better)]);
+    let url = format!("{}/v1", fake.url());
+    let mut client = Client::start(
+        &mcp,
+        &[
+            ("PAPAYU_LLM_API_URL", url.as_str()),
+            ("PAPAYU_LLM_MODEL", "test-model"),
+            ("PAPAYU_PROTOCOL_VERSION", "1"),
+        ],
+    );
+    client.initialize("an-agent");
+    client.error(
+        "papayu_refine",
+        json!({"feedback": "more", "rounds": 9}),
+        "ERR_USAGE",
+    );
+    client.error(
+        "papayu_refine",
+        json!({"id": "ffffffff", "feedback": "more"}),
+        "ERR_PLAN_NOT_FOUND",
+    );
+    let by_agent = report_of(client.ok("papayu_refine", json!({"feedback": "add a second line"})));
+    client.finish();
+    assert_eq!(users_side(&mcp), before, "the user's side is untouched");
+
+    assert_eq!(refinement_shape(&by_agent), refinement_shape(&by_cli));
+    assert_eq!(by_agent["verdict"]["status"], "passed", "{by_agent}");
+    assert!(by_agent.get("rounds").is_none(), "{by_agent}");
+    let branch = by_agent["branch"].as_str().unwrap();
+    assert_eq!(mcp.rev(branch), by_agent["commit"].as_str().unwrap());
+    assert_eq!(
+        mcp.git(["show", &format!("{branch}:b.txt")]).ok().stdout,
+        "x\ny\n"
+    );
+    // The same plans (the proposal, refined, and its refinement), traces and trees.
+    let (cli_plans, cli_traces, cli_trees) = what_was_stored(&cli);
+    let (mcp_plans, mcp_traces, mcp_trees) = what_was_stored(&mcp);
+    assert_eq!(mcp_plans, cli_plans);
+    assert_eq!(mcp_traces, cli_traces);
+    assert_eq!(mcp_trees, cli_trees);
+    assert!(mcp_traces.contains(&"refine".to_string()), "{mcp_traces:?}");
+    assert_eq!(mcp_plans.len(), 2, "{mcp_plans:?}");
 }

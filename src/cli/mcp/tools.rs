@@ -7,9 +7,11 @@
 
 use std::sync::Arc;
 
+use git_papayu::engine::check::CheckChoice;
 use git_papayu::engine::plan;
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::service::propose::{self, Propose};
+use git_papayu::service::refine::{self, Refine};
 use git_papayu::service::repro::Source;
 use git_papayu::service::validate::{self, Validate};
 use git_papayu::service::{Service, compare, context, listing, review, rounds, view};
@@ -32,6 +34,7 @@ papayu_propose it. Merging a proposal is the user's decision: there is no merge 
 pub const NAMES: &[&str] = &[
     "papayu_validate",
     "papayu_propose",
+    "papayu_refine",
     "papayu_list",
     "papayu_show",
     "papayu_diff",
@@ -76,6 +79,25 @@ pub fn all() -> Vec<Tool> {
                 "repro_answer": {"type": "string", "minLength": 1, "description": "Your own reproduction test, as a plan that only adds or changes test files (same format as `answer`); run on the base first, and every fix is checked with it."},
             }),
             &["goal"],
+            false,
+        ),
+        tool(
+            "papayu_refine",
+            &format!(
+                "Refine a proposal: papayu's configured model is given the goal, your feedback and \
+                 the files as the proposal left them (with what failed, when its check failed), \
+                 and its answer is validated, checked with the user's check against the plan's \
+                 base, recorded as a new plan and committed on the same papayu/* branch, which \
+                 moves only when the check passes. Returns {{plan, refines, branch, commit, \
+                 changes, check, verdict}}, with `rounds` when more than one was asked for; \
+                 `commit` is null when the answer changed nothing or the check failed. {NO_MERGE}"
+            ),
+            json!({
+                "id": {"type": "string", "description": "The plan to refine: a plan id (a unique prefix of at least 4 hex digits) or its proposal branch; default: the newest plan on HEAD."},
+                "feedback": {"type": "string", "minLength": 1, "description": "What to change in the proposal: at most 16 KiB (16,384 bytes)."},
+                "rounds": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Rounds in all, this one included (default 1): while the check leaves tests failing, the model is told what failed and asked for another correction."},
+            }),
+            &["feedback"],
             false,
         ),
         tool(
@@ -160,6 +182,7 @@ pub fn call(name: &str, arguments: &JsonObject, agent: &str) -> CallToolResult {
     let result = match name {
         "papayu_validate" => validate(arguments),
         "papayu_propose" => propose(arguments, agent),
+        "papayu_refine" => refine(arguments),
         "papayu_list" => list(arguments),
         "papayu_show" => show(arguments),
         "papayu_diff" => diff(arguments),
@@ -324,6 +347,23 @@ fn repro_arg(arguments: &JsonObject, agent: &str) -> Result<Option<Source>, Vec<
     }
 }
 
+fn refine(arguments: &JsonObject) -> Answer {
+    let feedback = required(arguments, "feedback")?.to_string();
+    plan::check_goal("feedback", &feedback)?;
+    let plan = text_arg(arguments, "id")?.map(str::to_string);
+    let rounds = rounds_arg(arguments)?.unwrap_or(1);
+    // The check is the user's own, as for a proposal: an agent cannot choose or skip it.
+    let request = Refine {
+        plan,
+        feedback,
+        provider: None,
+        model: None,
+        choice: CheckChoice::Configured,
+        rounds,
+    };
+    serve(|service| refine::refine(service, request))
+}
+
 fn list(arguments: &JsonObject) -> Answer {
     let limit = arguments.get("limit").and_then(Value::as_u64).unwrap_or(20);
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
@@ -392,29 +432,11 @@ fn context(arguments: &JsonObject) -> Answer {
     let store = open()?;
     let base = plan::resolve_base(&store, base)?;
     let config = settings(&store)?;
-    let service = Service::new(&store, &config, Arc::new(Observed::default()));
+    let observer = Arc::new(Observed::default());
+    let service = Service::new(&store, &config, observer.clone());
     let gathered = context::gather(&service, goal, base, Vec::new(), ProtocolVersion::V2)
         .map_err(|p| vec![p])?;
-    let blocks: Vec<Value> = gathered
-        .prepared
-        .blocks
-        .iter()
-        .map(|b| {
-            json!({
-                "kind": format!("{:?}", b.kind).to_lowercase(),
-                "title": b.title,
-                "why": b.source,
-                "chars": b.body.chars().count(),
-                "truncated": b.truncated,
-            })
-        })
-        .collect();
-    Ok(json!({
-        "blocks": blocks,
-        "withheld": gathered.prepared.withheld,
-        "total_chars": gathered.rendered.chars().count(),
-        "text": gathered.rendered,
-    }))
+    report(&gathered, &observer)
 }
 
 fn discard(arguments: &JsonObject) -> Answer {
