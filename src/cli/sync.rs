@@ -40,40 +40,11 @@ pub fn run(args: SyncArgs) -> CliResult {
         },
     )?;
     ui::data(&report);
-    if let Some(warning) = refused(&report) {
+    if let Some(warning) = report.refusal() {
         ui::warn(&warning);
     }
     ui::outln(&describe(&report));
     Ok(())
-}
-
-/// What the merge did not take from the remote, said once; `None` when it took everything.
-pub fn refused(report: &SyncReport) -> Option<String> {
-    let r = &report.refused;
-    if r.lines() == 0 {
-        return None;
-    }
-    let reasons: Vec<String> = [
-        (r.no_record, "about no plan with a record"),
-        (r.too_long, "too long"),
-        (
-            r.too_many_events,
-            "past the events one plan may have in a note",
-        ),
-        (r.note_full, "past the size a note may reach"),
-    ]
-    .into_iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, why)| format!("{n} {why}"))
-    .collect();
-    Some(format!(
-        "refused {} line(s) of {}'s notes ({}; {} KB in all): they stay out of your notes and \
-         of what you push (limits: docs/teams.md)",
-        r.lines(),
-        report.remote,
-        reasons.join(", "),
-        r.bytes.div_ceil(1024)
-    ))
 }
 
 /// One line that says what came in and what went out.

@@ -62,6 +62,37 @@ pub struct SyncReport {
     pub notes: Option<String>,
 }
 
+impl SyncReport {
+    /// What the merge did not take from the remote, said once; `None` when it took everything.
+    pub fn refusal(&self) -> Option<String> {
+        let r = &self.refused;
+        if r.lines() == 0 {
+            return None;
+        }
+        let reasons: Vec<String> = [
+            (r.no_record, "about no plan with a record"),
+            (r.too_long, "too long"),
+            (
+                r.too_many_events,
+                "past the events one plan may have in a note",
+            ),
+            (r.note_full, "past the size a note may reach"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        Some(format!(
+            "refused {} line(s) of {}'s notes ({}; {} KB in all): they stay out of your notes and \
+             of what you push (limits: docs/teams.md)",
+            r.lines(),
+            self.remote,
+            reasons.join(", "),
+            r.bytes.div_ceil(1024)
+        ))
+    }
+}
+
 pub fn sync(
     store: &Store,
     settings: &Settings,

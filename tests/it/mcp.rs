@@ -200,7 +200,8 @@ fn an_agent_validates_proposes_lists_shows_diffs_reads_context_and_discards() {
             "papayu_diff",
             "papayu_compare",
             "papayu_context",
-            "papayu_discard"
+            "papayu_discard",
+            "papayu_sync"
         ]
     );
     for tool in tools {
@@ -377,7 +378,7 @@ fn a_line_that_is_no_request_is_answered_with_an_error_and_the_next_one_is_serve
     let listed = client.request("tools/list", json!({}));
     assert_eq!(
         listed["result"]["tools"].as_array().unwrap().len(),
-        9,
+        10,
         "{listed}"
     );
     let valid = client.ok("papayu_validate", json!({"answer": answer("b.txt", "b\n")}));
@@ -927,4 +928,62 @@ fn a_refinement_stores_and_reports_the_same_through_the_cli_and_mcp() {
     assert_eq!(mcp_trees, cli_trees);
     assert!(mcp_traces.contains(&"refine".to_string()), "{mcp_traces:?}");
     assert_eq!(mcp_plans.len(), 2, "{mcp_plans:?}");
+}
+
+#[test]
+fn an_agent_syncs_a_teammates_plans_as_sync_does_and_pushes_only_when_asked() {
+    let origin = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let (_home, remote) = common::bare_remote(&origin);
+    let alice = common::clone_of(&remote);
+    let dir = tempfile::tempdir().unwrap();
+    let response = dir.path().join("answer.json");
+    std::fs::write(&response, answer("b.txt", "x\n")).unwrap();
+    alice
+        .papayu([
+            "plan",
+            "Add b.txt",
+            "--response",
+            response.to_str().unwrap(),
+        ])
+        .ok();
+    alice.papayu(["sync"]).ok();
+    let remote_notes = || {
+        common::run_in(&remote, "git", ["rev-parse", "refs/notes/papayu"], None)
+            .ok()
+            .stdout
+    };
+    let shared = remote_notes();
+
+    // Bob syncs through the command, Carol through an agent: the same document, the same plans.
+    let bob = common::clone_of(&remote);
+    let by_cli = cli_json(&bob, &["sync", "--no-push"]);
+    let carol = common::clone_of(&remote);
+    let mut client = Client::start(&carol, &[]);
+    client.initialize("an-agent");
+    client.error("papayu_sync", json!({"push": "yes"}), "ERR_USAGE");
+    let by_agent = report_of(client.ok("papayu_sync", json!({})));
+    assert_eq!(by_agent, by_cli);
+    assert_eq!(by_agent["plans_after"], 1, "{by_agent}");
+    assert_eq!(by_agent["pushed"], false, "{by_agent}");
+    assert_eq!(what_was_stored(&carol), what_was_stored(&bob));
+
+    // Pushing is asked for, and only then does the remote move: a plan of Carol's reaches it.
+    carol
+        .papayu([
+            "plan",
+            "Add c.txt",
+            "--response",
+            response.to_str().unwrap(),
+        ])
+        .ok();
+    let untouched = report_of(client.ok("papayu_sync", json!({})));
+    assert_eq!(untouched["pushed"], false, "{untouched}");
+    assert_eq!(remote_notes(), shared, "no push without push: true");
+    let pushed = report_of(client.ok("papayu_sync", json!({"push": true})));
+    client.finish();
+    assert_eq!(pushed["pushed"], true, "{pushed}");
+    assert_ne!(remote_notes(), shared);
+    let bob_again = cli_json(&bob, &["sync", "--no-push"]);
+    assert_eq!(bob_again["plans_after"], 2, "{bob_again}");
+    alice.fsck();
 }

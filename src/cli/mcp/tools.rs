@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use git_papayu::engine::check::CheckChoice;
 use git_papayu::engine::plan;
+use git_papayu::engine::sync::{self, SyncRequest};
 use git_papayu::protocol::{Mode, ProtocolVersion};
 use git_papayu::service::propose::{self, Propose};
 use git_papayu::service::refine::{self, Refine};
@@ -41,6 +42,7 @@ pub const NAMES: &[&str] = &[
     "papayu_compare",
     "papayu_context",
     "papayu_discard",
+    "papayu_sync",
 ];
 
 const NO_MERGE: &str = "papayu offers no merge tool: merging into the user's branch stays the \
@@ -151,6 +153,21 @@ pub fn all() -> Vec<Tool> {
             &["id"],
             false,
         ),
+        tool(
+            "papayu_sync",
+            "Share plans through a git remote, as `git papayu sync` does: fetch the remote's \
+             papayu notes, merge them into the local ones (every local line is kept; what comes in \
+             is bounded, and what is refused is counted in `refused`), and, with `push: true`, push \
+             the result back as a fast-forward (never a force-push). Teammates' records stay \
+             claims: their verdicts rank nothing here. Returns {remote, fetched, merge, pushed, \
+             taken, kept, refused, plans_before, plans_after, …}: `sync --json`'s document.",
+            json!({
+                "remote": {"type": "string", "description": "The remote (default: the current branch's upstream remote, else origin)."},
+                "push": {"type": "boolean", "description": "Push the merged notes back to the remote (default false: fetch and merge only)."},
+            }),
+            &[],
+            false,
+        ),
     ]
 }
 
@@ -173,7 +190,7 @@ fn tool(
     let annotations = ToolAnnotations::new()
         .read_only(read_only)
         .destructive(name == "papayu_discard")
-        .open_world(false);
+        .open_world(name == "papayu_sync");
     Tool::new(name, description.to_string(), Arc::new(schema)).with_annotations(annotations)
 }
 
@@ -189,6 +206,7 @@ pub fn call(name: &str, arguments: &JsonObject, agent: &str) -> CallToolResult {
         "papayu_compare" => compare(arguments),
         "papayu_context" => context(arguments),
         "papayu_discard" => discard(arguments),
+        "papayu_sync" => sync(arguments),
         other => Err(vec![Problem::new(
             Code::Usage,
             format!("no tool named {other}"),
@@ -442,4 +460,27 @@ fn context(arguments: &JsonObject) -> Answer {
 fn discard(arguments: &JsonObject) -> Answer {
     let id = required(arguments, "id")?;
     serve(|service| review::discard(service, Some(id), false))
+}
+
+fn sync(arguments: &JsonObject) -> Answer {
+    let remote = text_arg(arguments, "remote")?.map(str::to_string);
+    let push = match arguments.get("push") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(push)) => *push,
+        Some(_) => {
+            return Err(vec![Problem::new(
+                Code::Usage,
+                "`push` must be true or false",
+            )]);
+        }
+    };
+    let request = SyncRequest { remote, push };
+    serve(|service| {
+        let report = sync::sync(service.store, service.config, &request)?;
+        // What the merge refused is said as the command says it: a warning.
+        if let Some(refusal) = report.refusal() {
+            service.observer().warn(&refusal);
+        }
+        Ok::<_, Problem>(report)
+    })
 }
