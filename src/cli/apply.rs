@@ -123,6 +123,19 @@ pub fn run(args: ApplyArgs) -> CliResult {
 /// Applies one plan and reports it: the `--json` fields of the result, and how it ended.
 /// `side_by_side` (one of several applies running at once) draws no spinner and no live output.
 /// `like_base` is set when its check failed the same way on the base.
+/// `apply --all --json`: each plan's report with its own errors, in the order of the plans.
+#[derive(serde::Serialize)]
+struct AllResults<'a> {
+    results: Vec<PlanResult<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct PlanResult<'a> {
+    #[serde(flatten)]
+    report: &'a ApplyReport,
+    errors: Vec<ui::ErrorDoc<'a>>,
+}
+
 fn apply_one(
     args: ApplyArgs,
     side_by_side: bool,
@@ -375,11 +388,16 @@ fn run_all(args: ApplyArgs) -> CliResult {
             ui::problems(&problems);
             failed.push(NotApplied::new(&id, &report, &problems, like_base));
         }
-        let mut result = serde_json::to_value(&report).unwrap_or_default();
-        result["errors"] = ui::problems_json(&problems);
-        results.push(result);
+        results.push((report, problems));
     }
-    ui::data(&serde_json::json!({ "results": results }));
+    let documents: Vec<PlanResult<'_>> = results
+        .iter()
+        .map(|(report, problems)| PlanResult {
+            report,
+            errors: ui::errors(problems),
+        })
+        .collect();
+    ui::data(&AllResults { results: documents });
     match failed.is_empty() {
         true => Ok(()),
         false => Err(group_failure(&failed, results.len()).into()),

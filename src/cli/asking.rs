@@ -41,9 +41,17 @@ pub fn offer_memory(
         return Ok(());
     }
     let written = memory::accept(store, config.env_map(), patch)?;
-    ui::data(&serde_json::json!({ "memory_written": written }));
+    ui::data(&Remembered {
+        memory_written: &written,
+    });
     if !json {
         ui::status(&format!("Remembered: {}", written.join(", ")));
     }
     Ok(())
+}
+
+/// The engineering memory accepted with a plan, in `plan --json`: the files written.
+#[derive(serde::Serialize)]
+struct Remembered<'a, T: serde::Serialize> {
+    memory_written: &'a T,
 }

@@ -26,6 +26,14 @@ pub enum CiSystem {
     Forgejo,
 }
 
+/// `ci --json`: where the workflow goes, its text, and the name of its papayu step.
+#[derive(serde::Serialize)]
+struct Workflow<'a> {
+    path: &'a str,
+    workflow: &'a str,
+    step: &'a str,
+}
+
 pub fn run(args: CiArgs) -> CliResult {
     let CiArgs { system } = args;
     let system = match system {
@@ -34,7 +42,11 @@ pub fn run(args: CiArgs) -> CliResult {
         CiSystem::Forgejo => System::Forgejo,
     };
     let (path, text) = ci::workflow(system);
-    ui::data(&serde_json::json!({ "path": path, "workflow": text, "step": ci::STEP }));
+    ui::data(&Workflow {
+        path,
+        workflow: &text,
+        step: ci::STEP,
+    });
     ui::status(&format!("save this as {path}"));
     ui::out_data(&text);
     Ok(())

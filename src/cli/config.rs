@@ -12,11 +12,25 @@ use super::{CliResult, ui};
 #[derive(Debug, Args)]
 pub struct ConfigArgs {}
 
+/// `config --json`: every setting, and the providers a plan would ask now.
+#[derive(Debug, serde::Serialize)]
+struct Listed<'a> {
+    settings: &'a [Resolved],
+    provider: &'a InUse,
+}
+
+/// A provider a plan would ask: `NAME:MODEL` (or `NAME`) and its URL.
+#[derive(Debug, serde::Serialize)]
+struct Endpoint {
+    provider: String,
+    url: String,
+}
+
 /// The providers a plan would ask now, as `plan` resolves them, and what decided that.
 #[derive(Debug, serde::Serialize)]
 struct InUse {
-    /// `NAME:MODEL` (or `NAME`) and URL of each provider, in the order asked.
-    endpoints: Vec<serde_json::Value>,
+    /// Each provider, in the order asked.
+    endpoints: Vec<Endpoint>,
     /// The setting that chose them and where it was set, or `default`.
     origin: String,
     /// Why no provider can be asked, when the settings do not resolve.
@@ -30,13 +44,7 @@ impl InUse {
             None => self
                 .endpoints
                 .iter()
-                .map(|e| {
-                    format!(
-                        "{} at {}",
-                        e["provider"].as_str().unwrap_or(""),
-                        e["url"].as_str().unwrap_or("")
-                    )
-                })
+                .map(|e| format!("{} at {}", e.provider, e.url))
                 .collect::<Vec<_>>()
                 .join(", "),
         };
@@ -65,12 +73,12 @@ fn in_use(settings: &Settings, rows: &[Resolved]) -> InUse {
         Ok(endpoints) => InUse {
             endpoints: endpoints
                 .iter()
-                .map(|e| {
-                    let provider = match e.model.is_empty() {
+                .map(|e| Endpoint {
+                    provider: match e.model.is_empty() {
                         true => e.name.clone(),
                         false => format!("{}:{}", e.name, e.model),
-                    };
-                    serde_json::json!({ "provider": provider, "url": e.base_url })
+                    },
+                    url: e.base_url.clone(),
                 })
                 .collect(),
             origin,
@@ -89,7 +97,10 @@ pub fn run(args: ConfigArgs) -> CliResult {
     let settings = super::settings();
     let rows = settings.resolved();
     let in_use = in_use(&settings, &rows);
-    ui::data(&serde_json::json!({ "settings": rows, "provider": in_use }));
+    ui::data(&Listed {
+        settings: &rows,
+        provider: &in_use,
+    });
     ui::paged();
     let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
     let mut out = in_use.line();

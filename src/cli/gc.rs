@@ -31,9 +31,25 @@ pub struct GcArgs {
     repair: bool,
 }
 
+/// `gc --repair --json`: each ref moved back (or that would be), and what was lost.
+#[derive(serde::Serialize)]
+struct Repaired<'a> {
+    repair: &'a [git_papayu::store::oplog::Repair],
+    dry_run: bool,
+}
+
+/// `gc --json`.
+#[derive(serde::Serialize)]
+struct Collected<'a> {
+    gc: &'a gc::GcReport,
+}
+
 fn repair(store: &Store, dry_run: bool) -> CliResult {
     let done = gc::repair(store, dry_run)?;
-    ui::data(&serde_json::json!({ "repair": done, "dry_run": dry_run }));
+    ui::data(&Repaired {
+        repair: &done,
+        dry_run,
+    });
     if done.is_empty() {
         ui::outln("papayu's refs are intact: nothing to repair");
     }
@@ -66,7 +82,7 @@ pub fn run(args: GcArgs) -> CliResult {
         prune_traces: git_papayu::trace::prune,
     };
     let report = gc::gc(&store, &request)?;
-    ui::data(&serde_json::json!({ "gc": report }));
+    ui::data(&Collected { gc: &report });
     show(&report);
     Ok(())
 }

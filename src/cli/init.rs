@@ -22,6 +22,15 @@ pub struct InitArgs {
     pub hooks: bool,
 }
 
+/// `init --json`: what was done or found done, the remote shared with, and the sharing offered
+/// when none was asked for.
+#[derive(serde::Serialize)]
+struct Initialized<'a> {
+    steps: &'a [git_papayu::engine::setup::Step],
+    share: Option<&'a str>,
+    offer: Option<&'a str>,
+}
+
 pub fn run(args: InitArgs) -> CliResult {
     let InitArgs { share, hooks } = args;
     let store = Store::open()?;
@@ -32,15 +41,15 @@ pub fn run(args: InitArgs) -> CliResult {
             hooks,
         },
     )?;
-    let done: Vec<_> = steps
-        .iter()
-        .map(|s| serde_json::json!({ "what": s.what, "changed": s.changed, "why": s.why }))
-        .collect();
     let offer = match &share {
         None => setup::share_offer(&store),
         Some(_) => None,
     };
-    ui::data(&serde_json::json!({ "steps": done, "share": share, "offer": offer }));
+    ui::data(&Initialized {
+        steps: &steps,
+        share: share.as_deref(),
+        offer: offer.as_deref(),
+    });
     for step in &steps {
         ui::outln(&format!(
             "{} {}",

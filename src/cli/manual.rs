@@ -476,7 +476,10 @@ pub fn install_man(args: InstallManArgs) -> CliResult {
         None => default_man_dir()?,
     };
     let written = write_pages(&dir)?;
-    ui::data(&serde_json::json!({ "dir": dir, "pages": written }));
+    ui::data(&Installed {
+        dir: &dir,
+        pages: &written,
+    });
     ui::outln(&format!(
         "Wrote {} manual pages to {}",
         written.len(),
@@ -546,9 +549,10 @@ pub fn completions(args: CompletionsArgs) -> CliResult {
         ShellArg::Fish => clap_complete::generate(Shell::Fish, &mut cmd, "git-papayu", &mut out),
     }
     let script = String::from_utf8_lossy(&out);
-    ui::data(
-        &serde_json::json!({ "shell": format!("{shell:?}").to_lowercase(), "script": script }),
-    );
+    ui::data(&Completions {
+        shell: format!("{shell:?}").to_lowercase(),
+        script: &script,
+    });
     ui::out(&script);
     Ok(())
 }
@@ -627,4 +631,18 @@ pub fn complete(args: CompleteArgs) -> CliResult {
         }
     }
     Ok(())
+}
+
+/// `install-man --json`: the directory and the pages written there.
+#[derive(serde::Serialize)]
+struct Installed<'a> {
+    dir: &'a Path,
+    pages: &'a [PathBuf],
+}
+
+/// `completions --json`: the shell and its script.
+#[derive(serde::Serialize)]
+struct Completions<'a> {
+    shell: String,
+    script: &'a str,
 }

@@ -41,6 +41,22 @@ pub struct PatchArgs {
     path: Option<String>,
 }
 
+/// `patch --json` when every hunk applied: each hunk's report, and the patched text unless it
+/// was written back.
+#[derive(serde::Serialize)]
+struct Patched<'a> {
+    file: &'a Path,
+    hunks: &'a [patch::HunkReport],
+    content: Option<&'a str>,
+}
+
+/// `patch --json` when the patch was refused: what failed and what the file holds instead.
+#[derive(serde::Serialize)]
+struct Refused<'a> {
+    file: &'a Path,
+    report: Option<&'a patch::FailureReport>,
+}
+
 pub fn run(args: PatchArgs) -> CliResult {
     let PatchArgs {
         file,
@@ -69,7 +85,10 @@ pub fn run(args: PatchArgs) -> CliResult {
     let applied = match patch::apply_with(&original, &diff, &options) {
         Ok(applied) => applied,
         Err(e) => {
-            ui::data(&serde_json::json!({ "file": file, "report": e.report }));
+            ui::data(&Refused {
+                file: &file,
+                report: e.report.as_deref(),
+            });
             if !ui::json_mode() {
                 ui::status(e.report_text().trim_end());
             }
@@ -81,11 +100,11 @@ pub fn run(args: PatchArgs) -> CliResult {
     } else {
         ui::out_data(&applied.content);
     }
-    ui::data(&serde_json::json!({
-        "file": file,
-        "hunks": applied.hunks,
-        "content": (!in_place).then_some(&applied.content),
-    }));
+    ui::data(&Patched {
+        file: &file,
+        hunks: &applied.hunks,
+        content: (!in_place).then_some(applied.content.as_str()),
+    });
     summarize(&applied, ui::verbose());
     Ok(())
 }

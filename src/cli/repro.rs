@@ -17,8 +17,15 @@ pub fn first(
     asking: &Asking,
 ) -> Result<Option<Reproduced>, CliError> {
     let tried = repro::first(service, (base, goal), flag, asking)?;
-    for attempt in &tried.attempts {
-        ui::data(&serde_json::json!({ "repro": attempt }));
+    // The document carries the last attempt: the one that reproduced, else the last tried.
+    if let Some(repro) = tried.attempts.last() {
+        ui::data(&Tried { repro });
     }
     Ok(tried.reproduced)
+}
+
+/// The reproduction in `plan --json`.
+#[derive(serde::Serialize)]
+struct Tried<'a> {
+    repro: &'a git_papayu::service::repro::Attempt,
 }

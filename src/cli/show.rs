@@ -27,7 +27,10 @@ pub fn run(args: ShowArgs) -> CliResult {
     if conversation {
         let (_, record) = find(&store, plan.as_deref())?;
         let c = git_papayu::trace::conversation::load(&store, &record)?;
-        ui::data(&serde_json::json!({ "plan": record.id, "conversation": c }));
+        ui::data(&Conversed {
+            plan: &record.id,
+            conversation: &c,
+        });
         ui::paged();
         ui::out(&super::conversation::render(&record, &c));
         return Ok(());
@@ -483,4 +486,11 @@ pub fn cost_line(stats: &PlanStats) -> String {
         line.push_str(&format!("; {}", git_papayu::cost::usd(usd)));
     }
     line
+}
+
+/// `show --conversation --json`: the plan and the conversation that made it.
+#[derive(serde::Serialize)]
+struct Conversed<'a> {
+    plan: &'a str,
+    conversation: &'a git_papayu::trace::conversation::Conversation,
 }

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use git_papayu::engine::gc;
+use git_papayu::service::{Service, traces};
 use git_papayu::store::Store;
-use git_papayu::trace::{self, Trace, golden, report};
+use git_papayu::trace::{Trace, report};
 use git_papayu::{Code, Problem};
 
 use super::{CliError, CliResult, render, ui};
@@ -75,75 +75,34 @@ impl TraceArgs {
     }
 }
 
-fn not_found(why: String) -> Problem {
-    Problem::new(Code::TraceNotFound, why)
-}
-
-/// The trace `id` from this machine's trace files, else from the conversation of a plan in
-/// the notes (a teammate's plan, synced).
-fn load(store: &Store, id: &str) -> Result<Trace, Problem> {
-    match trace::read(store, id) {
-        Ok(t) => Ok(t),
-        Err(why) => match trace::conversation::find_by_trace(store, id)? {
-            Some(c) => Ok(c.trace),
-            None => Err(not_found(why)),
-        },
-    }
-}
-
 pub fn run(args: TraceArgs) -> CliResult {
     let store = Store::open()?;
+    let config = super::settings();
+    let service = super::observer::service(&store, &config);
     match args.command {
-        TraceCommand::List { max_count, all } => list(&store, (!all).then_some(max_count)),
+        TraceCommand::List { max_count, all } => list(&service, (!all).then_some(max_count)),
         TraceCommand::Show { trace_id } => {
-            let t = match trace_id {
-                Some(id) => load(&store, &id)?,
-                None => newest(&store)?,
-            };
-            ui::data(&serde_json::json!({ "trace": t }));
+            let shown = traces::show(&service, trace_id.as_deref())?;
+            ui::data(&shown);
             ui::paged();
-            ui::out(&describe(&t));
+            ui::out(&describe(&shown.trace));
             Ok(())
         }
-        TraceCommand::Replay { trace_id } => replay(&store, &trace_id),
+        TraceCommand::Replay { trace_id } => replay(&service, &trace_id),
         TraceCommand::Report { since } => {
-            let since = match since
-                .as_deref()
-                .map(git_papayu::date::parse_day)
-                .transpose()
-            {
-                Ok(since) => since,
-                Err(why) => return Err(CliError::Usage(Problem::new(Code::Usage, why))),
-            };
-            let (traces, unreadable) = trace::all(&store);
-            if unreadable > 0 {
-                ui::warn(&format!(
-                    "{unreadable} trace file(s) could not be read and were skipped"
-                ));
-            }
-            let r = report::report(&traces, since);
-            ui::data(&serde_json::json!({ "report": r }));
-            ui::out(&render_report(&r));
+            let reported = traces::report(&service, since.as_deref()).map_err(usage)?;
+            ui::data(&reported);
+            ui::out(&render_report(&reported.report));
             Ok(())
         }
         TraceCommand::Prune { expire, dry_run } => {
-            let config = super::settings();
-            let before = match expire.as_deref() {
-                Some(text) => git_papayu::date::cutoff_now(text)
-                    .map_err(|why| CliError::Usage(Problem::new(Code::Usage, why)))?,
-                None => gc::setting_cutoff(
-                    "papayu.traceExpire",
-                    config.git("papayu.traceExpire"),
-                    gc::DEFAULT_TRACE_EXPIRE,
-                )?,
-            };
-            let (count, bytes) = trace::prune(&store, before, dry_run);
-            ui::data(&serde_json::json!({ "dry_run": dry_run, "traces": count, "bytes": bytes }));
+            let pruned = traces::prune(&service, expire.as_deref(), dry_run).map_err(usage)?;
+            ui::data(&pruned);
             let verb = if dry_run { "would delete" } else { "deleted" };
             ui::outln(&format!(
                 "{verb} {}, {}",
-                render::count(count, "trace"),
-                render::count(bytes as usize, "byte")
+                render::count(pruned.traces, "trace"),
+                render::count(pruned.bytes as usize, "byte")
             ));
             Ok(())
         }
@@ -152,18 +111,16 @@ pub fn run(args: TraceArgs) -> CliResult {
             name,
             output,
         } => {
-            let t = load(&store, &trace_id)?;
-            let name = name.unwrap_or_else(|| t.trace_id.clone());
-            let case = golden::to_golden(&store, &t, &name).map_err(not_found)?;
-            let text = serde_json::to_string_pretty(&case).map_err(|e| {
+            let golden = traces::to_golden(&service, &trace_id, name, output)?;
+            let text = serde_json::to_string_pretty(&golden.case).map_err(|e| {
                 Problem::new(
                     Code::Internal,
                     format!("the golden case does not serialize: {e}"),
                 )
             })? + "\n";
-            ui::data(&serde_json::json!({ "case": case, "written": output }));
-            match output {
-                Some(path) => std::fs::write(&path, text).map_err(|e| {
+            ui::data(&golden);
+            match &golden.written {
+                Some(path) => std::fs::write(path, text).map_err(|e| {
                     Problem::new(Code::Io, format!("writing {}: {e}", path.display()))
                 })?,
                 None => ui::out_data(&text),
@@ -173,83 +130,48 @@ pub fn run(args: TraceArgs) -> CliResult {
     }
 }
 
+/// A usage problem (a date not understood) exits as a usage error; any other as itself.
+fn usage(problem: Problem) -> CliError {
+    match problem.code {
+        Code::Usage => CliError::Usage(problem),
+        _ => problem.into(),
+    }
+}
+
 /// `trace replay`: today's code on a trace's recorded answer, against what it made then.
-fn replay(store: &Store, trace_id: &str) -> CliResult {
-    let t = load(store, trace_id)?;
-    let (expected, actual) = golden::replay(store, &t).map_err(not_found)?;
-    let diff = golden::compare(&expected, &actual);
-    ui::data(&serde_json::json!({
-        "trace_id": t.trace_id, "same": diff.is_empty(),
-        "differences": diff, "expected": expected, "actual": actual,
-    }));
-    if diff.is_empty() {
+fn replay(service: &Service<'_>, trace_id: &str) -> CliResult {
+    let replayed = traces::replay(service, trace_id)?;
+    ui::data(&replayed);
+    if replayed.same {
         ui::outln("same");
-    } else {
-        for line in &diff {
-            ui::outln(line);
-        }
+        return Ok(());
     }
-    if diff.is_empty() {
-        Ok(())
-    } else {
-        Err(Problem::new(
-            Code::ReplayDiffers,
-            format!(
-                "today's code makes something else of trace {}'s answer ({} difference(s))",
-                t.trace_id,
-                diff.len()
-            ),
-        )
-        .into())
+    for line in &replayed.differences {
+        ui::outln(line);
     }
+    Err(Problem::new(
+        Code::ReplayDiffers,
+        format!(
+            "today's code makes something else of trace {}'s answer ({} difference(s))",
+            replayed.trace_id,
+            replayed.differences.len()
+        ),
+    )
+    .into())
 }
 
-/// The newest trace, for `trace show` without an id.
-fn newest(store: &Store) -> Result<Trace, Problem> {
-    let (mut traces, _) = trace::all(store);
-    traces.pop().ok_or_else(|| {
-        not_found("there are no traces yet; every plan, apply, refine and merge writes one".into())
-    })
-}
-
-/// What became of a traced run: `ok`, or its first problem's code.
-fn outcome(t: &Trace) -> String {
-    match (t.ok, t.problems.first()) {
-        (true, _) => "ok".to_string(),
-        (false, Some(p)) => p.code.clone(),
-        (false, None) => "failed".to_string(),
-    }
-}
-
-fn list(store: &Store, limit: Option<usize>) -> CliResult {
-    let (mut traces, unreadable) = trace::all(store);
-    if unreadable > 0 {
-        ui::warn(&format!(
-            "{unreadable} trace file(s) could not be read and were skipped"
-        ));
-    }
-    traces.reverse();
-    let complete = limit.is_none_or(|n| traces.len() <= n);
-    traces.truncate(limit.unwrap_or(usize::MAX));
-    let rows: Vec<serde_json::Value> = traces
-        .iter()
-        .map(|t| {
-            serde_json::json!({
-                "trace_id": t.trace_id, "kind": t.kind, "created_at": t.created_at,
-                "plan_id": t.plan_id, "goal": t.goal, "ok": t.ok, "outcome": outcome(t),
-            })
-        })
-        .collect();
-    ui::data(&serde_json::json!({ "traces": rows, "complete": complete }));
-    if traces.is_empty() {
+fn list(service: &Service<'_>, limit: Option<usize>) -> CliResult {
+    let listing = traces::list(service, limit);
+    ui::data(&listing);
+    let rows = &listing.traces;
+    if rows.is_empty() {
         ui::status("no traces yet; every plan, apply, refine and merge writes one");
         return Ok(());
     }
     ui::paged();
     let now = git_papayu::store::records::now_millis();
-    let outcomes: Vec<String> = traces.iter().map(outcome).collect();
-    let width = outcomes.iter().map(|o| o.len()).max().unwrap_or(2);
-    for (t, outcome) in traces.iter().zip(&outcomes) {
+    let width = rows.iter().map(|t| t.outcome.len()).max().unwrap_or(2);
+    for t in rows {
         let plan = t
             .plan_id
             .as_deref()
@@ -261,13 +183,13 @@ fn list(store: &Store, limit: Option<usize>) -> CliResult {
             super::render::age(t.created_at, now),
             t.kind,
             plan,
-            outcome,
+            t.outcome,
             goal.trim(),
         );
         ui::outln(line.trim_end());
     }
-    if !complete {
-        let newest = match traces.len() {
+    if !listing.complete {
+        let newest = match rows.len() {
             1 => "the newest trace".to_string(),
             n => format!("the newest {n} traces"),
         };

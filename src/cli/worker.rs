@@ -93,7 +93,11 @@ pub fn run(args: WorkerArgs) -> CliResult {
             std::thread::sleep(std::time::Duration::from_secs(poll));
         }
     }
-    ui::data(&serde_json::json!({ "worker": setup.name, "remote": setup.remote, "requests": all }));
+    ui::data(&Rounds {
+        worker: &setup.name,
+        remote: &setup.remote,
+        requests: &all,
+    });
     if all.iter().all(|w| w.outcome == WorkOutcome::Taken) {
         ui::outln(&format!(
             "No open check request on {} for worker {}.",
@@ -140,4 +144,12 @@ fn describe(w: &Worked) {
             }
         }
     }
+}
+
+/// `worker --json`: who worked, for which remote, and what became of each request.
+#[derive(serde::Serialize)]
+struct Rounds<'a> {
+    worker: &'a str,
+    remote: &'a str,
+    requests: &'a [Worked],
 }

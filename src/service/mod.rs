@@ -18,6 +18,7 @@ pub mod refine;
 pub mod repro;
 pub mod review;
 pub mod rounds;
+pub mod traces;
 pub mod validate;
 pub mod view;
 

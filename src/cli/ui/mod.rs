@@ -403,11 +403,25 @@ pub fn problems(problems: &[Problem]) {
     }
 }
 
+/// One of the `errors` of a `--json` document: every field present, `null` when empty.
+#[derive(Debug, serde::Serialize)]
+pub struct ErrorDoc<'a> {
+    pub code: git_papayu::Code,
+    pub reason: &'a str,
+    pub hint: Option<&'a str>,
+    pub detail: Option<&'a str>,
+}
+
 /// Problems as the `errors` of a `--json` document.
-pub fn problems_json(problems: &[Problem]) -> Value {
+pub fn errors(problems: &[Problem]) -> Vec<ErrorDoc<'_>> {
     problems
         .iter()
-        .map(|p| serde_json::json!({ "code": p.code, "reason": p.reason, "hint": p.hint, "detail": p.detail }))
+        .map(|p| ErrorDoc {
+            code: p.code,
+            reason: &p.reason,
+            hint: p.hint.as_deref(),
+            detail: p.detail.as_deref(),
+        })
         .collect()
 }
 
@@ -561,7 +575,8 @@ pub fn finish(result: CliResult) -> ExitCode {
         doc.extend(std::mem::take(&mut state.data));
         let warnings = std::mem::take(&mut state.warnings);
         doc.insert("warnings".into(), warnings.into());
-        doc.insert("errors".into(), problems_json(&problems));
+        let errors = serde_json::to_value(errors(&problems)).unwrap_or_default();
+        doc.insert("errors".into(), errors);
         drop(state);
         let text = format!("{:#}", Value::Object(doc));
         ui.write_out(format!("{}\n", text::json(&text)).as_bytes());
