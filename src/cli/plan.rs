@@ -197,12 +197,8 @@ pub fn run(args: PlanArgs) -> CliResult {
             pasted(&service, (base, &goal), &answers, (&how, &kind))?
         }
         true => {
-            let link = repro_id.map(|id| (goal.clone(), id));
             let ask = Ask {
-                goal: match &reproduced {
-                    Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
-                    None => goal,
-                },
+                goal,
                 base,
                 protocol: protocol_arg(protocol),
                 phase: mode.into(),
@@ -213,8 +209,7 @@ pub fn run(args: PlanArgs) -> CliResult {
                 samples,
                 max_cost,
             };
-            let link = link.as_ref().map(|(g, id)| (g.as_str(), id.as_str()));
-            git_papayu::service::ask::ask_and_store(&service, ask, link)?
+            git_papayu::service::ask::ask_and_store(&service, ask, reproduced.as_ref())?
         }
     };
     show_planned(&planned, false);

@@ -402,21 +402,14 @@ fn plan_only(goal: String, fix: bool, how: How, applying: bool) -> Result<Vec<St
         source: git_papayu::service::repro::Source::Model,
     };
     let reproduced = super::repro::first(&service, (base, &goal), None, &asking_repro)?;
-    let question = match &reproduced {
-        Some(r) => format!("{goal}\n\n{}", git_papayu::engine::reproduce::brief(r)),
-        None => goal.clone(),
-    };
     let ask = Ask {
         llm_mode: how.llm_mode.or_else(|| fix.then(|| "fixit".to_string())),
         provider: how.provider,
         model: how.model,
         logs: plan::read_logs(&how.logs)?,
-        ..Ask::plan(question, base)
+        ..Ask::plan(goal, base)
     };
-    let link = reproduced
-        .as_ref()
-        .map(|r| (goal.as_str(), r.record.id.as_str()));
-    let planned = git_papayu::service::ask::ask_and_store(&service, ask, link)?;
+    let planned = git_papayu::service::ask::ask_and_store(&service, ask, reproduced.as_ref())?;
     plan::show_planned(&planned, applying);
     asking::offer_memory(&store, &config, &planned, how.accept_memory)?;
     Ok(planned.iter().map(|p| p.record.id.clone()).collect())

@@ -5,6 +5,7 @@
 use crate::ask::session::{self, Ask, Asked, Session};
 use crate::codes::{Code, Problem, Problems};
 use crate::engine::plan::Planned;
+use crate::engine::reproduce::{self, Reproduced};
 use crate::trace::Trace;
 use crate::trace::record::Tracer;
 
@@ -12,14 +13,19 @@ use super::Service;
 
 /// Asks the configured providers and stores every valid plan as one operation, with traces.
 /// Fails (with every provider's problems) only when no provider produced a plan.
-/// For fixes of a reproduced problem (`reproduced`: the goal and the reproduction's id) the
-/// model is asked `ask.goal`, which carries the reproduction's brief, and each plan keeps the
-/// goal and names the reproduction.
+/// For fixes of a reproduced problem the model is asked the goal with the reproduction's brief
+/// below it (see [`reproduce::brief`]), and each plan keeps the goal alone and names the
+/// reproduction.
 pub fn ask_and_store(
     service: &Service<'_>,
-    ask: Ask,
-    reproduced: Option<(&str, &str)>,
+    mut ask: Ask,
+    reproduced: Option<&Reproduced>,
 ) -> Result<Vec<Planned>, Problems> {
+    let goal = ask.goal.clone();
+    let reproduced = reproduced.map(|r| {
+        ask.goal = format!("{goal}\n\n{}", reproduce::brief(r));
+        (goal.as_str(), r.record.id.as_str())
+    });
     let tracer = service.tracer();
     let asked = ask_models(service, ask, &tracer, "plan")?;
     // Every plan of one request competes with the others: one group. Each carries its

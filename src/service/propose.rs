@@ -11,7 +11,7 @@ use crate::engine::apply::Outcome;
 use crate::engine::check::{CheckChoice, CheckReport};
 use crate::engine::find::find;
 use crate::engine::plan::Planned;
-use crate::engine::reproduce::{self, Reproduced};
+use crate::engine::reproduce::Reproduced;
 use crate::executor::{ChangeKind, FileChange};
 use crate::present::diffstat::diffstat;
 use crate::store::Oid;
@@ -244,11 +244,5 @@ fn ask_model(
     (goal, base): (String, Oid),
     reproduced: Option<&Reproduced>,
 ) -> Result<Vec<Planned>, Problems> {
-    let question = match reproduced {
-        Some(r) => format!("{goal}\n\n{}", reproduce::brief(r)),
-        None => goal.clone(),
-    };
-    let ask = Ask::plan(question, base);
-    let link = reproduced.map(|r| (goal.as_str(), r.record.id.as_str()));
-    super::ask::ask_and_store(service, ask, link)
+    super::ask::ask_and_store(service, Ask::plan(goal, base), reproduced)
 }
