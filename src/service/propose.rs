@@ -10,8 +10,6 @@ use crate::codes::{Code, Problem, Problems};
 use crate::engine::apply::Outcome;
 use crate::engine::check::{CheckChoice, CheckReport};
 use crate::engine::find::find;
-use crate::engine::plan::Planned;
-use crate::engine::reproduce::Reproduced;
 use crate::executor::{ChangeKind, FileChange};
 use crate::present::diffstat::diffstat;
 use crate::store::Oid;
@@ -36,6 +34,8 @@ pub struct Propose {
     pub rounds: u32,
     /// Where a reproduction comes from, when one is wanted first.
     pub repro: Option<Source>,
+    /// Logs or error reports for the model's context, as (name, text): `plan --log`.
+    pub logs: Vec<(String, String)>,
 }
 
 /// What a proposal came to.
@@ -116,6 +116,7 @@ pub fn propose(service: &Service<'_>, request: Propose) -> Result<Proposal, Prob
         agent,
         rounds,
         repro: source,
+        logs,
     } = request;
     let tried = match source {
         None => repro::Repro::default(),
@@ -141,7 +142,13 @@ pub fn propose(service: &Service<'_>, request: Propose) -> Result<Proposal, Prob
             &answer,
             (&agent, &kind),
         )?],
-        None => ask_model(service, (goal, base), reproduced)?,
+        None => {
+            let ask = Ask {
+                logs,
+                ..Ask::plan(goal, base)
+            };
+            super::ask::ask_and_store(service, ask, reproduced)?
+        }
     };
     let first = &planned[0].record;
     let others = planned[1..].iter().map(|p| p.record.id.clone()).collect();
@@ -235,14 +242,4 @@ fn check_failed(record: &PlanRecord, report: &CheckReport, verdict: &Verdict) ->
         ),
     )
     .with_detail(report.output_tail.clone())
-}
-
-/// Asks papayu's configured provider, as `git papayu plan` does: for a reproduced problem, told
-/// of the reproduction, each plan naming it.
-fn ask_model(
-    service: &Service<'_>,
-    (goal, base): (String, Oid),
-    reproduced: Option<&Reproduced>,
-) -> Result<Vec<Planned>, Problems> {
-    super::ask::ask_and_store(service, Ask::plan(goal, base), reproduced)
 }

@@ -987,3 +987,74 @@ fn an_agent_syncs_a_teammates_plans_as_sync_does_and_pushes_only_when_asked() {
     assert_eq!(bob_again["plans_after"], 2, "{bob_again}");
     alice.fsck();
 }
+
+#[test]
+fn a_log_an_agent_passes_reaches_the_context_as_plan_log_brings_it() {
+    let mut files = vec![(
+        "pkg/ports.py".to_string(),
+        "def parse_port(text):\n    return int(text)\n".to_string(),
+    )];
+    // Enough other files that the context is ranked, not sent whole.
+    for i in 0..40 {
+        files.push((
+            format!("pkg/mod{i}.py"),
+            format!("def helper_{i}(value):\n    return value + {i}\n").repeat(60),
+        ));
+    }
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let repo = TestRepo::with_files(&borrowed);
+    let log = "Traceback (most recent call last):\n  File \"pkg/ports.py\", line 2, in parse_port\nValueError: invalid literal for int() with base 10: '-1'\n";
+    let goal = "negative ports crash";
+    let dir = tempfile::tempdir().unwrap();
+    let log_file = dir.path().join("error.log");
+    std::fs::write(&log_file, log).unwrap();
+    let shown = cli_json(
+        &repo,
+        &["context", goal, "--log", log_file.to_str().unwrap()],
+    );
+    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&answer("c.txt", "c\n"))]);
+    let mut client = Client::with_model(&repo, &fake);
+    client.initialize("an-agent");
+    let read = report_of(client.ok("papayu_context", json!({"goal": goal, "log": log})));
+    let block = |doc: &Value, kind: &str| -> Option<Value> {
+        doc["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["kind"] == kind)
+            .cloned()
+    };
+    // The same log block (named by its file, or `log`), and the file its traceback names.
+    let (cli_log, mcp_log) = (block(&shown, "log").unwrap(), block(&read, "log").unwrap());
+    assert_eq!(mcp_log["body"], cli_log["body"], "{read}");
+    assert!(mcp_log["body"].as_str().unwrap().contains("ValueError"));
+    let ports = read["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["title"] == "pkg/ports.py")
+        .unwrap_or_else(|| panic!("{read}"));
+    assert!(
+        ports["source"].as_str().unwrap().contains("named in a log"),
+        "{ports}"
+    );
+    assert_eq!(
+        read["fingerprint"], shown["fingerprint"],
+        "the same files are sent"
+    );
+
+    // With its own answer no model is asked: a log would go nowhere, and is refused.
+    client.error(
+        "papayu_propose",
+        json!({"goal": goal, "log": log, "answer": answer("c.txt", "c\n")}),
+        "ERR_USAGE",
+    );
+    // Without one, papayu's model is asked with the log in its context.
+    client.ok("papayu_propose", json!({"goal": goal, "log": log}));
+    client.finish();
+    let sent = &fake.requests()[0].body;
+    assert!(sent.contains("invalid literal for int()"), "{sent}");
+}

@@ -55,6 +55,7 @@ pub fn all() -> Vec<Tool> {
     let answer = json!({"type": "string", "minLength": 1, "description": "The plan as JSON text: {\"summary\", \"actions\": [...]}, protocol v1 or v2 (docs/protocol.md)."});
     let base =
         json!({"type": "string", "description": "The revision to plan against (default HEAD)."});
+    let log = json!({"type": "string", "minLength": 1, "description": "A log or error report for the context (a traceback, a failing test's output, a compiler error), as `git papayu plan --log` takes it: papayu sends the files and lines it names."});
     vec![
         tool(
             "papayu_validate",
@@ -75,7 +76,7 @@ pub fn all() -> Vec<Tool> {
                  would. The check is always the user's own: an agent cannot choose or skip it. {NO_MERGE}"
             ),
             json!({
-                "goal": goal, "answer": answer, "base": base,
+                "goal": goal, "answer": answer, "base": base, "log": log,
                 "rounds": {"type": "integer", "minimum": 1, "maximum": 5, "description": "Rounds in all (default papayu.rounds, else 1): while the check leaves tests failing, papayu's configured model is told what failed and asked for a correction on top of the proposal, each round a commit of its own. The result's `rounds` says where and why they stopped."},
                 "repro": {"type": "boolean", "description": "Ask papayu's configured model for a test that reproduces the problem first (run on the base; it must fail there). Fixes are then checked with it: the verdict's `reproduction` says whether it passes."},
                 "repro_answer": {"type": "string", "minLength": 1, "description": "Your own reproduction test, as a plan that only adds or changes test files (same format as `answer`); run on the base first, and every fix is checked with it."},
@@ -140,7 +141,7 @@ pub fn all() -> Vec<Tool> {
         tool(
             "papayu_context",
             "What papayu would show a model for a goal: the files and snippets it would gather from the base commit, each with why, and the rendered text. Asks no model.",
-            json!({"goal": goal, "base": base}),
+            json!({"goal": goal, "base": base, "log": log}),
             &["goal"],
             true,
         ),
@@ -301,6 +302,17 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
     let goal = required(arguments, "goal")?.to_string();
     plan::check_goal("goal", &goal)?;
     let answer = text_arg(arguments, "answer")?.map(str::to_string);
+    let logs = log_arg(arguments)?;
+    if answer.is_some() && !logs.is_empty() {
+        return Err(vec![
+            Problem::new(
+                Code::Usage,
+                "`log` goes into the context papayu's model is asked with; with `answer` no model \
+                 is asked, so it would be ignored",
+            )
+            .with_hint("drop `log`, or drop `answer` to have papayu's model plan with the log"),
+        ]);
+    }
     let base = text_arg(arguments, "base")?.unwrap_or("HEAD");
     let rounds = rounds_arg(arguments)?;
     let repro = repro_arg(arguments, agent)?;
@@ -321,9 +333,18 @@ fn propose(arguments: &JsonObject, agent: &str) -> Answer {
         agent: agent.to_string(),
         rounds,
         repro,
+        logs,
     };
     let proposal = propose::propose(&service, request)?;
     report(&proposal, &observer)
+}
+
+/// `log`, as the one log `plan --log` would read, named `log`.
+fn log_arg(arguments: &JsonObject) -> Result<Vec<(String, String)>, Vec<Problem>> {
+    Ok(text_arg(arguments, "log")?
+        .map(|text| ("log".to_string(), text.to_string()))
+        .into_iter()
+        .collect())
 }
 
 /// `rounds`: 1 to [`rounds::MAX_ROUNDS`], when given.
@@ -452,8 +473,9 @@ fn context(arguments: &JsonObject) -> Answer {
     let config = settings(&store)?;
     let observer = Arc::new(Observed::default());
     let service = Service::new(&store, &config, observer.clone());
-    let gathered = context::gather(&service, goal, base, Vec::new(), ProtocolVersion::V2)
-        .map_err(|p| vec![p])?;
+    let logs = log_arg(arguments)?;
+    let gathered =
+        context::gather(&service, goal, base, logs, ProtocolVersion::V2).map_err(|p| vec![p])?;
     report(&gathered, &observer)
 }
 
