@@ -2,9 +2,10 @@
 //! differential check (see [`crate::verdict`]).
 //!
 //! A check is any command, so nothing here asks which runner it was: every line is matched
-//! against the summary lines of the runners people use — pytest (`-rA` and `-v`), `cargo test`,
-//! `go test -v`, node's test runner (TAP and spec reporters), Python's `unittest -v` — and a
-//! JUnit XML report, when the
+//! against the summary lines of the runners people use — pytest (`-rA` and `-v`), `cargo test`
+//! and nextest, `go test -v`, node's test runner (TAP and spec reporters), Jest, Vitest, Mocha,
+//! Python's `unittest -v`, GoogleTest, CTest, Maven Surefire, `dotnet test`, XCTest, minitest,
+//! PHPUnit's testdox — and a JUnit XML report, when the
 //! user names one, is read after the check. A check that prints none of these has no per-test
 //! results and is judged by its exit status alone. Pure: no process, no repository; output is
 //! fed in chunks as it arrives, so the whole of a long run is read without being kept.
@@ -149,20 +150,79 @@ static GO: LazyLock<Regex> =
 static TAP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\s*(ok|not ok) \d+ - (.+?)(\s+#\s*(?i:skip|todo)\b.*)?$").expect("valid regex")
 });
-/// node's spec reporter: `✔ name (1.2ms)`, `✖ name (3ms)`.
+/// A check mark and a name, as spec-style reporters print them, with the time left out of the
+/// name: node's test runner (`✔ name (1.2ms)`, `✖ name`), Jest (`✓ name (3 ms)`, `✕ name`),
+/// Vitest (`✓ file > name 2ms`, `× name`), Mocha (`✓ name`), PHPUnit's testdox (`✔ Name`,
+/// `✘ Name`).
 #[expect(
     clippy::expect_used,
     reason = "a regex literal: it compiles, as the tests show"
 )]
-static SPEC: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*([✔✖]) (.+?)(?: \([\d.]+m?s\))?$").expect("valid regex"));
+static SPEC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*([✔✓✖✕×✘]) (.+?)(?: \([\d.]+ ?m?s\)| [\d.]+ ?m?s)?$").expect("valid regex")
+});
+
+/// A runner's line: the pattern, and what its captures say (`None`: no result, a skip).
+type Runner = (Regex, fn(&regex::Captures<'_>) -> Option<(String, bool)>);
+
+/// The runners of compiled languages and other ecosystems, tried after the ones above.
+#[expect(
+    clippy::expect_used,
+    reason = "regex literals: they compile, as the tests show"
+)]
+static MORE: LazyLock<Vec<Runner>> = LazyLock::new(|| {
+    let runner = |pattern: &str, read: fn(&regex::Captures<'_>) -> Option<(String, bool)>| {
+        (Regex::new(pattern).expect("valid regex"), read)
+    };
+    vec![
+        // GoogleTest: `[       OK ] Suite.Name (0 ms)`, `[  FAILED  ] Inst/Suite.Name/0, where
+        // GetParam() = 4 (1 ms)`; its summary (`[  FAILED  ] 1 test, listed below:`) names none.
+        runner(
+            r"^\[\s*(OK|FAILED)\s*\] ([^\s,]+\.[^\s,]+)(?:, where .*?)?(?: \(\d+ ms\))?$",
+            |c| Some((c[2].to_string(), &c[1] == "OK")),
+        ),
+        // CTest: ` 1/3 Test #1: unit_a ......   Passed    0.01 sec`, `***Failed`,
+        // `***Exception: SegFault`, `***Timeout` (`***Not Run` is no result).
+        runner(
+            r"^\s*\d+/\d+ Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(Passed|Failed|Exception|Timeout)\b",
+            |c| Some((c[1].to_string(), &c[2] == "Passed")),
+        ),
+        // Maven Surefire, one line per test class: `Tests run: 3, Failures: 1, Errors: 0,
+        // Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! -- in com.example.FooTest`.
+        runner(
+            r"^(?:\[\w+\]\s+)?Tests run: \d+, Failures: (\d+), Errors: (\d+), Skipped: \d+, Time elapsed: .*? -+ in (\S+)$",
+            |c| Some((c[3].to_string(), &c[1] == "0" && &c[2] == "0")),
+        ),
+        // cargo nextest: `PASS [   0.004s] (3/9) crate::bin module::test`, `TRY 2 FAIL [ … ]`.
+        runner(
+            r"^\s*(?:TRY \d+ )?(PASS|FAIL|SIGSEGV|SIGABRT|SIGBUS|TIMEOUT|ABORT) \[\s*[\d.]+s\] (?:\(\s*\d+/\d+\) )?(\S.*)$",
+            |c| Some((c[2].trim().to_string(), &c[1] == "PASS")),
+        ),
+        // dotnet test: `  Passed Ns.Class.Method [2 ms]`, `  Failed Ns.Class.Method(x: 1) [< 1 ms]`.
+        runner(r"^\s*(Passed|Failed) (\S.*?) \[<? ?[\d.]+ m?s\]$", |c| {
+            Some((c[2].to_string(), &c[1] == "Passed"))
+        }),
+        // XCTest: `Test Case 'FooTests.testBar' passed (0.001 seconds).`
+        runner(
+            r"^Test Case '(.+?)' (passed|failed) \([\d.]+ seconds\)\.?$",
+            |c| Some((c[1].to_string(), &c[2] == "passed")),
+        ),
+        // Ruby's minitest with `-v`: `FooTest#test_bar = 0.00 s = .` (`F`, `E`; `S` skipped).
+        runner(r"^(\S+#\S+) = [\d.]+ s = ([.FES])$", |c| match &c[2] {
+            "S" => None,
+            mark => Some((c[1].to_string(), mark == ".")),
+        }),
+    ]
+});
 
 /// Lines by which the runners people use say that the tests never ran: pytest's collection
 /// errors (`ERROR tests/t.py - SyntaxError`, no `::` test id; `Interrupted: 1 error during
 /// collection`; `no tests ran`), a test module unittest could not import (its stand-in
 /// `unittest.loader._FailedTest`), a build that failed (`error: could not compile`, go's `[build
 /// failed]` and `[setup failed]`, jest's `Test suite failed to run`, maven's `COMPILATION
-/// ERROR`), and a shell that did not find the command.
+/// ERROR`, gradle's `Compilation failed`, dotnet's `Build FAILED.`, a C, C++ or Java compiler's
+/// `file.c:3:5: error:`, TypeScript's `file.ts(3,5): error TS2322:`, PHP's parse and fatal
+/// errors), CTest's `No tests were found!!!`, and a shell that did not find the command.
 #[expect(
     clippy::expect_used,
     reason = "a regex literal: it compiles, as the tests show"
@@ -180,6 +240,12 @@ static NOT_RUN: LazyLock<Regex> = LazyLock::new(|| {
         r"|FAIL\s+\S+\s+\[(?:build|setup) failed\]",
         r"|\s*● Test suite failed to run",
         r"|\[ERROR\] COMPILATION ERROR",
+        r"|Compilation failed; see the compiler error output",
+        r"|Build FAILED\.$",
+        r"|No tests were found!!!",
+        r"|PHP (?:Parse|Fatal) error: ",
+        r"|\S+\.(?:c|cc|cpp|cxx|h|hpp|java):\d+:(?:\d+:)? (?:fatal )?error: ",
+        r"|\S+\.tsx?\(\d+,\d+\): error TS\d+: ",
         r"|(?:sh|bash|dash): (?:\d+: )?.*(?:not found|No such file or directory)$)",
     ))
     .expect("valid regex")
@@ -234,9 +300,11 @@ pub fn parse_line(raw: &str) -> Option<(String, bool)> {
         return Some((c[2].trim().to_string(), &c[1] == "ok"));
     }
     if let Some(c) = SPEC.captures(line) {
-        return Some((c[2].trim().to_string(), &c[1] == "✔"));
+        return Some((c[2].trim().to_string(), matches!(&c[1], "✔" | "✓")));
     }
-    None
+    MORE.iter()
+        .find_map(|(pattern, read)| pattern.captures(line).map(|c| read(&c)))
+        .flatten()
 }
 
 /// An expected failure (`XFAIL`) is a pass, as pytest's exit status counts it.
@@ -400,6 +468,64 @@ mod tests {
     }
 
     #[test]
+    fn jest_vitest_mocha_and_testdox_lines_leave_the_time_out_of_the_name() {
+        let out = "  ✓ adds numbers (3 ms)\n  ✕ divides by zero (12 ms)\n\
+                   ✓ src/sum.test.ts > sum > carries 2ms\n × src/sum.test.ts > sum > overflows 1ms\n\
+                   ✓ mocha passes\n ✘ Testdox fails\n ✔ Testdox passes\n";
+        assert_eq!(
+            read(out),
+            vec![
+                ("Testdox fails".into(), false),
+                ("Testdox passes".into(), true),
+                ("adds numbers".into(), true),
+                ("divides by zero".into(), false),
+                ("mocha passes".into(), true),
+                ("src/sum.test.ts > sum > carries".into(), true),
+                ("src/sum.test.ts > sum > overflows".into(), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn googletest_ctest_surefire_nextest_dotnet_xctest_and_minitest_lines() {
+        let out = "[ RUN      ] Parse.Empty\n[       OK ] Parse.Empty (0 ms)\n\
+                   [  FAILED  ] Inst/Parse.Width/1, where GetParam() = 4 (1 ms)\n\
+                   [  FAILED  ] 1 test, listed below:\n[  FAILED  ] Inst/Parse.Width/1, where GetParam() = 4\n\
+                   [  PASSED  ] 1 test.\n\
+                   1/3 Test #1: unit_a ...........................   Passed    0.01 sec\n\
+                   2/3 Test #2: unit_b ...........................***Failed    0.02 sec\n\
+                   3/3 Test #3: unit_c ...........................***Not Run   0.00 sec\n\
+                   [INFO] Tests run: 2, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s -- in com.x.OkTest\n\
+                   [ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.05 s <<< FAILURE! - in com.x.BadTest\n\
+                   [ERROR] Tests run: 5, Failures: 1, Errors: 0, Skipped: 0\n\
+                   PASS [   0.004s] (1/2) tool::bin cli::parses\n\
+                   TRY 2 FAIL [   0.010s] tool lib::flaky\n\
+                   \u{20}\u{20}Passed Ns.CalcTests.Adds [2 ms]\n  Failed Ns.CalcTests.Divides(x: 0) [< 1 ms]\n\
+                   Test Case 'CalcTests.testAdd' passed (0.001 seconds).\n\
+                   Test Case '-[CalcTests.CalcTests testDiv]' failed (0.002 seconds).\n\
+                   CalcTest#test_add = 0.00 s = .\nCalcTest#test_div = 0.01 s = F\nCalcTest#test_later = 0.00 s = S\n";
+        assert_eq!(
+            read(out),
+            vec![
+                ("-[CalcTests.CalcTests testDiv]".into(), false),
+                ("CalcTest#test_add".into(), true),
+                ("CalcTest#test_div".into(), false),
+                ("CalcTests.testAdd".into(), true),
+                ("Inst/Parse.Width/1".into(), false),
+                ("Ns.CalcTests.Adds".into(), true),
+                ("Ns.CalcTests.Divides(x: 0)".into(), false),
+                ("Parse.Empty".into(), true),
+                ("com.x.BadTest".into(), false),
+                ("com.x.OkTest".into(), true),
+                ("tool lib::flaky".into(), false),
+                ("tool::bin cli::parses".into(), true),
+                ("unit_a".into(), true),
+                ("unit_b".into(), false),
+            ]
+        );
+    }
+
+    #[test]
     fn python_unittest_lines() {
         let out = "test_add (test_calc.CalcTest.test_add) ... ok\n\
                    test_div (test_calc.CalcTest) ... FAIL\n\
@@ -431,6 +557,12 @@ mod tests {
     #[test]
     fn other_output_reports_nothing() {
         assert!(read("make: *** [all] Error 1\nok\nPASSED\ntest: 3 failed\n").is_empty());
+        // Summaries and progress of the runners read above name no test.
+        let summaries = "[  PASSED  ] 3 tests.\n[  FAILED  ] 2 tests, listed below:\n[ 50%] Building CXX object a.o\n\
+                         Tests run: 5, Failures: 1, Errors: 0, Skipped: 0\n\
+                         100% tests passed, 0 tests failed out of 3\n Test Files  1 failed | 1 passed (2)\n\
+                         Failed!  - Failed:     1, Passed:     2, Skipped:     0, Total:     3\n";
+        assert!(read(summaries).is_empty(), "{:?}", read(summaries));
     }
 
     #[test]
@@ -475,6 +607,14 @@ mod tests {
             "[ERROR] COMPILATION ERROR : ",
             "sh: 1: pytest: not found",
             "bash: pytest: command not found",
+            "Compilation failed; see the compiler error output for details.",
+            "Build FAILED.",
+            "No tests were found!!!",
+            "PHP Parse error:  syntax error, unexpected '}' in /w/src/Calc.php on line 9",
+            "src/calc.c:12:5: error: expected ';' before 'return'",
+            "include/fmt/base.h:40:1: fatal error: missing.h: No such file or directory",
+            "src/main/java/x/Calc.java:7: error: ';' expected",
+            "src/calc.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
         ] {
             assert!(not_run_line(line).is_some(), "{line}");
         }
@@ -484,6 +624,8 @@ mod tests {
             "test_add (calc.Case.test_add) ... ERROR",
             "error[E0308]: mismatched types",
             "FAIL\texample.com/calc\t0.01s",
+            "src/calc.c:12:5: warning: unused variable 'x'",
+            "Build succeeded.",
         ] {
             assert_eq!(not_run_line(line), None, "{line}");
         }

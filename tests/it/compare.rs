@@ -897,3 +897,67 @@ fn check_worktrees_created_side_by_side_do_not_race() {
         assert_eq!(branches(&repo).len(), 4);
     }
 }
+
+/// A check that prints one runner's per-test lines for the three tests of [`CARGO_TEST`]:
+/// `$1` is the line of a passing test, `$2` of a failing one, with `NAME` in each.
+const ANY_RUNNER: &str = r#"fail=0
+for t in adds:"a + b" divides:"checked_div" parses:"fn parse"; do
+  name=${t%%:*}; pattern=${t#*:}
+  if grep -q "$pattern" lib.rs; then line=$1; else line=$2; fail=$((fail+1)); fi
+  printf '%s\n' "$line" | sed "s/NAME/$name/"
+done
+[ "$fail" = 0 ]
+"#;
+
+#[test]
+fn googletest_ctest_jest_surefire_and_dotnet_lines_are_read_per_test() {
+    let runners = [
+        (
+            "[       OK ] Calc.NAME (0 ms)",
+            "[  FAILED  ] Calc.NAME (1 ms)",
+            "Calc.parses",
+        ),
+        (
+            "1/3 Test #1: NAME ....   Passed    0.01 sec",
+            "2/3 Test #2: NAME ....***Failed    0.02 sec",
+            "parses",
+        ),
+        (
+            "  ✓ calc NAME (3 ms)",
+            "  ✕ calc NAME (4 ms)",
+            "calc parses",
+        ),
+        (
+            "[INFO] Tests run: 1, Failures: 0, Errors: 0, Skipped: 0, Time elapsed: 0.1 s -- in com.x.NAME",
+            "[ERROR] Tests run: 1, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.1 s <<< FAILURE! -- in com.x.NAME",
+            "com.x.parses",
+        ),
+        (
+            "  Passed Calc.NAME [2 ms]",
+            "  Failed Calc.NAME [< 1 ms]",
+            "Calc.parses",
+        ),
+    ];
+    for (pass, fail, broken) in runners {
+        let repo = TestRepo::with_files(&[
+            (
+                "lib.rs",
+                "fn add(a: i32, b: i32) -> i32 { a + b }\nfn parse() {}\nfn div() {}\n",
+            ),
+            ("check.sh", ANY_RUNNER),
+        ]);
+        let fix = repo.plan_id(
+            "use checked_div",
+            &serde_json::json!({"summary": "s", "actions": [{"kind": "UPDATE_FILE", "path": "lib.rs",
+                "content": "fn add(a: i32, b: i32) -> i32 { a + b }\nfn div() { 1i32.checked_div(0); }\n"}]})
+            .to_string(),
+        );
+        let check = format!("sh check.sh '{pass}' '{fail}'");
+        let run = repo.papayu(["--json", "apply", &fix, "--check", &check]);
+        let out = run.json_err("ERR_CHECK_FAILED");
+        assert_eq!(out["verdict"]["fixes"], 1, "{pass}: {out}");
+        assert_eq!(out["verdict"]["breaks"], 1, "{pass}: {out}");
+        assert_eq!(out["verdict"]["broken"][0], broken, "{pass}: {out}");
+        assert!(branches(&repo).is_empty());
+    }
+}
