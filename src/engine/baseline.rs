@@ -12,7 +12,7 @@
 //! the run every proposal is judged against.
 
 use std::path::{Component, Path, PathBuf};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use sha2::{Digest, Sha256};
 
@@ -60,17 +60,18 @@ impl Sources {
         Ok(Sources { junit: Some(path) })
     }
 
-    /// What a check that just ran in `slot` showed: the JUnit report's tests when there is
-    /// one, else what its output said; and whether its output said the tests never ran.
-    pub fn observed(&self, slot: &Slot, output: Reader) -> Observed {
+    /// What a check that ran in `slot` from `started` on showed: the JUnit report's tests
+    /// when one is configured and written, else those of the reports Maven or Gradle wrote
+    /// during the check (see [`super::reports`]), else what its output said; and whether its
+    /// output said the tests never ran.
+    pub fn observed(&self, slot: &Slot, output: Reader, started: SystemTime) -> Observed {
         let mut seen = output.observed();
-        if let Some(junit) = self
-            .junit
-            .as_deref()
-            .and_then(|p| read_junit(&slot.path, p))
-            .filter(|junit| !junit.is_empty())
-        {
-            seen.tests = junit;
+        let reports = match self.junit.as_deref() {
+            Some(path) => read_junit(&slot.path, path).unwrap_or_default(),
+            None => super::reports::fresh(&slot.path, started),
+        };
+        if !reports.is_empty() {
+            seen.tests = reports;
         }
         seen
     }
@@ -87,7 +88,7 @@ fn read_junit(top: &Path, relative: &Path) -> Option<Tests> {
 }
 
 /// Bumped when what a base run records changes meaning.
-const KEY_VERSION: &[u8] = b"base-run-2";
+const KEY_VERSION: &[u8] = b"base-run-3";
 
 /// The cache key of a check: what decides its result apart from the tree. `caches` are the
 /// directories the slot keeps for that tree (see [`check::caches`]).
@@ -184,6 +185,7 @@ pub fn run_now(
 ) -> Result<(BaseRun, bool), StoreError> {
     let slot = worktree::acquire(store, SlotKind::Base, &mut |_| {})?;
     let started = Instant::now();
+    let began = SystemTime::now();
     let mut reader = Reader::default();
     let report = check::run(
         store,
@@ -197,7 +199,7 @@ pub fn run_now(
             events(BaseRunEvent::Output(chunk));
         },
     )?;
-    let seen = sources.observed(&slot, reader);
+    let seen = sources.observed(&slot, reader, began);
     let run = BaseRun {
         passed: report.passed,
         exit_code: report.exit_code,

@@ -350,6 +350,10 @@ pub fn run(
     if let Some(report) = report {
         forget_report(&slot.path.join(report))?;
     }
+    // The build tools' own reports too: one a kept directory held, or the tree itself planted.
+    for stale in super::reports::report_files(&slot.path) {
+        forget_report(&stale)?;
+    }
     let tmp = tempfile::Builder::new()
         .prefix("papayu-check-")
         .tempdir()

@@ -17,6 +17,7 @@ pub mod history;
 mod interrupt;
 pub mod plan;
 pub mod refine;
+mod reports;
 pub mod repro;
 pub mod reproduce;
 pub mod results;

@@ -961,3 +961,63 @@ fn googletest_ctest_jest_surefire_and_dotnet_lines_are_read_per_test() {
         assert!(branches(&repo).is_empty());
     }
 }
+
+/// A Maven-like check: one JUnit report per test in target/surefire-reports, nothing printed
+/// per test; with `broken.txt` in the tree, the build fails and writes no report.
+const SUREFIRE: &str = r#"test -f broken.txt && { echo "BUILD FAILURE"; exit 1; }
+mkdir -p target/surefire-reports
+fail=0
+for t in adds:"a + b" divides:"checked_div" parses:"fn parse"; do
+  name=${t%%:*}; pattern=${t#*:}
+  body=""
+  if ! grep -q "$pattern" lib.rs; then body='<failure message="no"/>'; fail=$((fail+1)); fi
+  printf '<testsuite><testcase classname="com.x.CalcTest" name="%s">%s</testcase></testsuite>\n' \
+    "$name" "$body" > "target/surefire-reports/TEST-$name.xml"
+done
+[ "$fail" = 0 ]
+"#;
+
+#[test]
+fn reports_maven_writes_are_read_per_test_and_an_earlier_runs_never() {
+    let repo = TestRepo::with_files(&[
+        (
+            "lib.rs",
+            "fn add(a: i32, b: i32) -> i32 { a + b }\nfn parse() {}\nfn div() {}\n",
+        ),
+        ("check.sh", SUREFIRE),
+    ]);
+    // target/ is kept from one check to the next, so an earlier run's reports stay there.
+    repo.git(["config", "papayu.checkCache", "target"]).ok();
+    let fix = repo.plan_id(
+        "use checked_div",
+        &serde_json::json!({"summary": "s", "actions": [{"kind": "UPDATE_FILE", "path": "lib.rs",
+            "content": "fn add(a: i32, b: i32) -> i32 { a + b }\nfn div() { 1i32.checked_div(0); }\n"}]})
+        .to_string(),
+    );
+    let out = repo
+        .papayu(["--json", "apply", &fix, "--check", "sh check.sh"])
+        .json_err("ERR_CHECK_FAILED");
+    assert_eq!(out["verdict"]["fixes"], 1, "{out}");
+    assert_eq!(out["verdict"]["breaks"], 1, "{out}");
+    assert_eq!(
+        out["verdict"]["broken"][0], "com.x.CalcTest::parses",
+        "{out}"
+    );
+
+    // A proposal whose build fails writes no report: neither the one left from the run before
+    // nor one it planted in its own tree is its result.
+    let forged = "<testsuite><testcase classname=\"com.x.CalcTest\" name=\"adds\"/></testsuite>\n";
+    let broken = repo.plan_id(
+        "break the build",
+        &serde_json::json!({"summary": "s", "actions": [
+            {"kind": "CREATE_FILE", "path": "broken.txt", "content": "x\n"},
+            {"kind": "CREATE_FILE", "path": "core/target/surefire-reports/TEST-adds.xml", "content": forged}]})
+        .to_string(),
+    );
+    let out = repo
+        .papayu(["--json", "apply", &broken, "--check", "sh check.sh"])
+        .json_err("ERR_CHECK_FAILED");
+    assert_eq!(out["verdict"]["status"], "did_not_run", "{out}");
+    assert_eq!(out["verdict"]["fixes"], Value::Null, "{out}");
+    assert!(branches(&repo).is_empty());
+}

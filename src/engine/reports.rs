@@ -1,0 +1,169 @@
+//! JUnit XML reports the usual Java build tools write on their own: Maven's Surefire and
+//! Failsafe (`target/surefire-reports/TEST-*.xml`) and Gradle (`build/test-results/<task>/
+//! TEST-*.xml`), at the top of the tree or one module down. Gradle prints no per-test line,
+//! and Surefire only one per test class, so these reports are how a Java check is judged test
+//! by test without any setting.
+//!
+//! Only a report the check itself wrote is read: every report there is deleted before the check
+//! runs (one left in a kept directory, or one the tree itself holds), and one modified before
+//! the check started is not read, so a run is never judged by an earlier run's results, nor by
+//! results a proposal wrote into its own tree.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::results::{self, Tests};
+
+/// Where, below the top or one module down, the build tools write their reports.
+const REPORT_DIRS: &[&str] = &[
+    "target/surefire-reports",
+    "target/failsafe-reports",
+    "build/test-results",
+];
+
+/// The most report files read, and bytes in all: a runaway build cannot make papayu read
+/// without end.
+const MAX_FILES: usize = 5_000;
+const MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The tests of every report under `top` written at or after `since`; empty when there is none.
+pub fn fresh(top: &Path, since: SystemTime) -> Tests {
+    let since = whole_seconds(since);
+    let mut tests = Tests::new();
+    let mut budget = MAX_BYTES;
+    for file in report_files(top).into_iter().take(MAX_FILES) {
+        let Ok(meta) = std::fs::symlink_metadata(&file) else {
+            continue;
+        };
+        let written = meta.modified().map(whole_seconds).unwrap_or(0);
+        if !meta.is_file() || written < since || meta.len() > budget {
+            continue;
+        }
+        budget -= meta.len();
+        if let Ok(bytes) = std::fs::read(&file) {
+            tests.extend(results::from_junit(&String::from_utf8_lossy(&bytes)));
+        }
+    }
+    tests
+}
+
+/// Seconds since the epoch: timestamps are compared in whole seconds, as coarse file systems
+/// keep them.
+fn whole_seconds(time: SystemTime) -> u64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// `TEST-*.xml` in the report directories of `top` and of its subdirectories (the modules of
+/// a multi-module build), and in Gradle's per-task directories below them; sorted.
+pub fn report_files(top: &Path) -> Vec<PathBuf> {
+    let mut roots = vec![top.to_path_buf()];
+    roots.extend(subdirectories(top));
+    let mut files = Vec::new();
+    for root in roots {
+        for dir in REPORT_DIRS {
+            let dir = root.join(dir);
+            let mut places = vec![dir.clone()];
+            places.extend(subdirectories(&dir));
+            for place in places {
+                files.extend(xml_reports(&place));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The real directories right below `dir` (symbolic links are not followed), sorted.
+fn subdirectories(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// `TEST-*.xml` files right in `dir`.
+fn xml_reports(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn report(dir: &Path, name: &str, case: &str, failed: bool) {
+        std::fs::create_dir_all(dir).unwrap();
+        let body = match failed {
+            true => "<failure message=\"no\"/>",
+            false => "",
+        };
+        let xml = format!(
+            "<testsuite><testcase classname=\"x.CalcTest\" name=\"{case}\">{body}</testcase></testsuite>"
+        );
+        std::fs::write(dir.join(name), xml).unwrap();
+    }
+
+    #[test]
+    fn reports_of_maven_gradle_and_their_modules_are_read() {
+        let top = tempfile::tempdir().unwrap();
+        let started = SystemTime::now() - Duration::from_secs(5);
+        report(
+            &top.path().join("target/surefire-reports"),
+            "TEST-a.xml",
+            "adds",
+            true,
+        );
+        report(
+            &top.path().join("core/build/test-results/test"),
+            "TEST-b.xml",
+            "divides",
+            false,
+        );
+        report(
+            &top.path().join("target/surefire-reports"),
+            "a.txt",
+            "ignored",
+            false,
+        );
+        let tests: Vec<(String, bool)> = fresh(top.path(), started).into_iter().collect();
+        assert_eq!(
+            tests,
+            vec![
+                ("x.CalcTest::adds".to_string(), false),
+                ("x.CalcTest::divides".to_string(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_report_older_than_the_check_is_not_read() {
+        let top = tempfile::tempdir().unwrap();
+        report(
+            &top.path().join("target/surefire-reports"),
+            "TEST-a.xml",
+            "adds",
+            true,
+        );
+        let later = SystemTime::now() + Duration::from_secs(5);
+        assert!(fresh(top.path(), later).is_empty());
+    }
+}
