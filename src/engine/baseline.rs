@@ -78,7 +78,7 @@ impl Sources {
 }
 
 fn read_junit(top: &Path, relative: &Path) -> Option<Tests> {
-    let path = top.join(relative);
+    let path = super::reports::inside(top, relative)?;
     let meta = std::fs::symlink_metadata(&path).ok()?;
     if !meta.is_file() || meta.len() > MAX_JUNIT_BYTES {
         return None;

@@ -347,8 +347,10 @@ pub fn run(
 ) -> Result<CheckReport, StoreError> {
     let started = Instant::now();
     let fresh = slot.update(store, commit, &caches(store, commit, settings))?;
-    if let Some(report) = report {
-        forget_report(&slot.path.join(report))?;
+    // Through real directories only: a symbolic link in the tree cannot point papayu's
+    // deletion outside it.
+    if let Some(report) = report.and_then(|r| super::reports::inside(&slot.path, r)) {
+        forget_report(&report)?;
     }
     // The build tools' own reports too: one a kept directory held, or the tree itself planted.
     for stale in super::reports::report_files(&slot.path) {

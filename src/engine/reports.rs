@@ -55,14 +55,17 @@ fn whole_seconds(time: SystemTime) -> u64 {
 }
 
 /// `TEST-*.xml` in the report directories of `top` and of its subdirectories (the modules of
-/// a multi-module build), and in Gradle's per-task directories below them; sorted.
+/// a multi-module build), and in Gradle's per-task directories below them; sorted. A symbolic
+/// link on the way is not followed: a tree cannot point papayu at files outside it.
 pub fn report_files(top: &Path) -> Vec<PathBuf> {
     let mut roots = vec![top.to_path_buf()];
     roots.extend(subdirectories(top));
     let mut files = Vec::new();
     for root in roots {
         for dir in REPORT_DIRS {
-            let dir = root.join(dir);
+            let Some(dir) = real_dir(&root, Path::new(dir)) else {
+                continue;
+            };
             let mut places = vec![dir.clone()];
             places.extend(subdirectories(&dir));
             for place in places {
@@ -72,6 +75,27 @@ pub fn report_files(top: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// `base` joined with `relative` when every directory on the way is a real directory, not a
+/// symbolic link.
+pub fn real_dir(base: &Path, relative: &Path) -> Option<PathBuf> {
+    let mut path = base.to_path_buf();
+    for part in relative.components() {
+        path.push(part);
+        if !std::fs::symlink_metadata(&path).ok()?.is_dir() {
+            return None;
+        }
+    }
+    Some(path)
+}
+
+/// The file `relative` names below `top`, when every directory on its way is a real one (the
+/// file itself may be anything: its caller looks at it without following it).
+pub fn inside(top: &Path, relative: &Path) -> Option<PathBuf> {
+    let name = relative.file_name()?;
+    let parent = relative.parent().unwrap_or(Path::new(""));
+    Some(real_dir(top, parent)?.join(name))
 }
 
 /// The real directories right below `dir` (symbolic links are not followed), sorted.
@@ -151,6 +175,32 @@ mod tests {
                 ("x.CalcTest::adds".to_string(), false),
                 ("x.CalcTest::divides".to_string(), true),
             ]
+        );
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_symbolic_link_on_the_way_is_not_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        report(
+            &outside.path().join("surefire-reports"),
+            "TEST-a.xml",
+            "adds",
+            true,
+        );
+        let top = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), top.path().join("target")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), top.path().join("build")).unwrap();
+        assert!(report_files(top.path()).is_empty());
+        assert_eq!(inside(top.path(), Path::new("build/junit.xml")), None);
+        assert_eq!(
+            inside(top.path(), Path::new("junit.xml")),
+            Some(top.path().join("junit.xml"))
+        );
+        std::fs::create_dir(top.path().join("real")).unwrap();
+        assert_eq!(
+            inside(top.path(), Path::new("real/junit.xml")),
+            Some(top.path().join("real/junit.xml"))
         );
     }
 

@@ -1021,3 +1021,38 @@ fn reports_maven_writes_are_read_per_test_and_an_earlier_runs_never() {
     assert_eq!(out["verdict"]["fixes"], Value::Null, "{out}");
     assert!(branches(&repo).is_empty());
 }
+
+#[test]
+#[cfg(unix)]
+fn a_tree_whose_report_directory_links_outside_never_has_papayu_delete_or_read_there() {
+    let outside = tempfile::tempdir().unwrap();
+    let reports = outside.path().join("surefire-reports");
+    std::fs::create_dir_all(&reports).unwrap();
+    let keep = reports.join("TEST-keep.xml");
+    let xml = "<testsuite><testcase classname=\"o\" name=\"outside\"/></testsuite>\n";
+    std::fs::write(&keep, xml).unwrap();
+    std::fs::write(outside.path().join("junit.xml"), xml).unwrap();
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    // The tree itself holds the links: target/ and build/ lead outside it.
+    std::os::unix::fs::symlink(outside.path(), repo.path().join("target")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), repo.path().join("build")).unwrap();
+    repo.commit_all("links");
+    repo.git(["config", "papayu.checkJunit", "build/junit.xml"])
+        .ok();
+    let id = repo.plan_id(
+        "add b",
+        &serde_json::json!({"summary": "s", "actions": [
+            {"kind": "CREATE_FILE", "path": "b.txt", "content": "x\n"}]})
+        .to_string(),
+    );
+    let out = repo
+        .papayu(["--json", "apply", &id, "--check", "false"])
+        .json_err("ERR_CHECK_FAILED");
+    // Nothing was read from outside (no per-test result), and nothing there was deleted.
+    assert_eq!(out["verdict"]["fixes"], Value::Null, "{out}");
+    assert_eq!(std::fs::read_to_string(&keep).unwrap(), xml);
+    assert_eq!(
+        std::fs::read_to_string(outside.path().join("junit.xml")).unwrap(),
+        xml
+    );
+}
