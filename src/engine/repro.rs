@@ -79,7 +79,8 @@ pub fn names_a_test(goal: &str) -> bool {
 }
 
 /// Whether `path` is a file a test runner treats as a test: under a `test`/`tests`/`spec`
-/// directory, or named as pytest, go, jest, JUnit, RSpec, xUnit and PHPUnit name theirs.
+/// directory, or named as pytest, go, jest, JUnit, RSpec, xUnit, PHPUnit, GoogleTest
+/// (`format-test.cc`) and XCTest name theirs.
 pub fn is_test_file(path: &str) -> bool {
     if crate::context::is_test_path(&path.to_lowercase()) {
         return true;
@@ -91,6 +92,8 @@ pub fn is_test_file(path: &str) -> bool {
         || stem.ends_with("_spec")
         || stem.ends_with("Spec")
         || stem.ends_with("_test")
+        || stem.ends_with("-test")
+        || stem.ends_with("_tests")
         || stem.starts_with("Test")
 }
 
@@ -362,6 +365,9 @@ mod tests {
             "Foo.Tests/ParserTests.cs",
             "test_regression.py",
             "tests/it/repro.rs",
+            "src/format-test.cc",
+            "src/parser_tests.rs",
+            "Sources/App/ParserTests.swift",
         ] {
             assert!(is_test_file(path), "{path}");
         }
