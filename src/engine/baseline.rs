@@ -62,7 +62,7 @@ impl Sources {
 
     /// What a check that ran in `slot` from `started` on showed: the JUnit report's tests
     /// when one is configured and written, else those of the reports Maven or Gradle wrote
-    /// during the check (see [`super::reports`]), else what its output said; and whether its
+    /// during the check (`engine::reports`), else what its output said; and whether its
     /// output said the tests never ran.
     pub fn observed(&self, slot: &Slot, output: Reader, started: SystemTime) -> Observed {
         let mut seen = output.observed();
