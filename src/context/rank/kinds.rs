@@ -466,6 +466,17 @@ pub fn is_code(path: &str, text: &[u8]) -> bool {
     }
 }
 
+/// Whether a path is of a kind that ranks low whatever the goal says of it (a test, a mock,
+/// documentation, an example under `docs/`, a vendored or generated copy, a manual, data): what a
+/// fix seldom changes, read from the path alone.
+pub fn is_secondary(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let p = Parts::of(&lower);
+    let query = Query::default();
+    let named = Named { query: &query };
+    CHECKS.iter().any(|check| check(&p, &named).is_some())
+}
+
 /// Whether a (lowercase) path is a test file.
 pub fn is_test_path(lower: &str) -> bool {
     let (dirs, name) = lower.rsplit_once('/').unwrap_or(("", lower));
@@ -497,6 +508,21 @@ mod tests {
             .into_iter()
             .map(|d| d.1)
             .collect()
+    }
+
+    #[test]
+    fn tests_documentation_and_vendored_copies_are_secondary_by_their_path() {
+        for path in [
+            "tests/unit.cpp",
+            "docs/examples/object.cpp",
+            "vendor/lib/x.go",
+            "src/Handler/MockHandler.php",
+        ] {
+            assert!(is_secondary(path), "{path}");
+        }
+        for path in ["src/json.hpp", "lib/sinatra/base.rb", "Makefile"] {
+            assert!(!is_secondary(path), "{path}");
+        }
     }
 
     #[test]
