@@ -340,6 +340,9 @@ fn generated_text(text: &[u8], p: &Parts<'_>, named: &Named<'_>) -> Option<(f64,
 const LARGE_CODE: usize = 512 * 1024;
 const LARGE_OTHER: usize = 128 * 1024;
 
+/// The reason a very large file ranks low.
+pub(super) const VERY_LARGE: &str = "very large file";
+
 /// A very large file, unless the goal names it: tests, data and headers from 128 KB, other
 /// code from 512 KB.
 fn very_large(p: &Parts<'_>, size: usize, named: &Named<'_>) -> Option<(f64, &'static str)> {
@@ -349,7 +352,7 @@ fn very_large(p: &Parts<'_>, size: usize, named: &Named<'_>) -> Option<(f64, &'s
     } else {
         LARGE_OTHER
     };
-    (size > limit && !named.file(p) && !named.word(p.stem)).then_some((0.3, "very large file"))
+    (size > limit && !named.file(p) && !named.word(p.stem)).then_some((0.3, VERY_LARGE))
 }
 
 /// Extensions of text that is code or configuration, besides the languages [`super::defs`]
