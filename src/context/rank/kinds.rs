@@ -480,6 +480,16 @@ pub fn is_secondary(path: &str) -> bool {
     CHECKS.iter().any(|check| check(&p, &named).is_some())
 }
 
+/// Whether a path is someone else's code kept in the tree: under a vendored directory
+/// (`vendor/`, `third_party/`, `thirdparty/`, …) or a test framework copied in (`catch.hpp`).
+pub fn is_vendored(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let p = Parts::of(&lower);
+    let query = Query::default();
+    let named = Named { query: &query };
+    directory(&p, &named).is_some_and(|d| d.1 == "vendored") || test_framework(&p, &named).is_some()
+}
+
 /// Whether a (lowercase) path is a test file.
 pub fn is_test_path(lower: &str) -> bool {
     let (dirs, name) = lower.rsplit_once('/').unwrap_or(("", lower));
@@ -511,6 +521,14 @@ mod tests {
             .into_iter()
             .map(|d| d.1)
             .collect()
+    }
+
+    #[test]
+    fn vendored_libraries_and_test_frameworks_are_someone_elses_code() {
+        assert!(is_vendored("include/lib/thirdparty/hedley/hedley.hpp"));
+        assert!(is_vendored("tests/catch.hpp"));
+        assert!(!is_vendored("single_include/lib/lib.hpp"));
+        assert!(!is_vendored("src/amalgamation/lib.c"));
     }
 
     #[test]

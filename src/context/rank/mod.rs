@@ -33,7 +33,7 @@ use super::corpus::Corpus;
 use super::defs::{Lang, lang};
 use super::query::{Query, Term, split_identifier, stem};
 
-pub use kinds::{is_code, is_secondary, is_test_path};
+pub use kinds::{is_code, is_secondary, is_test_path, is_vendored};
 #[cfg(test)]
 pub use matcher::Mark;
 pub use matcher::{Anchor, Matcher};
