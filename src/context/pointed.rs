@@ -49,6 +49,9 @@ impl Pointed {
     /// Paths of the tree the goal writes, whole or by their end: whole files.
     fn named(&mut self, snap: &Snapshot<'_>, goal: &str) {
         let ending = |suffix: &str| {
+            if snap.is_file(suffix) {
+                return None; // a whole path: named_paths has it
+            }
             let tail = format!("/{suffix}");
             let mut found = snap.files().iter().filter(|(p, _)| p.ends_with(&tail));
             match (found.next(), found.next()) {
