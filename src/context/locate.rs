@@ -87,6 +87,30 @@ pub fn named_paths(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<String> {
     out
 }
 
+/// Partial paths the goal writes (`fmt/fmt-c.h` for `include/fmt/fmt-c.h`): a directory and a
+/// file name that are the end of exactly one path of the tree, as `ending` says (the one file
+/// whose path ends with `/` and the text given, if exactly one does). Whole paths are
+/// [`named_paths`].
+pub fn partial_paths(text: &str, ending: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in BARE_PATH.find_iter(text) {
+        let candidate = m
+            .as_str()
+            .trim_end_matches(['.', '/'])
+            .trim_start_matches("./");
+        let (dir, name) = candidate.rsplit_once('/').unwrap_or(("", candidate));
+        if dir.is_empty() || dir.starts_with('/') || !name.contains('.') {
+            continue;
+        }
+        if let Some(path) = ending(candidate)
+            && !out.contains(&path)
+        {
+            out.push(path);
+        }
+    }
+    out
+}
+
 /// Maps a path from a log onto the tree: as given (without `./`), else its longest suffix that
 /// is a file in the tree (`/home/ci/checkout/src/x.py` → `src/x.py`).
 pub fn map_path(raw: &str, exists: &dyn Fn(&str) -> bool) -> Option<String> {
@@ -341,6 +365,24 @@ mod tests {
             &tree(&["src/stats.py", "README.md"]),
         );
         assert_eq!(found, ["src/stats.py", "README.md"]);
+    }
+
+    #[test]
+    fn goal_names_the_end_of_a_path() {
+        let files = ["include/fmt/fmt-c.h", "src/fmt.cc", "a/util.h", "b/util.h"];
+        let ending = |suffix: &str| {
+            let tail = format!("/{suffix}");
+            let mut found = files.iter().filter(|f| f.ends_with(&tail));
+            match (found.next(), found.next()) {
+                (Some(f), None) => Some(f.to_string()),
+                _ => None,
+            }
+        };
+        let found = partial_paths(
+            "Make fmt/fmt-c.h compile, and fmt.cc, and x/util.h or util.h",
+            &ending,
+        );
+        assert_eq!(found, ["include/fmt/fmt-c.h"]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The repository map: the top-level definitions of the files most related to the goal (the
-//! best-ranked files that were not sent whole first), then the base tree's paths, the
+//! best-ranked code that was not sent first), then the base tree's paths, the
 //! directories of every sent and top-ranked file first and listed with their file names, large
 //! directories of low rank collapsed, all within a character budget. The tree's file list is
 //! cached per tree id, so on a large tree only the first map walks it.
@@ -10,7 +10,9 @@ use super::{Private, defs};
 use crate::store::{Oid, Snapshot};
 
 /// Most files whose definitions are listed.
-const MAX_DEF_FILES: usize = 32;
+const MAX_DEF_FILES: usize = 48;
+/// Ranked files whose definitions the map lists before the others, at most.
+const MAP_RANKED_DEFS: usize = 80;
 /// Most names listed for a directory of a top-ranked file.
 const MAX_LISTED: usize = 40;
 /// Most names listed because they share a word with the goal, in any one directory.
@@ -232,8 +234,35 @@ fn nearness(path: &str, words: &[String], sent: &[String], sent_dirs: &[&str]) -
     }
 }
 
-/// The files whose definitions the map lists, best first: the top-ranked not sent whole, then
-/// the nearest others ([`nearness`]), shallowest first; never a private one.
+/// Where a file stands among those whose definitions the map may list, best first: the code
+/// ranked among the first [`MAP_RANKED_DEFS`] (`position`) that was not sent, the nearest others
+/// ([`nearness`]), the code sent as windows (the model sees part of it already), and last what
+/// is not code a fix changes (tests, documentation, examples, vendored copies); `None`, none of
+/// these.
+fn def_place(
+    path: &str,
+    position: Option<usize>,
+    words: &[String],
+    focus: &Focus<'_>,
+    sent_dirs: &[&str],
+) -> Option<(u8, usize)> {
+    let sent = focus.sent.iter().any(|s| s == path);
+    let key = match position {
+        Some(i) if sent => (5, i),
+        Some(i) => (0, i),
+        None => {
+            let near = nearness(path, words, focus.sent, sent_dirs)?;
+            (near + 1, path.matches('/').count())
+        }
+    };
+    Some(if super::rank::is_secondary(path) {
+        (key.0 + 6, key.1)
+    } else {
+        key
+    })
+}
+
+/// The files whose definitions the map lists, best first ([`def_place`]); never a private one.
 fn def_files<'f>(
     files: &'f [(String, Oid)],
     words: &[String],
@@ -244,18 +273,19 @@ fn def_files<'f>(
         .iter()
         .map(|h| h.rsplit_once('/').map_or("", |(d, _)| d))
         .collect();
-    let top = |path: &str| focus.ranked.iter().position(|r| r == path);
+    let positions: HashMap<&str, usize> = focus
+        .everything
+        .iter()
+        .take(MAP_RANKED_DEFS)
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
     let mut ranked: Vec<(u8, usize, &str, Oid)> = files
         .iter()
         .filter(|(path, _)| defs::is_source(path) && !focus.sent_whole.iter().any(|w| w == path))
         .filter_map(|(path, id)| {
-            let key = match top(path) {
-                Some(i) => (0, i),
-                None => (
-                    nearness(path, words, focus.sent, &sent_dirs)? + 1,
-                    path.matches('/').count(),
-                ),
-            };
+            let position = positions.get(path.as_str()).copied();
+            let key = def_place(path, position, words, focus, &sent_dirs)?;
             Some((key.0, key.1, path.as_str(), *id))
         })
         .collect();
@@ -302,8 +332,13 @@ fn definitions(
     best
 }
 
+/// Files of the map that list the most definitions; each further group of as many lists half
+/// as many, down to one: the best-ranked files keep their detail when many files share the room.
+const GRADE: usize = 8;
+
 /// The definitions section with at most `per_file` definitions a file (those naming a goal word
-/// first), and whether every file fitted.
+/// first; half as many for each [`GRADE`] files before it, at least one), and whether every file
+/// fitted.
 fn render_definitions(
     found: &[(&str, Vec<String>)],
     per_file: usize,
@@ -311,7 +346,8 @@ fn render_definitions(
     chars: usize,
 ) -> (String, bool) {
     let mut out = String::new();
-    for (path, defs) in found {
+    for (index, (path, defs)) in found.iter().enumerate() {
+        let per_file = (per_file >> (index / GRADE).min(8)).max(1);
         let relevant = |d: &String| {
             let d = d.to_lowercase();
             words.iter().any(|w| d.contains(w.as_str()))
@@ -341,6 +377,68 @@ fn render_definitions(
 mod tests {
     use super::*;
     use crate::protocol::attributes::Attributes;
+
+    #[test]
+    fn the_map_lists_unsent_code_before_windows_sent_and_tests() {
+        let paths = [
+            "src/sent.rs",
+            "tests/cache_test.rs",
+            "src/second.rs",
+            "docs/example.rs",
+            "src/beside.rs",
+            "other/far.rs",
+        ];
+        let files: Vec<(String, Oid)> = paths
+            .iter()
+            .map(|p| (p.to_string(), Oid::ZERO_SHA1))
+            .collect();
+        let private = super::super::Private(Attributes::default());
+        let everything: Vec<String> = paths[..4].iter().map(|p| p.to_string()).collect();
+        let sent = ["src/sent.rs".to_string()];
+        let focus = Focus {
+            sent: &sent,
+            sent_whole: &[],
+            ranked: &everything,
+            everything: &everything,
+            private: &private,
+        };
+        let chosen: Vec<&str> = def_files(&files, &[], &focus)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        // The second-ranked code file first, then the one beside the file sent, then the file
+        // sent as windows, then the test and the documentation's example.
+        assert_eq!(
+            chosen,
+            [
+                "src/second.rs",
+                "src/beside.rs",
+                "src/sent.rs",
+                "tests/cache_test.rs",
+                "docs/example.rs"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_best_files_keep_more_definitions_when_many_share_the_room() {
+        let defs: Vec<String> = (0..10).map(|i| format!("fn f{i}()")).collect();
+        let paths: Vec<String> = (0..20).map(|i| format!("src/m{i:02}.rs")).collect();
+        let found: Vec<(&str, Vec<String>)> =
+            paths.iter().map(|p| (p.as_str(), defs.clone())).collect();
+        let (text, all) = render_definitions(&found, 4, &[], 100_000);
+        assert!(all);
+        let listed = |path: &str| {
+            let section = text.split(&format!("{path}\n")).nth(1).unwrap_or("");
+            section
+                .lines()
+                .take_while(|l| l.starts_with("  fn"))
+                .count()
+        };
+        assert_eq!(listed("src/m00.rs"), 4);
+        assert_eq!(listed("src/m08.rs"), 2);
+        assert_eq!(listed("src/m19.rs"), 1);
+    }
 
     #[test]
     fn a_large_directory_lists_its_best_ranked_and_goal_sharing_names_first() {

@@ -46,9 +46,26 @@ impl Pointed {
         self.order
     }
 
-    /// Paths of the tree the goal writes: whole files.
+    /// Paths of the tree the goal writes, whole or by their end: whole files.
     fn named(&mut self, snap: &Snapshot<'_>, goal: &str) {
-        for path in locate::named_paths(goal, &|p| snap.is_file(p)) {
+        let ending = |suffix: &str| {
+            if snap.is_file(suffix) {
+                return None; // a whole path: named_paths has it
+            }
+            let tail = format!("/{suffix}");
+            let mut found = snap.files().iter().filter(|(p, _)| p.ends_with(&tail));
+            match (found.next(), found.next()) {
+                (Some((p, _)), None) => Some(p.clone()),
+                _ => None,
+            }
+        };
+        let mut paths = locate::named_paths(goal, &|p| snap.is_file(p));
+        for path in locate::partial_paths(goal, &ending) {
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        for path in paths {
             let order = self.next();
             self.files
                 .entry(path)

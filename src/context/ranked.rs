@@ -158,11 +158,7 @@ impl Filler<'_> {
         let corpus = self.corpus;
         let allowed = |g: usize| {
             let path = &corpus.paths[g];
-            twins::may_have_twin(path)
-                && self.private.allows(path)
-                && !present(blocks, path)
-                && rank::is_code(path, corpus.text(g))
-                && !rank::is_test_path(&path.to_lowercase())
+            may_be_copy(path, corpus.text(g)) && self.private.allows(path) && !present(blocks, path)
         };
         let Some(twin) = twins::twin(corpus, f, best_first, &allowed) else {
             return;
@@ -182,6 +178,16 @@ impl Filler<'_> {
             self.push(block, blocks);
         }
     }
+}
+
+/// Whether a file may be sent as the copy of a part's code: C or C++ code of the project, not a
+/// test nor a library kept in the tree (a vendored header the single-header build also holds is
+/// not what a fix of the part changes).
+fn may_be_copy(path: &str, text: &[u8]) -> bool {
+    twins::may_have_twin(path)
+        && rank::is_code(path, text)
+        && !rank::is_test_path(&path.to_lowercase())
+        && !rank::is_vendored(path)
 }
 
 /// Ranked files that are not code (documentation, configuration, build metadata, licences,
@@ -280,6 +286,17 @@ fn whole_tree(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_is_the_projects_own_c_or_cpp_code() {
+        assert!(may_be_copy("single_include/lib/lib.hpp", b"int x;\n"));
+        assert!(!may_be_copy(
+            "include/lib/thirdparty/hedley/hedley.hpp",
+            b"int x;\n"
+        ));
+        assert!(!may_be_copy("tests/src/unit.cpp", b"int x;\n"));
+        assert!(!may_be_copy("src/lib.py", b"x = 1\n"));
+    }
 
     #[test]
     fn documents_and_tests_past_the_first_two_wait_behind_the_code() {

@@ -99,14 +99,31 @@ fn script(line: &str, from: &From<'_>) -> Vec<usize> {
             "/index.js",
             "/index.ts",
         ];
-        if let Some(f) = suffixes
+        let found = suffixes
             .iter()
             .find_map(|s| from.index.exact.get(format!("{joined}{s}").as_str()))
-        {
+            .or_else(|| typescript_source(&joined, from));
+        if let Some(f) = found {
             out.push(*f);
         }
     }
     out
+}
+
+/// The TypeScript source an ECMAScript module import names by its compiled name: TypeScript
+/// resolves `./schemas.js` to `schemas.ts` (and `.mjs` to `.mts`, `.cjs` to `.cts`, `.jsx` to
+/// `.tsx`).
+fn typescript_source<'a>(joined: &str, from: &'a From<'_>) -> Option<&'a usize> {
+    let (stem, ext) = joined.rsplit_once('.')?;
+    let ts = match ext {
+        "js" => "ts",
+        "mjs" => "mts",
+        "cjs" => "cts",
+        "jsx" => "tsx",
+        _ => return None,
+    };
+    let found = from.index.exact.get(format!("{stem}.{ts}").as_str());
+    found.or_else(|| (ext == "js").then(|| from.index.exact.get(format!("{stem}.tsx").as_str()))?)
 }
 
 fn rust(line: &str, from: &From<'_>) -> Vec<usize> {
@@ -274,6 +291,16 @@ mod tests {
             .into_iter()
             .map(|i| owned[i].clone())
             .collect()
+    }
+
+    #[test]
+    fn a_typescript_module_imported_by_its_compiled_name_resolves_to_its_source() {
+        let paths = ["src/v4/external.ts", "src/v4/schemas.ts", "src/v4/view.tsx"];
+        let text = "export * from \"./schemas.js\";\nimport { V } from './view.js';\n";
+        assert_eq!(
+            resolved(&paths, "src/v4/external.ts", text),
+            ["src/v4/schemas.ts", "src/v4/view.tsx"]
+        );
     }
 
     #[test]

@@ -340,6 +340,9 @@ fn generated_text(text: &[u8], p: &Parts<'_>, named: &Named<'_>) -> Option<(f64,
 const LARGE_CODE: usize = 512 * 1024;
 const LARGE_OTHER: usize = 128 * 1024;
 
+/// The reason a very large file ranks low.
+pub(super) const VERY_LARGE: &str = "very large file";
+
 /// A very large file, unless the goal names it: tests, data and headers from 128 KB, other
 /// code from 512 KB.
 fn very_large(p: &Parts<'_>, size: usize, named: &Named<'_>) -> Option<(f64, &'static str)> {
@@ -349,7 +352,7 @@ fn very_large(p: &Parts<'_>, size: usize, named: &Named<'_>) -> Option<(f64, &'s
     } else {
         LARGE_OTHER
     };
-    (size > limit && !named.file(p) && !named.word(p.stem)).then_some((0.3, "very large file"))
+    (size > limit && !named.file(p) && !named.word(p.stem)).then_some((0.3, VERY_LARGE))
 }
 
 /// Extensions of text that is code or configuration, besides the languages [`super::defs`]
@@ -466,6 +469,27 @@ pub fn is_code(path: &str, text: &[u8]) -> bool {
     }
 }
 
+/// Whether a path is of a kind that ranks low whatever the goal says of it (a test, a mock,
+/// documentation, an example under `docs/`, a vendored or generated copy, a manual, data): what a
+/// fix seldom changes, read from the path alone.
+pub fn is_secondary(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let p = Parts::of(&lower);
+    let query = Query::default();
+    let named = Named { query: &query };
+    CHECKS.iter().any(|check| check(&p, &named).is_some())
+}
+
+/// Whether a path is someone else's code kept in the tree: under a vendored directory
+/// (`vendor/`, `third_party/`, `thirdparty/`, …) or a test framework copied in (`catch.hpp`).
+pub fn is_vendored(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let p = Parts::of(&lower);
+    let query = Query::default();
+    let named = Named { query: &query };
+    directory(&p, &named).is_some_and(|d| d.1 == "vendored") || test_framework(&p, &named).is_some()
+}
+
 /// Whether a (lowercase) path is a test file.
 pub fn is_test_path(lower: &str) -> bool {
     let (dirs, name) = lower.rsplit_once('/').unwrap_or(("", lower));
@@ -497,6 +521,29 @@ mod tests {
             .into_iter()
             .map(|d| d.1)
             .collect()
+    }
+
+    #[test]
+    fn vendored_libraries_and_test_frameworks_are_someone_elses_code() {
+        assert!(is_vendored("include/lib/thirdparty/hedley/hedley.hpp"));
+        assert!(is_vendored("tests/catch.hpp"));
+        assert!(!is_vendored("single_include/lib/lib.hpp"));
+        assert!(!is_vendored("src/amalgamation/lib.c"));
+    }
+
+    #[test]
+    fn tests_documentation_and_vendored_copies_are_secondary_by_their_path() {
+        for path in [
+            "tests/unit.cpp",
+            "docs/examples/object.cpp",
+            "vendor/lib/x.go",
+            "src/Handler/MockHandler.php",
+        ] {
+            assert!(is_secondary(path), "{path}");
+        }
+        for path in ["src/json.hpp", "lib/sinatra/base.rb", "Makefile"] {
+            assert!(!is_secondary(path), "{path}");
+        }
     }
 
     #[test]

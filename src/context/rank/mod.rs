@@ -33,7 +33,7 @@ use super::corpus::Corpus;
 use super::defs::{Lang, lang};
 use super::query::{Query, Term, split_identifier, stem};
 
-pub use kinds::{is_code, is_test_path};
+pub use kinds::{is_code, is_secondary, is_test_path, is_vendored};
 #[cfg(test)]
 pub use matcher::Mark;
 pub use matcher::{Anchor, Matcher};
@@ -155,6 +155,9 @@ pub fn rank(
     for (f, path) in corpus.paths.iter().enumerate() {
         if score[f] > 0.0 {
             for (factor, why) in kinds::demotion(path, corpus.text(f), query) {
+                if why == kinds::VERY_LARGE && edited_often(history, path) {
+                    continue;
+                }
                 score[f] *= factor;
                 ev.parts[f].push((0.0, why.to_string()));
             }
@@ -364,6 +367,21 @@ impl<'c> Evidence<'c> {
         }
         score
     }
+}
+
+/// Commits of the base's recent history that a very large file must have changed in to rank as
+/// the project's own code — a header it maintains by hand, or the single-header build it
+/// regenerates with every change — rather than a copy it keeps of someone else's.
+const EDITED_COMMITS: usize = 5;
+
+/// Whether `path` changed in at least [`EDITED_COMMITS`] commits of `history`.
+fn edited_often(history: &[Vec<String>], path: &str) -> bool {
+    history
+        .iter()
+        .filter(|paths| paths.iter().any(|p| p == path))
+        .take(EDITED_COMMITS)
+        .count()
+        >= EDITED_COMMITS
 }
 
 /// Whether definitions of `term` say anything in a tree of `n` files, where `defined_in` files

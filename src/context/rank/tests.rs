@@ -502,3 +502,31 @@ fn a_word_on_every_line_of_a_file_anchors_less_than_one_it_uses_once() {
         .map(|a| a.line);
     assert_eq!(best, Some(401), "{anchors:?}");
 }
+
+#[test]
+fn a_very_large_header_the_history_edits_often_ranks_as_code() {
+    let big = format!("#pragma once\n{}", "int filler_value_xyz;\n".repeat(7_000));
+    let files = [
+        ("include/lib/big.hpp", format!("{big}void parse_token();\n")),
+        ("include/lib/small.hpp", "// parse\nint x;\n".to_string()),
+    ];
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    let c = corpus(&files);
+    let q = Query::of("parse_token", &[]);
+    let score = |history: &[Vec<String>]| {
+        let r = rank(&c, &q, history, &|_| true);
+        let big = r.files.iter().find(|f| f.path == "include/lib/big.hpp");
+        big.map(|f| (f.score, f.reasons.iter().any(|w| w == "very large file")))
+    };
+    let (kept, demoted) = score(&[]).unwrap_or_default();
+    assert!(demoted, "a copy kept as it is ranks low");
+    let edited: Vec<Vec<String>> = (0..EDITED_COMMITS)
+        .map(|_| vec!["include/lib/big.hpp".to_string()])
+        .collect();
+    let (edited_score, demoted) = score(&edited).unwrap_or_default();
+    assert!(
+        !demoted,
+        "a header edited in every commit is the project's own"
+    );
+    assert!(edited_score > kept * 3.0, "{edited_score} vs {kept}");
+}
