@@ -626,21 +626,32 @@ done
 [ "$fail" = 0 ]
 "#;
 
-#[test]
-fn cargo_test_lines_are_read_per_test() {
-    let repo = TestRepo::with_files(&[
+/// A repository with three tests' worth of code (`adds`, `divides`, `parses`, as the checks
+/// above print them) and `check` as check.sh.
+fn three_tests(check: &str) -> TestRepo {
+    TestRepo::with_files(&[
         (
             "lib.rs",
             "fn add(a: i32, b: i32) -> i32 { a + b }\nfn parse() {}\nfn div() {}\n",
         ),
-        ("check.sh", CARGO_TEST),
-    ]);
-    let fix = repo.plan_id(
+        ("check.sh", check),
+    ])
+}
+
+/// A plan that fixes `divides` and breaks `parses`.
+fn checked_div(repo: &TestRepo) -> String {
+    repo.plan_id(
         "use checked_div",
         &serde_json::json!({"summary": "s", "actions": [{"kind": "UPDATE_FILE", "path": "lib.rs",
             "content": "fn add(a: i32, b: i32) -> i32 { a + b }\nfn div() { 1i32.checked_div(0); }\n"}]})
         .to_string(),
-    );
+    )
+}
+
+#[test]
+fn cargo_test_lines_are_read_per_test() {
+    let repo = three_tests(CARGO_TEST);
+    let fix = checked_div(&repo);
     let run = repo.papayu(["--json", "apply", &fix, "--check", "sh check.sh"]);
     let out = run.json_err("ERR_CHECK_FAILED");
     assert_eq!(out["verdict"]["fixes"], 1, "{out}");
@@ -939,19 +950,8 @@ fn googletest_ctest_jest_surefire_and_dotnet_lines_are_read_per_test() {
         ),
     ];
     for (pass, fail, broken) in runners {
-        let repo = TestRepo::with_files(&[
-            (
-                "lib.rs",
-                "fn add(a: i32, b: i32) -> i32 { a + b }\nfn parse() {}\nfn div() {}\n",
-            ),
-            ("check.sh", ANY_RUNNER),
-        ]);
-        let fix = repo.plan_id(
-            "use checked_div",
-            &serde_json::json!({"summary": "s", "actions": [{"kind": "UPDATE_FILE", "path": "lib.rs",
-                "content": "fn add(a: i32, b: i32) -> i32 { a + b }\nfn div() { 1i32.checked_div(0); }\n"}]})
-            .to_string(),
-        );
+        let repo = three_tests(ANY_RUNNER);
+        let fix = checked_div(&repo);
         let check = format!("sh check.sh '{pass}' '{fail}'");
         let run = repo.papayu(["--json", "apply", &fix, "--check", &check]);
         let out = run.json_err("ERR_CHECK_FAILED");
@@ -979,21 +979,10 @@ done
 
 #[test]
 fn reports_maven_writes_are_read_per_test_and_an_earlier_runs_never() {
-    let repo = TestRepo::with_files(&[
-        (
-            "lib.rs",
-            "fn add(a: i32, b: i32) -> i32 { a + b }\nfn parse() {}\nfn div() {}\n",
-        ),
-        ("check.sh", SUREFIRE),
-    ]);
+    let repo = three_tests(SUREFIRE);
     // target/ is kept from one check to the next, so an earlier run's reports stay there.
     repo.git(["config", "papayu.checkCache", "target"]).ok();
-    let fix = repo.plan_id(
-        "use checked_div",
-        &serde_json::json!({"summary": "s", "actions": [{"kind": "UPDATE_FILE", "path": "lib.rs",
-            "content": "fn add(a: i32, b: i32) -> i32 { a + b }\nfn div() { 1i32.checked_div(0); }\n"}]})
-        .to_string(),
-    );
+    let fix = checked_div(&repo);
     let out = repo
         .papayu(["--json", "apply", &fix, "--check", "sh check.sh"])
         .json_err("ERR_CHECK_FAILED");
