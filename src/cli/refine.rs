@@ -5,7 +5,6 @@ use git_papayu::engine::check::CheckChoice;
 use git_papayu::service::refine::{self, Outcome, Refine, Refinement};
 use git_papayu::service::rounds::Ended;
 use git_papayu::store::Store;
-use git_papayu::{Code, Problem};
 
 use super::plan::non_empty;
 use super::{CliError, CliResult, ui};
@@ -78,7 +77,7 @@ pub fn run(args: RefineArgs) -> CliResult {
     let refined = refine::refine(&super::observer::service(&store, &config), request)?;
     ui::data(&refined);
     match &refined.rounds {
-        Some(ended) => rounds_ended(ended),
+        Some(ended) => rounds_ended(&refined, ended),
         None => closing(&refined, configured),
     }
 }
@@ -114,55 +113,36 @@ fn closing(refined: &Refinement, configured: bool) -> CliResult {
             Ok(())
         }
         Outcome::CheckFailed => {
-            let (Some(report), Some(verdict)) = (&refined.check, &refined.verdict) else {
-                return Err(
-                    Problem::new(Code::Internal, "a failed check without its report").into(),
-                );
-            };
-            if !ui::json_mode() {
+            if let (Some(report), false) = (&refined.check, ui::json_mode()) {
                 ui::status(&format!(
                     "--- last lines of `{}` ---\n{}\n---",
                     report.command, report.output_tail
                 ));
             }
-            Err(CliError::from(
-                Problem::new(
-                    Code::CheckFailed,
-                    format!(
-                        "check `{}` failed ({}); {} was not {} and the refinement {id} is marked failed",
-                        report.command,
-                        verdict.line(),
-                        refined.branch,
-                        if refined.creates { "created" } else { "moved" },
-                    ),
-                )
-                .with_hint(format!(
-                    "refine it again from where it failed: git papayu refine {id} \"…\""
-                )),
-            ))
+            failed(refined)
         }
     }
 }
 
+/// The refinement's failure as the command's error; the check's output was shown already.
+fn failed(refined: &Refinement) -> CliResult {
+    match refined.failure() {
+        Some(mut problem) => {
+            problem.detail = None;
+            Err(CliError::from(problem))
+        }
+        None => Ok(()),
+    }
+}
+
 /// How `refine --rounds N` ended, on the terminal.
-fn rounds_ended(ended: &Ended) -> CliResult {
-    let last = &ended.last[..10.min(ended.last.len())];
+fn rounds_ended(refined: &Refinement, ended: &Ended) -> CliResult {
     if ended.reached {
+        let last = &ended.last[..10.min(ended.last.len())];
         ui::outln(&format!(
             "Rounds ended with plan {last}: {}",
             ended.verdict.line()
         ));
-        return Ok(());
     }
-    Err(Problem::new(
-        Code::CheckFailed,
-        format!(
-            "after {} rounds the check still leaves tests failing (last round {last}: {})",
-            ended.round, ended.stopped
-        ),
-    )
-    .with_hint(format!(
-        "see git papayu show {last}; refine it with git papayu refine {last} \"…\""
-    ))
-    .into())
+    failed(refined)
 }

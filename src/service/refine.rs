@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::codes::Problems;
+use crate::codes::{Code, Problem, Problems};
 use crate::engine::check::{CheckChoice, CheckReport};
 use crate::engine::refine::{self, Refined};
 use crate::executor::FileChange;
@@ -118,6 +118,47 @@ fn first_round(refined: &Refined) -> Option<FirstRound> {
 }
 
 impl Refinement {
+    /// Why the refinement did not reach its goal, as an error with the check's last output as
+    /// its detail: its check failed (the branch did not move), or its fix rounds ended with
+    /// tests still failing. `None` when it committed, changed nothing, or its rounds passed.
+    pub fn failure(&self) -> Option<Problem> {
+        let id = self.plan.short_id();
+        if let Some(ended) = &self.rounds {
+            let last = &ended.last[..10.min(ended.last.len())];
+            return (!ended.reached).then(|| {
+                Problem::new(
+                    Code::CheckFailed,
+                    format!(
+                        "after {} rounds the check still leaves tests failing (last round {last}: {})",
+                        ended.round, ended.stopped
+                    ),
+                )
+                .with_hint(format!(
+                    "see git papayu show {last}; refine it with git papayu refine {last} \"…\""
+                ))
+            });
+        }
+        let (Outcome::CheckFailed, Some(report), Some(verdict)) =
+            (self.outcome, &self.check, &self.verdict)
+        else {
+            return None;
+        };
+        let problem = Problem::new(
+            Code::CheckFailed,
+            format!(
+                "check `{}` failed ({}); {} was not {} and the refinement {id} is marked failed",
+                report.command,
+                verdict.line(),
+                self.branch,
+                if self.creates { "created" } else { "moved" },
+            ),
+        )
+        .with_hint(format!(
+            "refine it again from where it failed: git papayu refine {id} \"…\""
+        ));
+        Some(problem.with_detail(report.output_tail.clone()))
+    }
+
     /// The report of `refined`, a round on top of `target`.
     fn of(refined: Refined, target: refine::Target) -> Refinement {
         let (outcome, planned, commit, check) = match refined {

@@ -866,8 +866,8 @@ fn a_refinement_stores_and_reports_the_same_through_the_cli_and_mcp() {
     .to_string();
     let project = || {
         let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
-        repo.git(["config", "papayu.checkCommand", "test -f b.txt"])
-            .ok();
+        let check = "test -f b.txt || { echo b.txt is gone; exit 1; }";
+        repo.git(["config", "papayu.checkCommand", check]).ok();
         let dir = tempfile::tempdir().unwrap();
         let first = dir.path().join("first.json");
         std::fs::write(&first, answer("b.txt", "x\n")).unwrap();
@@ -878,15 +878,22 @@ fn a_refinement_stores_and_reports_the_same_through_the_cli_and_mcp() {
     };
 
     let cli = project();
-    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&better)]);
+    // The second answer deletes b.txt: the check (`test -f b.txt`) fails.
+    let drop = json!({"summary": "drop b", "actions": [{"kind": "DELETE_FILE", "path": "b.txt"}]})
+        .to_string();
+    let answers = || vec![fake_llm::openai_chat(&better), fake_llm::openai_chat(&drop)];
+    let fake = FakeLlm::start(answers());
     let mut env = common::compat_env(&fake);
     env.push(("PAPAYU_PROTOCOL_VERSION".into(), "1".into()));
     let run = common::run_with_env(&cli, &["--json", "refine", "add a second line"], &env).ok();
     let by_cli = without_envelope(&run.stdout);
+    let failed = common::run_with_env(&cli, &["--json", "refine", "drop it"], &env);
+    let failed: Value = failed.json_err("ERR_CHECK_FAILED");
+    assert_eq!(failed["commit"], Value::Null, "{failed}");
 
     let mcp = project();
     let before = users_side(&mcp);
-    let fake = FakeLlm::start(vec![fake_llm::openai_chat(&better)]);
+    let fake = FakeLlm::start(answers());
     let url = format!("{}/v1", fake.url());
     let mut client = Client::start(
         &mcp,
@@ -908,6 +915,39 @@ fn a_refinement_stores_and_reports_the_same_through_the_cli_and_mcp() {
         "ERR_PLAN_NOT_FOUND",
     );
     let by_agent = report_of(client.ok("papayu_refine", json!({"feedback": "add a second line"})));
+    // A refinement whose check fails is a tool error, as the command's is, with the check's
+    // last output; the branch stays where it was.
+    let tip = mcp.rev(by_agent["branch"].as_str().unwrap());
+    let refused = client.error(
+        "papayu_refine",
+        json!({"feedback": "drop it"}),
+        "ERR_CHECK_FAILED",
+    );
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("test -f b.txt"),
+        "{refused}"
+    );
+    let start = |reason: &Value| {
+        reason
+            .as_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        start(&refused["reason"]),
+        start(&failed["errors"][0]["reason"])
+    );
+    assert_eq!(
+        refused["problems"][0]["detail"], "b.txt is gone",
+        "the check's output comes with it: {refused}"
+    );
+    assert_eq!(mcp.rev(by_agent["branch"].as_str().unwrap()), tip);
     client.finish();
     assert_eq!(users_side(&mcp), before, "the user's side is untouched");
 
@@ -920,14 +960,14 @@ fn a_refinement_stores_and_reports_the_same_through_the_cli_and_mcp() {
         mcp.git(["show", &format!("{branch}:b.txt")]).ok().stdout,
         "x\ny\n"
     );
-    // The same plans (the proposal, refined, and its refinement), traces and trees.
+    // The same plans (the proposal, refined; its refinement; the failed one), traces and trees.
     let (cli_plans, cli_traces, cli_trees) = what_was_stored(&cli);
     let (mcp_plans, mcp_traces, mcp_trees) = what_was_stored(&mcp);
     assert_eq!(mcp_plans, cli_plans);
     assert_eq!(mcp_traces, cli_traces);
     assert_eq!(mcp_trees, cli_trees);
     assert!(mcp_traces.contains(&"refine".to_string()), "{mcp_traces:?}");
-    assert_eq!(mcp_plans.len(), 2, "{mcp_plans:?}");
+    assert_eq!(mcp_plans.len(), 3, "{mcp_plans:?}");
 }
 
 #[test]

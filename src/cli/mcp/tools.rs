@@ -93,7 +93,9 @@ pub fn all() -> Vec<Tool> {
                  base, recorded as a new plan and committed on the same papayu/* branch, which \
                  moves only when the check passes. Returns {{plan, refines, branch, commit, \
                  changes, check, verdict}}, with `rounds` when more than one was asked for; \
-                 `commit` is null when the answer changed nothing or the check failed. {NO_MERGE}"
+                 `commit` is null when the answer changed nothing. A failed check (or rounds \
+                 that end with tests still failing) is a tool error ERR_CHECK_FAILED with the \
+                 check's last output; the refinement stays stored, marked failed. {NO_MERGE}"
             ),
             json!({
                 "id": {"type": "string", "description": "The plan to refine: a plan id (a unique prefix of at least 4 hex digits) or its proposal branch; default: the newest plan on HEAD."},
@@ -400,7 +402,15 @@ fn refine(arguments: &JsonObject) -> Answer {
         choice: CheckChoice::Configured,
         rounds,
     };
-    serve(|service| refine::refine(service, request))
+    // A failed check is a tool error, as for a proposal: its code, reason and the check's
+    // last output; the refinement stays stored, marked failed.
+    serve(|service| {
+        let refined = refine::refine(service, request)?;
+        match refined.failure() {
+            Some(problem) => Err(vec![problem]),
+            None => Ok(refined),
+        }
+    })
 }
 
 fn list(arguments: &JsonObject) -> Answer {
