@@ -41,6 +41,10 @@ pub(super) fn structure(
             }
         }
         if place < CALLS_FROM_TOP {
+            for barrel in super::barrels::of(corpus, path, f, &index) {
+                let why = format!("re-exports {path}");
+                passed.push((barrel, score[f] * super::barrels::SHARE, why));
+            }
             for (callee, name, definers) in super::calls::callees(corpus, f) {
                 let why = format!("defines {name}, called by {path}");
                 passed.push((callee, score[f] * CALL_SHARE / definers as f64, why));

@@ -16,6 +16,7 @@
 //! tests and documentation somewhat lower. Everything is read from the tree's [`Corpus`], which
 //! is cached per tree id, so ranking costs one scan of text already in memory.
 
+mod barrels;
 mod calls;
 mod cochange;
 mod graph;
