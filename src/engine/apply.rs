@@ -268,7 +268,6 @@ fn run_proposal(
         progress(Progress::WaitingForSlot(n))
     })?;
     let mut reader = Reader::default();
-    let began = std::time::SystemTime::now();
     let result = check::run(
         store,
         &slot,
@@ -281,7 +280,7 @@ fn run_proposal(
             progress(Progress::Output(chunk));
         },
     )?;
-    Ok((result, sources.observed(&slot, reader, began)))
+    Ok((result, sources.observed(&slot, reader)))
 }
 
 /// The tests that newly fail with the proposal: they passed at the base, or are new. These are

@@ -12,20 +12,17 @@
 //! the run every proposal is judged against.
 
 use std::path::{Component, Path, PathBuf};
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use sha2::{Digest, Sha256};
 
 use super::check::{self, CheckSettings, ResolvedCheck};
-use super::results::{self, Observed, Reader, Tests};
+use super::results::{Observed, Reader, Tests};
 use crate::codes::{Code, Problem};
 use crate::settings::Settings;
 use crate::store::worktree::{self, Slot, SlotKind};
 use crate::store::{Oid, Store, StoreError};
 use crate::verdict::BaseRun;
-
-/// The largest JUnit report read; a bigger one is left unread (exit status only).
-const MAX_JUNIT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Where per-test results come from besides the output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -60,15 +57,15 @@ impl Sources {
         Ok(Sources { junit: Some(path) })
     }
 
-    /// What a check that ran in `slot` from `started` on showed: the JUnit report's tests
-    /// when one is configured and written, else those of the reports Maven or Gradle wrote
-    /// during the check (`engine::reports`), else what its output said; and whether its
-    /// output said the tests never ran.
-    pub fn observed(&self, slot: &Slot, output: Reader, started: SystemTime) -> Observed {
+    /// What a check that just ran in `slot` showed: the JUnit report's tests when one is
+    /// configured and written, else those of the reports Maven or Gradle wrote
+    /// (`engine::reports`), else what its output said; and whether its output said the tests
+    /// never ran.
+    pub fn observed(&self, slot: &Slot, output: Reader) -> Observed {
         let mut seen = output.observed();
         let reports = match self.junit.as_deref() {
             Some(path) => read_junit(&slot.path, path).unwrap_or_default(),
-            None => super::reports::fresh(&slot.path, started),
+            None => super::reports::fresh(&slot.path),
         };
         if !reports.is_empty() {
             seen.tests = reports;
@@ -79,12 +76,7 @@ impl Sources {
 
 fn read_junit(top: &Path, relative: &Path) -> Option<Tests> {
     let path = super::reports::inside(top, relative)?;
-    let meta = std::fs::symlink_metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_JUNIT_BYTES {
-        return None;
-    }
-    let bytes = std::fs::read(&path).ok()?;
-    Some(results::from_junit(&String::from_utf8_lossy(&bytes)))
+    super::reports::read(&path, super::reports::MAX_BYTES).map(|(tests, _)| tests)
 }
 
 /// Bumped when what a base run records changes meaning.
@@ -185,7 +177,6 @@ pub fn run_now(
 ) -> Result<(BaseRun, bool), StoreError> {
     let slot = worktree::acquire(store, SlotKind::Base, &mut |_| {})?;
     let started = Instant::now();
-    let began = SystemTime::now();
     let mut reader = Reader::default();
     let report = check::run(
         store,
@@ -199,7 +190,7 @@ pub fn run_now(
             events(BaseRunEvent::Output(chunk));
         },
     )?;
-    let seen = sources.observed(&slot, reader, began);
+    let seen = sources.observed(&slot, reader);
     let run = BaseRun {
         passed: report.passed,
         exit_code: report.exit_code,

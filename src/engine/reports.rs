@@ -5,12 +5,10 @@
 //! by test without any setting.
 //!
 //! Only a report the check itself wrote is read: every report there is deleted before the check
-//! runs (one left in a kept directory, or one the tree itself holds), and one modified before
-//! the check started is not read, so a run is never judged by an earlier run's results, nor by
-//! results a proposal wrote into its own tree.
+//! runs (one left in a kept directory, or one the tree itself holds), so a run is never judged
+//! by an earlier run's results, nor by results a proposal wrote into its own tree.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use super::results::{self, Tests};
 
@@ -21,37 +19,37 @@ const REPORT_DIRS: &[&str] = &[
     "build/test-results",
 ];
 
-/// The most report files read, and bytes in all: a runaway build cannot make papayu read
-/// without end.
+/// The most report files read, and bytes in all (the configured report's limit too): a runaway
+/// build cannot make papayu read without end; a bigger report is left unread (exit status only).
 const MAX_FILES: usize = 5_000;
-const MAX_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The tests of every report under `top` written at or after `since`; empty when there is none.
-pub fn fresh(top: &Path, since: SystemTime) -> Tests {
-    let since = whole_seconds(since);
+/// The tests of every report under `top` (the check ran since they were all deleted), within
+/// [`MAX_FILES`] files and [`MAX_BYTES`] in all; empty when there is none.
+pub fn fresh(top: &Path) -> Tests {
     let mut tests = Tests::new();
     let mut budget = MAX_BYTES;
     for file in report_files(top).into_iter().take(MAX_FILES) {
-        let Ok(meta) = std::fs::symlink_metadata(&file) else {
-            continue;
-        };
-        let written = meta.modified().map(whole_seconds).unwrap_or(0);
-        if !meta.is_file() || written < since || meta.len() > budget {
-            continue;
-        }
-        budget -= meta.len();
-        if let Ok(bytes) = std::fs::read(&file) {
-            tests.extend(results::from_junit(&String::from_utf8_lossy(&bytes)));
+        if let Some((read, size)) = read(&file, budget) {
+            budget -= size;
+            tests.extend(read);
         }
     }
     tests
 }
 
-/// Seconds since the epoch: timestamps are compared in whole seconds, as coarse file systems
-/// keep them.
-fn whole_seconds(time: SystemTime) -> u64 {
-    time.duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+/// The tests of the JUnit report at `path`, and its size, when it is a regular file (a symbolic
+/// link is not followed) of at most `limit` bytes.
+pub fn read(path: &Path, limit: u64) -> Option<(Tests, u64)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > limit {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    Some((
+        results::from_junit(&String::from_utf8_lossy(&bytes)),
+        meta.len(),
+    ))
 }
 
 /// `TEST-*.xml` in the report directories of `top` and of its subdirectories (the modules of
@@ -132,7 +130,6 @@ fn xml_reports(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     fn report(dir: &Path, name: &str, case: &str, failed: bool) {
         std::fs::create_dir_all(dir).unwrap();
@@ -149,7 +146,6 @@ mod tests {
     #[test]
     fn reports_of_maven_gradle_and_their_modules_are_read() {
         let top = tempfile::tempdir().unwrap();
-        let started = SystemTime::now() - Duration::from_secs(5);
         report(
             &top.path().join("target/surefire-reports"),
             "TEST-a.xml",
@@ -168,7 +164,7 @@ mod tests {
             "ignored",
             false,
         );
-        let tests: Vec<(String, bool)> = fresh(top.path(), started).into_iter().collect();
+        let tests: Vec<(String, bool)> = fresh(top.path()).into_iter().collect();
         assert_eq!(
             tests,
             vec![
@@ -202,18 +198,5 @@ mod tests {
             inside(top.path(), Path::new("real/junit.xml")),
             Some(top.path().join("real/junit.xml"))
         );
-    }
-
-    #[test]
-    fn a_report_older_than_the_check_is_not_read() {
-        let top = tempfile::tempdir().unwrap();
-        report(
-            &top.path().join("target/surefire-reports"),
-            "TEST-a.xml",
-            "adds",
-            true,
-        );
-        let later = SystemTime::now() + Duration::from_secs(5);
-        assert!(fresh(top.path(), later).is_empty());
     }
 }

@@ -404,6 +404,11 @@ fn a_five_megabyte_goal_is_refused_as_the_cli_refuses_it_and_nothing_is_stored()
     );
     assert!(refused["problems"][0]["hint"].is_string(), "{refused}");
     client.error("papayu_context", json!({"goal": goal}), "ERR_GOAL_TOO_LONG");
+    client.error(
+        "papayu_refine",
+        json!({"feedback": goal, "id": "papayu/x"}),
+        "ERR_GOAL_TOO_LONG",
+    );
     // Just within the limit is a goal like any other.
     let fits = "Add b. ".repeat(16 * 1024 / 7);
     client.ok("papayu_context", json!({"goal": fits}));

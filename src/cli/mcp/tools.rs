@@ -389,8 +389,8 @@ fn repro_arg(arguments: &JsonObject, agent: &str) -> Result<Option<Source>, Vec<
 }
 
 fn refine(arguments: &JsonObject) -> Answer {
+    // Its length is checked by the refinement, as the command's is.
     let feedback = required(arguments, "feedback")?.to_string();
-    plan::check_goal("feedback", &feedback)?;
     let plan = text_arg(arguments, "id")?.map(str::to_string);
     let rounds = rounds_arg(arguments)?.unwrap_or(1);
     // The check is the user's own, as for a proposal: an agent cannot choose or skip it.
