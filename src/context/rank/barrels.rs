@@ -20,36 +20,39 @@ const NAMES: &[&str] = &[
 /// The share of a re-exported file's score its barrel receives.
 pub(super) const SHARE: f64 = 0.3;
 
-/// The barrel files beside `path` or one directory up that re-export it.
+/// The languages whose packages keep such lists, by extension.
+const EXTENSIONS: &[&str] = &["ts", "tsx", "mts", "js", "jsx", "mjs", "py", "rs"];
+
+/// The barrel files beside `path` or one directory up that re-export it: looked up by name,
+/// never by a scan of the tree.
 pub(super) fn of(corpus: &Corpus, path: &str, f: usize, index: &PathIndex<'_>) -> Vec<usize> {
     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-    let up = dir.rsplit_once('/').map_or("", |(d, _)| d);
     let mut dirs = vec![dir];
     if !dir.is_empty() {
-        dirs.push(up);
+        dirs.push(dir.rsplit_once('/').map_or("", |(d, _)| d));
     }
     let mut found = Vec::new();
     for d in dirs {
-        for (g, candidate) in index.paths.iter().enumerate() {
-            if g == f || !is_named_barrel(candidate, d) {
-                continue;
-            }
-            let text = String::from_utf8_lossy(corpus.text(g));
-            if mostly_exports(&text)
-                && super::imports::imports(candidate, &text, index).contains(&f)
-            {
-                found.push(g);
+        for name in NAMES {
+            for ext in EXTENSIONS {
+                let candidate = match d {
+                    "" => format!("{name}.{ext}"),
+                    d => format!("{d}/{name}.{ext}"),
+                };
+                let Some(&g) = index.exact.get(candidate.as_str()) else {
+                    continue;
+                };
+                let text = String::from_utf8_lossy(corpus.text(g));
+                if g != f
+                    && mostly_exports(&text)
+                    && super::imports::imports(&candidate, &text, index).contains(&f)
+                {
+                    found.push(g);
+                }
             }
         }
     }
     found
-}
-
-/// Whether `path` is directly in `dir` and named as barrels are.
-fn is_named_barrel(path: &str, dir: &str) -> bool {
-    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
-    let stem = name.split('.').next().unwrap_or(name);
-    parent == dir && NAMES.contains(&stem)
 }
 
 /// The ways a line of a list of re-exports begins.
@@ -108,14 +111,5 @@ mod tests {
         let code = "import { x } from \"./x\";\nexport function run() {\n  const a = x();\n  return a + 1;\n}\n";
         assert!(!mostly_exports(code));
         assert!(!mostly_exports(""));
-    }
-
-    #[test]
-    fn barrels_are_named_as_packages_name_them_in_the_directory_asked() {
-        assert!(is_named_barrel("src/index.ts", "src"));
-        assert!(is_named_barrel("pkg/__init__.py", "pkg"));
-        assert!(is_named_barrel("lib.rs", ""));
-        assert!(!is_named_barrel("src/types/index.ts", "src"));
-        assert!(!is_named_barrel("src/parse.ts", "src"));
     }
 }

@@ -530,3 +530,56 @@ fn a_very_large_header_the_history_edits_often_ranks_as_code() {
     );
     assert!(edited_score > kept * 3.0, "{edited_score} vs {kept}");
 }
+
+#[test]
+fn the_barrel_that_re_exports_the_best_file_follows_it() {
+    let filler: Vec<(String, String)> = (0..30)
+        .map(|i| {
+            (
+                format!("lib/other{i:02}.ts"),
+                format!("export function other{i}() {{ return {i}; }}\n"),
+            )
+        })
+        .collect();
+    let mut files: Vec<(&str, &str)> = filler
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    files.extend([
+        (
+            "src/schemas/string.ts",
+            "export function trimmedString(value: string) {\n  return value.trim();\n}\n",
+        ),
+        (
+            "src/schemas/index.ts",
+            "export * from \"./string.js\";\nexport * from \"./number.js\";\n",
+        ),
+        ("src/schemas/number.ts", "export const zero = 0;\n"),
+        // Beside the file too, but code that merely imports it: no barrel.
+        (
+            "src/schemas/exports.ts",
+            "import { trimmedString } from \"./string.js\";\nexport function run() {\n  const a = trimmedString(\" x \");\n  return a;\n}\n",
+        ),
+    ]);
+    let c = corpus(&files);
+    let r = rank(
+        &c,
+        &Query::of("add trimmedString variants", &[]),
+        &[],
+        &|_| true,
+    );
+    let reasons = |path: &str| -> Vec<String> {
+        r.files
+            .iter()
+            .find(|f| f.path == path)
+            .map(|f| f.reasons.clone())
+            .unwrap_or_default()
+    };
+    let got = reasons("src/schemas/index.ts");
+    assert!(
+        got.iter().any(|r| r == "re-exports src/schemas/string.ts"),
+        "{got:?}"
+    );
+    let got = reasons("src/schemas/exports.ts");
+    assert!(!got.iter().any(|r| r.starts_with("re-exports")), "{got:?}");
+}
