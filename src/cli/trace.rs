@@ -9,7 +9,7 @@ use git_papayu::store::Store;
 use git_papayu::trace::{Trace, report};
 use git_papayu::{Code, Problem};
 
-use super::{CliError, CliResult, render, ui};
+use super::{CliResult, render, ui};
 
 /// Inspect traces (`.git/papayu/traces`): show one, replay it through today's code, report
 /// protocol metrics, or make a golden case of it.
@@ -90,13 +90,13 @@ pub fn run(args: TraceArgs) -> CliResult {
         }
         TraceCommand::Replay { trace_id } => replay(&service, &trace_id),
         TraceCommand::Report { since } => {
-            let reported = traces::report(&service, since.as_deref()).map_err(usage)?;
+            let reported = traces::report(&service, since.as_deref())?;
             ui::data(&reported);
             ui::out(&render_report(&reported.report));
             Ok(())
         }
         TraceCommand::Prune { expire, dry_run } => {
-            let pruned = traces::prune(&service, expire.as_deref(), dry_run).map_err(usage)?;
+            let pruned = traces::prune(&service, expire.as_deref(), dry_run)?;
             ui::data(&pruned);
             let verb = if dry_run { "would delete" } else { "deleted" };
             ui::outln(&format!(
@@ -127,14 +127,6 @@ pub fn run(args: TraceArgs) -> CliResult {
             }
             Ok(())
         }
-    }
-}
-
-/// A usage problem (a date not understood) exits as a usage error; any other as itself.
-fn usage(problem: Problem) -> CliError {
-    match problem.code {
-        Code::Usage => CliError::Usage(problem),
-        _ => problem.into(),
     }
 }
 
