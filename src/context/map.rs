@@ -28,6 +28,12 @@ pub(super) struct Focus<'a> {
     /// What may be read (the private marks, read once per gather).
     pub(super) private: &'a Private,
 }
+/// Fifths of the map the definitions may take; the paths have the rest. The definitions of
+/// the unsent files ranked next are what the model most often needs next (the second file of a
+/// fix, the list that exports a new name), and the directories of the files sent come first in
+/// what remains.
+const DEFS_SHARE: usize = 4;
+
 /// Files larger than this are not read for definitions.
 const MAX_DEF_FILE: usize = 1024 * 1024;
 
@@ -40,7 +46,7 @@ pub(super) fn repo_map(snap: &Snapshot<'_>, goal: &str, focus: &Focus<'_>, chars
         return String::new();
     }
     let files = snap.files();
-    let mut out = definitions(snap, files, goal, focus, chars * 3 / 5);
+    let mut out = definitions(snap, files, goal, focus, chars * DEFS_SHARE / 5);
     let mut dirs: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (path, _) in files {
         let (dir, name) = match path.rsplit_once('/') {
@@ -280,11 +286,16 @@ fn def_files<'f>(
         .enumerate()
         .map(|(i, p)| (p.as_str(), i))
         .collect();
+    let twins = Twins::new(focus.everything);
     let mut ranked: Vec<(u8, usize, &str, Oid)> = files
         .iter()
         .filter(|(path, _)| defs::is_source(path) && !focus.sent_whole.iter().any(|w| w == path))
         .filter_map(|(path, id)| {
-            let position = positions.get(path.as_str()).copied();
+            let own = positions.get(path.as_str()).copied();
+            let position = match (own, twins.position(path)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let key = def_place(path, position, words, focus, &sent_dirs)?;
             Some((key.0, key.1, path.as_str(), *id))
         })
@@ -296,6 +307,41 @@ fn def_files<'f>(
         .take(MAX_DEF_FILES)
         .map(|(_, _, path, id)| (path, id))
         .collect()
+}
+
+/// Files ranked among the first [`TWIN_SOURCES`] whose namesakes in a sibling directory the map
+/// lists beside them: `classic/checks.ts` and `mini/checks.ts`, `unix/process.c` and
+/// `win/process.c` are two variants of one part, and a fix of one often changes the other.
+const TWIN_SOURCES: usize = 30;
+
+/// The best-ranked files by name, with their directory's parent.
+struct Twins<'a>(Vec<(&'a str, &'a str, &'a str, usize)>);
+
+impl<'a> Twins<'a> {
+    fn new(everything: &'a [String]) -> Twins<'a> {
+        Twins(
+            everything
+                .iter()
+                .take(TWIN_SOURCES)
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    let (dir, name) = p.rsplit_once('/')?;
+                    let parent = dir.rsplit_once('/').map_or("", |(d, _)| d);
+                    Some((dir, parent, name, i))
+                })
+                .collect(),
+        )
+    }
+
+    /// The position of the best-ranked file `path` is a namesake of, in a sibling directory.
+    fn position(&self, path: &str) -> Option<usize> {
+        let (dir, name) = path.rsplit_once('/')?;
+        let parent = dir.rsplit_once('/').map_or("", |(d, _)| d);
+        self.0
+            .iter()
+            .find(|t| t.2 == name && t.1 == parent && t.0 != dir)
+            .map(|t| t.3)
+    }
 }
 
 /// The definitions section: source files ranked by how closely they relate to the goal and
@@ -416,6 +462,46 @@ mod tests {
                 "src/sent.rs",
                 "tests/cache_test.rs",
                 "docs/example.rs"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_namesake_in_a_sibling_directory_is_listed_beside_its_ranked_file() {
+        let paths = [
+            "src/zod/classic/checks.ts",
+            "src/zod/core/util.ts",
+            "src/zod/core/api.ts",
+            "src/zod/mini/checks.ts",
+            "src/other/checks.ts",
+            "lib/mini/checks.ts",
+        ];
+        let files: Vec<(String, Oid)> = paths
+            .iter()
+            .map(|p| (p.to_string(), Oid::ZERO_SHA1))
+            .collect();
+        let private = super::super::Private(Attributes::default());
+        let everything: Vec<String> = paths[..3].iter().map(|p| p.to_string()).collect();
+        let focus = Focus {
+            sent: &[],
+            sent_whole: &[],
+            ranked: &everything,
+            everything: &everything,
+            private: &private,
+        };
+        let chosen: Vec<&str> = def_files(&files, &[], &focus)
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        // `src/other` is a sibling of `src/zod`, not of `src/zod/classic`; `lib/mini` is
+        // elsewhere. Neither is a namesake of a part of the same whole.
+        assert_eq!(
+            &chosen[..4],
+            [
+                "src/zod/classic/checks.ts",
+                "src/zod/mini/checks.ts",
+                "src/zod/core/util.ts",
+                "src/zod/core/api.ts",
             ]
         );
     }

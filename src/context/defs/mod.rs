@@ -15,6 +15,7 @@
 //! Covered: Python, Rust, JavaScript, TypeScript, Go, Java, Kotlin, C#, Swift, PHP, Ruby, C, C++.
 
 mod blocks;
+mod exports;
 mod keywords;
 mod lexer;
 mod recognize;
@@ -127,14 +128,19 @@ pub fn parse(path: &str, text: &str) -> Vec<Def> {
 }
 
 /// The definitions of `text` as the map lists them: top-level items, and the members of types
-/// indented by two spaces a level. Variables and fields are left out.
+/// indented by two spaces a level. Variables and fields are left out. A file that defines
+/// nothing lists what it re-exports (`exports::reexports`): the list a new public name joins.
 pub fn definitions(path: &str, text: &str) -> Vec<String> {
-    parse(path, text)
+    let listed: Vec<String> = parse(path, text)
         .into_iter()
         .filter(shown)
         .take(MAX_DEFS)
         .map(|d| format!("{}{}", "  ".repeat(usize::from(d.depth)), d.signature))
-        .collect()
+        .collect();
+    match lang(path) {
+        Some(lang) if listed.is_empty() => exports::reexports(lang, text),
+        _ => listed,
+    }
 }
 
 fn shown(d: &Def) -> bool {
