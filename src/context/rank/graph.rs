@@ -11,7 +11,7 @@ use super::super::query::Query;
 use super::cochange::CoChange;
 use super::kinds::{demotion, is_test_path};
 use super::paths::PathIndex;
-use super::{IMPORT_FROM_TOP, IMPORT_SHARE, TESTED_SHARE};
+use super::{IMPORT_FROM_TOP, IMPORT_SHARE, IMPORT_USED_SHARE, TESTED_SHARE};
 
 /// One step of structure: the best files pass a share of their score to the files they import,
 /// a test file to the module it tests, and each to the files that changed with it in `history`.
@@ -28,14 +28,16 @@ pub(super) fn structure(
     let index = PathIndex::new(&corpus.paths);
     let co = CoChange::new(history, &index);
     let mut passed: Vec<(usize, f64, String)> = Vec::new();
+    let mut uses = super::uses::Uses::default();
     for (place, &f) in top.iter().enumerate() {
         let path = &corpus.paths[f];
         let text = String::from_utf8_lossy(corpus.text(f));
         for target in super::imports::imports(path, &text, &index) {
             if target != f {
+                let used = uses.of(corpus, &text, target);
                 passed.push((
                     target,
-                    score[f] * IMPORT_SHARE,
+                    score[f] * (IMPORT_SHARE + IMPORT_USED_SHARE * used),
                     format!("imported by {path}"),
                 ));
             }

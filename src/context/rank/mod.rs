@@ -25,6 +25,7 @@ mod kinds;
 mod matcher;
 mod names;
 mod paths;
+mod uses;
 
 use std::collections::{HashMap, HashSet};
 
@@ -49,8 +50,11 @@ const DEF_CODE_K: f64 = 3.0;
 const DEF_WORD_K: f64 = 0.8;
 /// A quoted string or message found in the file.
 const PHRASE_K: f64 = 30.0;
-/// Share of a file's score passed to the files it imports, and from a test to its module.
-const IMPORT_SHARE: f64 = 0.2;
+/// Share of a file's score passed to the files it imports, and from a test to its module; an
+/// imported file whose definitions the importer names often ([`uses`]) receives up to
+/// [`IMPORT_USED_SHARE`] more.
+const IMPORT_SHARE: f64 = 0.15;
+const IMPORT_USED_SHARE: f64 = 0.25;
 const TESTED_SHARE: f64 = 0.5;
 /// Files whose imports are followed.
 const IMPORT_FROM_TOP: usize = 10;
