@@ -134,9 +134,12 @@ fn partners(path: &str, index: &PathIndex<'_>) -> Vec<(usize, &'static str)> {
     if let Some(f) = others.iter().find_map(|e| beside(e)) {
         return vec![(f, why)];
     }
+    // A documentation example or a test of the same name (`docs/examples/json_pointer.cpp`)
+    // is not the header's source.
     let elsewhere: Vec<usize> = others
         .iter()
         .flat_map(|e| index.named(&format!("{stem}.{e}")))
+        .filter(|&f| !super::kinds::is_secondary(index.paths[f]))
         .collect();
     match elsewhere[..] {
         [f] => vec![(f, why)],

@@ -303,6 +303,36 @@ fn a_c_source_passes_to_its_header_and_a_java_class_to_what_it_imports() {
 }
 
 #[test]
+fn a_documentation_example_of_a_headers_name_is_not_its_source() {
+    let files = [
+        (
+            "include/lib/detail/json_pointer.hpp",
+            "class json_pointer {\n    // Compares a json_pointer with a string_t.\n    bool operator==(const string_t& s) const;\n};\n",
+        ),
+        (
+            "docs/examples/json_pointer.cpp",
+            "#include <lib/json.hpp>\nint main() { json_pointer p(\"/a\"); }\n",
+        ),
+        ("src/other.cpp", "int other() { return 1; }\n"),
+    ];
+    let c = corpus(&files);
+    let r = rank(
+        &c,
+        &Query::of("compare a json_pointer with a string_t", &[]),
+        &[],
+        &|_| true,
+    );
+    let example = r
+        .files
+        .iter()
+        .find(|f| f.path == "docs/examples/json_pointer.cpp");
+    assert!(
+        example.is_none_or(|f| !f.reasons.iter().any(|r| r.starts_with("source of"))),
+        "{example:?}"
+    );
+}
+
+#[test]
 fn a_function_a_top_file_calls_brings_the_file_beside_it_that_defines_it() {
     let mut owned: Vec<(String, String)> = (0..30)
         .map(|i| {
