@@ -46,14 +46,27 @@ struct Seed {
     why: String,
 }
 
-/// Line windows of `text` (with its definitions `defs`) whose rendering fits `chars`.
+/// The evidence of one file: its definitions, where the goal's words land in it, and how to
+/// say why a line was kept.
+pub struct Evidence<'a> {
+    pub defs: &'a [Def],
+    pub anchors: &'a [Anchor],
+    pub describe: &'a dyn Fn(&Anchor) -> String,
+}
+
+/// Line windows of `text` whose rendering fits `chars`: `pinned` first (the lines a log
+/// names, kept for `pinned_why`), then where the evidence lands.
 pub fn windows(
     text: &str,
-    defs: &[Def],
-    anchors: &[Anchor],
-    describe: &dyn Fn(&Anchor) -> String,
+    evidence: &Evidence<'_>,
+    (pinned, pinned_why): (&[(u32, u32)], &str),
     chars: usize,
 ) -> Shown {
+    let Evidence {
+        defs,
+        anchors,
+        describe,
+    } = *evidence;
     let lengths: Vec<usize> = text
         .split_inclusive('\n')
         .map(|l| l.chars().count())
@@ -69,7 +82,15 @@ pub fn windows(
         cost: 0,
         chars,
     };
-    let seeds = seeds(anchors, defs, describe);
+    let mut seeds: Vec<Seed> = pinned
+        .iter()
+        .map(|&(start, end)| Seed {
+            start,
+            end,
+            why: pinned_why.to_string(),
+        })
+        .collect();
+    seeds.extend(self::seeds(anchors, defs, describe));
     for (i, seed) in seeds.iter().enumerate() {
         room.take(seed, i);
         if chars.saturating_sub(room.cost) < HEADER * 2 {
@@ -341,12 +362,48 @@ mod tests {
         .to_string()
     }
 
+    fn shown(text: &str, defs: &[Def], anchors: &[Anchor], chars: usize) -> Shown {
+        let evidence = Evidence {
+            defs,
+            anchors,
+            describe: &what,
+        };
+        windows(text, &evidence, (&[], ""), chars)
+    }
+
+    #[test]
+    fn the_lines_a_log_names_come_first_then_the_evidence() {
+        let text: String = (1..=3000).map(|i| format!("line {i:04}\n")).collect();
+        let defs = [def("format_error", 1200, 1290)];
+        let anchors = [anchor(1264, 5.0, false)];
+        let evidence = Evidence {
+            defs: &defs,
+            anchors: &anchors,
+            describe: &what,
+        };
+        let shown = windows(
+            &text,
+            &evidence,
+            (&[(1695, 1855)], "the lines the log names"),
+            4_000,
+        );
+        let w = &shown.ranges;
+        assert!(w.contains(&(1695, 1855)) || w.iter().any(|&(a, b)| a <= 1695 && b >= 1855));
+        assert!(w.iter().any(|&(a, b)| a <= 1249 && b >= 1279), "{w:?}");
+        let first = shown.reason.split(", ").next().unwrap_or("");
+        assert!(
+            first.starts_with("kept ") && first.ends_with("(the lines the log names)"),
+            "{}",
+            shown.reason
+        );
+    }
+
     #[test]
     fn a_named_definition_is_shown_to_its_end_then_the_head() {
         let text: String = (1..=1000).map(|i| format!("line {i:04}\n")).collect();
         let defs = [def("long", 500, 610)];
         let anchors = [anchor(500, 10.0, true), anchor(900, 1.0, false)];
-        let w = windows(&text, &defs, &anchors, &what, 2_000).ranges;
+        let w = shown(&text, &defs, &anchors, 2_000).ranges;
         assert!(w[0].0 <= 20, "{w:?}");
         assert!(
             w.iter().any(|&(a, b)| a <= 497 && b >= 610),
@@ -361,7 +418,7 @@ mod tests {
         let text: String = (1..=2000).map(|i| format!("line {i:04}\n")).collect();
         let defs = [def("url_parse", 100, 700), def("other", 800, 900)];
         let anchors = [anchor(420, 5.0, false), anchor(850, 1.0, false)];
-        let shown = windows(&text, &defs, &anchors, &what, 1_200);
+        let shown = self::shown(&text, &defs, &anchors, 1_200);
         let w = &shown.ranges;
         assert!(
             w.iter().any(|&(a, b)| a <= 100 && b >= 101),
@@ -390,7 +447,7 @@ mod tests {
             .collect();
         let defs: Vec<Def> = (1..50).map(|i| def("f", i * 97, i * 97 + 150)).collect();
         for chars in [500, 4_000, 20_000] {
-            let w = windows(&text, &defs, &anchors, &what, chars).ranges;
+            let w = shown(&text, &defs, &anchors, chars).ranges;
             let lines: Vec<&str> = text.split_inclusive('\n').collect();
             let cost: usize = w
                 .iter()

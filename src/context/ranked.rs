@@ -8,6 +8,8 @@ use super::{Block, BlockKind, Budget, Corpus, Gathered, Input, Private, Query, f
 use super::{fill, twins};
 use crate::store::Snapshot;
 
+/// The priority of a ranked block (dropped before what the goal and logs point at).
+const RANKED_PRIORITY: u8 = 3;
 /// Less room than this is not worth a ranked block.
 const MIN_RANKED_CHARS: usize = 800;
 /// Characters kept back from a ranked block's allowance (masking may lengthen a line).
@@ -49,6 +51,10 @@ pub(super) fn add_ranked(
     for (f, score, reason) in order {
         if !fill.has_room() {
             break;
+        }
+        if let Some(i) = pointed_lines(&out.blocks, &corpus.paths[f]) {
+            fill.widen(f, i, &mut out.blocks);
+            continue;
         }
         if present(&out.blocks, &corpus.paths[f]) {
             continue;
@@ -100,6 +106,52 @@ impl Filler<'_> {
         blocks.push(block);
     }
 
+    /// Windows of file `f` (whose text is `text`) where the goal's evidence lands, after the
+    /// `pinned` ones, within `chars`.
+    fn windows(
+        &self,
+        f: usize,
+        text: &str,
+        pinned: (&[(u32, u32)], &str),
+        chars: usize,
+    ) -> fill::Shown {
+        let anchors = self.matcher.anchors(self.corpus, f, self.idf);
+        let defs = super::defs::parse(&self.corpus.paths[f], text);
+        let describe = |a: &rank::Anchor| self.matcher.describe(a);
+        let evidence = fill::Evidence {
+            defs: &defs,
+            anchors: &anchors,
+            describe: &describe,
+        };
+        fill::windows(text, &evidence, pinned, chars)
+    }
+
+    /// Widens the block `blocks[i]` of file `f`, sent as the lines a log or a failing test
+    /// points at, with the windows where the goal's evidence lands (or whole, when it fits),
+    /// within the room a new block would have: the frame a traceback names is often the caller,
+    /// and the fix is elsewhere in the same file.
+    fn widen(&mut self, f: usize, i: usize, blocks: &mut [Block]) {
+        let old = &blocks[i];
+        let old_chars = old.body.chars().count();
+        let most = self.budget.max_file_chars.saturating_sub(SLACK);
+        let chars = (old_chars + self.allowance()).min(most);
+        if chars <= old_chars {
+            return;
+        }
+        let text = String::from_utf8_lossy(self.corpus.text(f));
+        let (windows, source) = if text.chars().count() <= chars {
+            (Vec::new(), old.source.clone())
+        } else {
+            let shown = self.windows(f, &text, (&old.ranges, "the lines pointed at"), chars);
+            (shown.ranges, format!("{}; {}", old.source, shown.reason))
+        };
+        let Some(block) = file_block(self.snap, &old.title, &windows, &source, old.priority) else {
+            return;
+        };
+        self.room = (self.room + old_chars).saturating_sub(block.body.chars().count());
+        blocks[i] = block;
+    }
+
     /// File `f`'s block: whole when it fits its allowance, else windows where the goal's
     /// evidence lands; with its windows, those kept for the best reasons first.
     fn ranked_block(&self, f: usize, score: f64, reason: &str) -> Option<(Block, Vec<(u32, u32)>)> {
@@ -109,14 +161,11 @@ impl Filler<'_> {
         let (windows, best_first, reason) = if text.chars().count() <= allowance {
             (Vec::new(), Vec::new(), reason.to_string())
         } else {
-            let anchors = self.matcher.anchors(self.corpus, f, self.idf);
-            let defs = super::defs::parse(path, &text);
-            let describe = |a: &rank::Anchor| self.matcher.describe(a);
-            let shown = fill::windows(&text, &defs, &anchors, &describe, allowance);
+            let shown = self.windows(f, &text, (&[], ""), allowance);
             let reason = format!("{reason}; {}", shown.reason);
             (shown.ranges, shown.best_first, reason)
         };
-        let mut block = file_block(self.snap, path, &windows, &reason, 3)?;
+        let mut block = file_block(self.snap, path, &windows, &reason, RANKED_PRIORITY)?;
         block.score = Some((score * 1000.0).round() / 1000.0);
         Some((block, best_first))
     }
@@ -253,6 +302,18 @@ fn room_left(blocks: &[Block], budget: &Budget) -> (usize, usize) {
         .max_total_chars
         .saturating_sub(other_chars + log_chars.min(budget.max_log_chars) + budget.map_chars);
     (slots, room)
+}
+
+/// The block of `path` sent as the lines the goal or a log points at (not whole, not a copy
+/// nor a ranked block), if any.
+fn pointed_lines(blocks: &[Block], path: &str) -> Option<usize> {
+    blocks.iter().position(|b| {
+        b.kind == BlockKind::File
+            && b.title == path
+            && b.priority < RANKED_PRIORITY
+            && !b.ranges.is_empty()
+            && b.ranges != [(0, 0)]
+    })
 }
 
 fn present(blocks: &[Block], path: &str) -> bool {

@@ -83,11 +83,79 @@ fn a_cargo_test_failure_brings_the_test_and_its_surroundings() {
         .iter()
         .find(|f| f.0 == "src/stats.rs")
         .expect("the test's file is sent");
-    assert_eq!(stats.1, "defines a failing test");
-    assert_eq!(stats.2.len(), 1);
-    let (from, to) = stats.2[0];
-    assert!(from <= line && line <= to, "{line} in {from}-{to}");
-    assert_eq!(from, line - 80, "80 lines before the test");
+    assert!(stats.1.starts_with("defines a failing test"), "{}", stats.1);
+    // Whole, or a window from 80 lines before the test.
+    assert!(
+        stats.2.is_empty() || stats.2.iter().any(|&(a, b)| a <= line - 80 && line <= b),
+        "{line}: {:?}",
+        stats.2
+    );
+    // With no room for more, the window alone.
+    let only = [("PAPAYU_CONTEXT_MAX_FILES", "1")];
+    repo.write("failure.log", log);
+    let out = repo
+        .papayu_env(
+            [
+                "context",
+                "make the failing test pass",
+                "--json",
+                "--log",
+                "failure.log",
+            ],
+            &only,
+        )
+        .ok();
+    let ctx: Value = serde_json::from_str(&out.stdout).unwrap();
+    let found = files(&ctx);
+    assert_eq!(found[0].1, "defines a failing test");
+    assert_eq!(found[0].2.len(), 1, "{:?}", found[0].2);
+    assert_eq!(found[0].2[0].0, line - 80, "80 lines before the test");
+}
+
+#[test]
+fn a_traceback_frame_comes_with_the_part_of_its_file_the_goal_is_about() {
+    // A long file: the log names a line near its end (the caller); the goal's message is raised
+    // near its start.
+    let mut text = String::from("import logging\n\n\ndef format_error(boom):\n");
+    text.push_str("    return \"%s - %s\" % (boom.__class__.__name__, \"detailed message\")\n\n");
+    for i in 0..900 {
+        text.push_str(&format!("\ndef helper_{i}(x):\n    return x + {i}\n"));
+    }
+    text.push_str("\ndef call(env):\n    return dispatch(env)\n");
+    let lines: Vec<&str> = text.lines().collect();
+    let call = lines
+        .iter()
+        .position(|l| l.starts_with("def call"))
+        .unwrap() as u64
+        + 2;
+    let raise = lines
+        .iter()
+        .position(|l| l.contains("detailed message"))
+        .unwrap() as u64
+        + 1;
+    let repo = repo_with(&[("app/base.py", text.as_str())], 20);
+    let log = format!(
+        "Traceback (most recent call last):\n  File \"/srv/app/base.py\", line {call}, in call\n    return dispatch(env)\nNoMethodError\n"
+    );
+    let goal = "show the \"detailed message\" of the error in the log line";
+    let ctx = context(&repo, goal, Some(&log));
+    let sent = files(&ctx);
+    let (_, source, ranges) = sent
+        .iter()
+        .find(|f| f.0 == "app/base.py")
+        .unwrap_or_else(|| panic!("{sent:?}"));
+    assert!(
+        ranges.iter().any(|&(a, b)| a <= call && call <= b),
+        "the frame {call}: {ranges:?}"
+    );
+    assert!(
+        ranges.iter().any(|&(a, b)| a <= raise && raise <= b),
+        "the message {raise}: {ranges:?}"
+    );
+    assert!(
+        source.starts_with("named in a log; kept ") && source.contains("(the lines pointed at)"),
+        "{source}"
+    );
 }
 
 #[test]
