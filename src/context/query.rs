@@ -375,6 +375,36 @@ static MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?m)(?:\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)|\berror(?:\[E\d+\])?|panicked at [^:]+:\d+:\d+|\bpanic): +(.{8,})$")
         .expect("static regex")
 });
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
+static LINK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"\b(?:https?://|www\.)[^\s<>()\[\]"'`]+"#).expect("static regex")
+});
+
+/// `text` with its links blanked (spaces, so offsets stay), except the path of a file a link
+/// to a repository's tree shows (`…/blob/main/src/url.c#L12` keeps `src/url.c#L12`): a link's
+/// host, owner and `issues/5088` are not words of the goal, and read as code (`github.com`)
+/// they became names that pulled in every file mentioning GitHub.
+fn without_links(text: &str) -> String {
+    let mut out = text.to_string();
+    for m in LINK.find_iter(text) {
+        let link = m.as_str();
+        let kept = ["/blob/", "/tree/"]
+            .iter()
+            .find_map(|marker| {
+                let at = link.find(marker)? + marker.len();
+                // The ref after the marker, then the path.
+                let slash = link[at..].find('/')?;
+                Some(at + slash + 1)
+            })
+            .unwrap_or(link.len());
+        out.replace_range(m.start()..m.start() + kept, &" ".repeat(kept));
+    }
+    out
+}
+
 /// Words that, before or after a name, say it is code: `the add function`, `class Foo`.
 const CODE_NOUNS: &[&str] = &[
     "function",
@@ -429,6 +459,8 @@ impl Query {
     }
 
     fn read(&mut self, text: &str, scale: f64, terms: &mut BTreeMap<String, Term>) {
+        let blanked = without_links(text);
+        let text = blanked.as_str();
         let mut code_spans: Vec<(usize, usize)> = Vec::new();
         for caps in QUOTED.captures_iter(text) {
             let Some(inner) = (1..=4).find_map(|i| caps.get(i)) else {
@@ -606,6 +638,26 @@ mod tests {
         assert_eq!(split_identifier("URLField"), ["url", "field"]);
         assert_eq!(split_identifier("utf8"), ["utf8"]);
         assert_eq!(split_identifier("parse2Date"), ["parse2", "date"]);
+    }
+
+    #[test]
+    fn links_are_not_words_of_the_goal_but_a_linked_file_path_is() {
+        let q = Query::of(
+            "unix: check fcntl's result\n\nFixes: https://github.com/libuv/libuv/issues/5088\nSee https://github.com/libuv/libuv/blob/v1.x/src/unix/process.c#L12 and www.example-site.org/a_b",
+            &[],
+        );
+        for noise in ["github", "com", "issue", "libuv", "example", "a_b"] {
+            assert!(term(&q, noise).is_none(), "{noise}: {:?}", q.terms);
+        }
+        assert!(q.phrases.iter().all(|p| !p.0.contains("example-site")));
+        assert!(q.dotted.iter().all(|d| !d.written.contains("github")));
+        for kept in ["fcntl", "process", "unix"] {
+            assert!(term(&q, kept).is_some(), "{kept}: {:?}", q.terms);
+        }
+        assert_eq!(
+            without_links("see https://x.org/a/blob/main/src/u.c#L1 now"),
+            format!("see {}src/u.c#L1 now", " ".repeat(26))
+        );
     }
 
     #[test]
