@@ -143,8 +143,8 @@ fn seeds(anchors: &[Anchor], defs: &[Def], describe: &dyn Fn(&Anchor) -> String)
     seeds
 }
 
-/// A named definition: its whole extent (from a little before, for its doc), up to
-/// [`DEF_MAX`] lines.
+/// A named definition: its whole extent (from a little before, for its doc, to the line after
+/// it, where what is added after it goes), up to [`DEF_MAX`] lines.
 fn definition_seed(line: u32, defs: &[Def], why: String) -> Seed {
     let start = line.saturating_sub(DEF_BEFORE).max(1);
     match defs
@@ -153,7 +153,7 @@ fn definition_seed(line: u32, defs: &[Def], why: String) -> Seed {
     {
         Some(d) => Seed {
             start: d.line.saturating_sub(DEF_BEFORE).max(1),
-            end: d.end.min(d.line + DEF_MAX),
+            end: (d.end + 1).min(d.line + DEF_MAX),
             why,
         },
         None => Seed {
@@ -165,7 +165,8 @@ fn definition_seed(line: u32, defs: &[Def], why: String) -> Seed {
 }
 
 /// Lines around other evidence, and the signature of the innermost definition it sits in when
-/// that starts above the window.
+/// that starts above the window. A window cut at the end of that definition keeps the line
+/// after it: where a statement or a definition added after it goes.
 fn evidence_seeds(line: u32, defs: &[Def], why: String) -> Vec<Seed> {
     let start = line.saturating_sub(AROUND).max(1);
     let inside = defs
@@ -182,7 +183,7 @@ fn evidence_seeds(line: u32, defs: &[Def], why: String) -> Vec<Seed> {
     vec![
         Seed {
             start,
-            end: (line + AROUND).min(def.end),
+            end: (line + AROUND).min(def.end + 1),
             why: format!("{why}, in {}", def.name),
         },
         Seed {
@@ -408,6 +409,18 @@ mod tests {
             "{}",
             shown.reason
         );
+    }
+
+    #[test]
+    fn a_window_cut_at_its_definitions_end_keeps_the_line_after_it() {
+        let defs = [def("spawn", 100, 290), def("next", 292, 400)];
+        let seeds = evidence_seeds(285, &defs, "uses it".to_string());
+        assert_eq!((seeds[0].start, seeds[0].end), (270, 291));
+        assert_eq!(seeds[1].why, "the signature of spawn");
+        let named = definition_seed(292, &defs, "defines next".to_string());
+        assert_eq!((named.start, named.end), (289, 401));
+        let short = definition_seed(100, &[def("short", 100, 110)], String::new());
+        assert_eq!(short.end, 111);
     }
 
     #[test]
