@@ -424,6 +424,28 @@ mod tests {
     use super::*;
     use crate::protocol::attributes::Attributes;
 
+    /// The files whose definitions the map lists, of a tree of `paths` whose first `ranked`
+    /// are ranked in that order, `sent` sent as windows.
+    fn chosen(paths: &[&str], ranked: usize, sent: &[String]) -> Vec<String> {
+        let files: Vec<(String, Oid)> = paths
+            .iter()
+            .map(|p| (p.to_string(), Oid::ZERO_SHA1))
+            .collect();
+        let private = super::super::Private(Attributes::default());
+        let everything: Vec<String> = paths[..ranked].iter().map(|p| p.to_string()).collect();
+        let focus = Focus {
+            sent,
+            sent_whole: &[],
+            ranked: &everything,
+            everything: &everything,
+            private: &private,
+        };
+        def_files(&files, &[], &focus)
+            .into_iter()
+            .map(|(p, _)| p.to_string())
+            .collect()
+    }
+
     #[test]
     fn the_map_lists_unsent_code_before_windows_sent_and_tests() {
         let paths = [
@@ -434,24 +456,7 @@ mod tests {
             "src/beside.rs",
             "other/far.rs",
         ];
-        let files: Vec<(String, Oid)> = paths
-            .iter()
-            .map(|p| (p.to_string(), Oid::ZERO_SHA1))
-            .collect();
-        let private = super::super::Private(Attributes::default());
-        let everything: Vec<String> = paths[..4].iter().map(|p| p.to_string()).collect();
-        let sent = ["src/sent.rs".to_string()];
-        let focus = Focus {
-            sent: &sent,
-            sent_whole: &[],
-            ranked: &everything,
-            everything: &everything,
-            private: &private,
-        };
-        let chosen: Vec<&str> = def_files(&files, &[], &focus)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
+        let chosen = chosen(&paths, 4, &["src/sent.rs".to_string()]);
         // The second-ranked code file first, then the one beside the file sent, then the file
         // sent as windows, then the test and the documentation's example.
         assert_eq!(
@@ -476,23 +481,7 @@ mod tests {
             "src/other/checks.ts",
             "lib/mini/checks.ts",
         ];
-        let files: Vec<(String, Oid)> = paths
-            .iter()
-            .map(|p| (p.to_string(), Oid::ZERO_SHA1))
-            .collect();
-        let private = super::super::Private(Attributes::default());
-        let everything: Vec<String> = paths[..3].iter().map(|p| p.to_string()).collect();
-        let focus = Focus {
-            sent: &[],
-            sent_whole: &[],
-            ranked: &everything,
-            everything: &everything,
-            private: &private,
-        };
-        let chosen: Vec<&str> = def_files(&files, &[], &focus)
-            .into_iter()
-            .map(|(p, _)| p)
-            .collect();
+        let chosen = chosen(&paths, 3, &[]);
         // `src/other` is a sibling of `src/zod`, not of `src/zod/classic`; `lib/mini` is
         // elsewhere. Neither is a namesake of a part of the same whole.
         assert_eq!(
