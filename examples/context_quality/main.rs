@@ -20,8 +20,11 @@
 //! against fixes of 2–4 files. A repository's language is the commonest among its source files
 //! outside tests (a `.h` counts as C only in a tree without C++ sources).
 //!
-//! Usage: `bench/context_quality.sh [--cases N] [--misses] REPO…` (N newest cases per
-//! repository, default 40). `--misses` (or `PAPAYU_BENCH_VERBOSE=1`) prints, to stderr, each
+//! Usage: `bench/context_quality.sh [--cases N] [--issues FILE] [--misses] REPO…` (N newest
+//! cases per repository, default 40). `--issues FILE` judges issues as users write them: the
+//! file holds JSON lines `{"commit": "<id or prefix>", "goal": "<the issue's title and text>"}`,
+//! and the cases are the commits it names (with the same limits on what they changed), the goal
+//! the issue's text instead of the commit message. `--misses` (or `PAPAYU_BENCH_VERBOSE=1`) prints, to stderr, each
 //! case whose gold was not all sent, or whose hunks were not all shown: its repository, goal and
 //! gold hunks, every block sent with its reason (which windows were kept and why), and where each
 //! unsent gold file stands in the ranking and whether the map shows its definitions.
@@ -44,6 +47,7 @@ struct Gold {
 }
 
 struct Case {
+    commit: String,
     parent: String,
     goal: String,
     gold: Vec<Gold>,
@@ -257,7 +261,23 @@ fn hunks_of(diff: &str) -> HashMap<String, Vec<(u32, u32)>> {
     out
 }
 
-fn cases(repo: &Path, want: usize) -> Vec<Case> {
+/// Issue texts to use as goals, each with the commit that fixed it (a prefix of its id): read
+/// from a file of JSON lines `{"commit": "…", "goal": "…"}` (other fields ignored).
+fn issue_texts(file: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(file).expect("the --issues file");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            let field = |k: &str| v[k].as_str().expect("commit and goal strings").to_string();
+            (field("commit"), field("goal"))
+        })
+        .collect()
+}
+
+/// The cases of `repo`, newest first, at most `want`: fixing commits with the commit message as
+/// the goal, or, given `issues`, the commits they name with the issue's text as the goal.
+fn cases(repo: &Path, want: usize, issues: Option<&[(String, String)]>) -> Vec<Case> {
     let log = git(
         repo,
         &[
@@ -279,11 +299,15 @@ fn cases(repo: &Path, want: usize) -> Vec<Case> {
         };
         let parents: Vec<&str> = parents.split_whitespace().collect();
         let subject = message.lines().next().unwrap_or("");
-        if parents.len() != 1 || !fixes_something(subject) {
-            continue;
-        }
-        let goal = goal_of(message);
-        if goal.split_whitespace().count() < 4 {
+        let goal = match issues {
+            Some(issues) => match issues.iter().find(|(c, _)| commit.starts_with(c.as_str())) {
+                Some((_, text)) => text.clone(),
+                None => continue,
+            },
+            None if fixes_something(subject) => goal_of(message),
+            None => continue,
+        };
+        if parents.len() != 1 || goal.split_whitespace().count() < 4 {
             continue;
         }
         let status = git(
@@ -327,6 +351,7 @@ fn cases(repo: &Path, want: usize) -> Vec<Case> {
         }
         let hunks = hunks_of(&diff);
         out.push(Case {
+            commit: commit.to_string(),
             parent: parents[0].to_string(),
             goal,
             gold: gold
@@ -493,6 +518,11 @@ fn main() {
         want = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(40);
         args.drain(i..=(i + 1).min(args.len() - 1));
     }
+    let mut issues = None;
+    if let Some(i) = args.iter().position(|a| a == "--issues") {
+        issues = args.get(i + 1).map(|f| issue_texts(f));
+        args.drain(i..=(i + 1).min(args.len() - 1));
+    }
     let misses = match args.iter().position(|a| a == "--misses") {
         Some(i) => {
             args.remove(i);
@@ -501,7 +531,7 @@ fn main() {
         None => false,
     };
     if args.is_empty() {
-        eprintln!("usage: bench/context_quality.sh [--cases N] [--misses] REPO…");
+        eprintln!("usage: bench/context_quality.sh [--cases N] [--issues FILE] [--misses] REPO…");
         std::process::exit(2);
     }
     let budget = Budget::default();
@@ -521,7 +551,7 @@ fn main() {
         if verbose {
             eprintln!("== {name}");
         }
-        for case in &cases(path, want) {
+        for case in &cases(path, want, issues.as_deref()) {
             let (ours, base) = run_case(&store, case, &budget, verbose);
             records.push(Record {
                 repo: name.clone(),
@@ -581,7 +611,8 @@ fn run_case(store: &Store, case: &Case, budget: &Budget, verbose: bool) -> (Outc
 fn print_miss(case: &Case, blocks: &[Block], ours: &Outcome) {
     let what = if ours.sent { "HUNKS" } else { "MISS" };
     eprintln!(
-        "{what} {}: {:?}",
+        "{what} {} (at its parent {}): {:?}",
+        &case.commit[..8],
         &case.parent[..8],
         case.goal.lines().next().unwrap_or("")
     );

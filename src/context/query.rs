@@ -405,6 +405,78 @@ fn without_links(text: &str) -> String {
     out
 }
 
+/// Headings issue templates ask users to fill in (compared without case and trailing `.`/`:`).
+const TEMPLATE_HEADINGS: &[&str] = &[
+    "describe your bug",
+    "describe the bug",
+    "bug description",
+    "description",
+    "summary",
+    "steps to reproduce",
+    "to reproduce",
+    "reproduction",
+    "how to reproduce",
+    "how to replicate",
+    "expected behavior",
+    "expected behaviour",
+    "expected result",
+    "expected output",
+    "actual behavior",
+    "actual behaviour",
+    "actual result",
+    "actual output",
+    "environment",
+    "additional context",
+    "additional information",
+    "screenshots",
+    "possible solution",
+];
+
+/// `text` without what an issue template wrote rather than its author (blanked, so offsets
+/// stay): its headings (`### What operating system are you using ripgrep on?`, `### Describe
+/// your bug.`), its checkboxes (`- [x] I have a different issue.`) and its instructions in HTML
+/// comments. Their words are the same in every issue of a project, and ranked files by
+/// `operating`, `reproduce` and `behavior` instead of by the bug.
+fn without_template(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_comment = false;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        let opens = trimmed.starts_with("<!--");
+        let template = in_comment || opens || is_template_line(trimmed);
+        if opens && !trimmed.contains("-->") {
+            in_comment = true;
+        } else if in_comment && trimmed.contains("-->") {
+            in_comment = false;
+        }
+        if template {
+            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// A heading a template addresses to the reporter (`you`, `your`), one of
+/// [`TEMPLATE_HEADINGS`], or a checkbox. A heading of the author's own (`### Why does parse()
+/// drop the port?`) stays.
+fn is_template_line(line: &str) -> bool {
+    if ["- [ ]", "- [x]", "- [X]", "* [ ]", "* [x]"]
+        .iter()
+        .any(|b| line.starts_with(b))
+    {
+        return true;
+    }
+    let Some(heading) = line.strip_prefix('#') else {
+        return false;
+    };
+    let heading = heading.trim_start_matches('#').trim();
+    let plain = heading.trim_end_matches(['.', ':']).to_lowercase();
+    let asks_you = plain.split_whitespace().any(|w| w == "you" || w == "your");
+    asks_you || TEMPLATE_HEADINGS.contains(&plain.as_str())
+}
+
 /// Words that, before or after a name, say it is code: `the add function`, `class Foo`.
 const CODE_NOUNS: &[&str] = &[
     "function",
@@ -459,7 +531,7 @@ impl Query {
     }
 
     fn read(&mut self, text: &str, scale: f64, terms: &mut BTreeMap<String, Term>) {
-        let blanked = without_links(text);
+        let blanked = without_template(&without_links(text));
         let text = blanked.as_str();
         let mut code_spans: Vec<(usize, usize)> = Vec::new();
         for caps in QUOTED.captures_iter(text) {
@@ -657,6 +729,31 @@ mod tests {
         assert_eq!(
             without_links("see https://x.org/a/blob/main/src/u.c#L1 now"),
             format!("see {}src/u.c#L1 now", " ".repeat(26))
+        );
+    }
+
+    #[test]
+    fn an_issue_templates_headings_checkboxes_and_comments_are_not_words_of_the_goal() {
+        let issue = "### Please tick this box to confirm you have reviewed the above.\n\n- [x] I have a different issue.\n\n### What operating system are you using ripgrep on?\n\nArch Linux\n\n### Describe your bug.\n\n<!--\nPlease describe the behavior precisely.\n-->\n`--line-buffered` has no effect when reading stdin\n\n### Why does the searcher wait for a full buffer?\n";
+        let q = Query::of(issue, &[]);
+        for noise in ["tick", "confirm", "operat", "describ", "precis", "behavior"] {
+            assert!(
+                !q.terms.iter().any(|t| t.text.starts_with(noise)),
+                "{noise}: {:?}",
+                q.terms
+            );
+        }
+        for kept in ["stdin", "arch", "search", "wait"] {
+            assert!(term(&q, kept).is_some(), "{kept}: {:?}", q.terms);
+        }
+        assert!(
+            q.phrases.iter().any(|p| p.0 == "line-buffered"),
+            "{:?}",
+            q.phrases
+        );
+        assert_eq!(
+            without_template("a\n# Summary\nb\n").len(),
+            "a\n# Summary\nb\n".len()
         );
     }
 
