@@ -214,14 +214,7 @@ impl Room<'_> {
     /// goal is about, so close together, is most often what ties them (measured: the changed
     /// lines shown rose on every language set).
     fn take(&mut self, seed: &Seed, index: usize) {
-        let (a, b) = (seed.start.max(1), seed.end.min(self.total()));
-        let a = (a.saturating_sub(BRIDGE).max(1)..a)
-            .find(|&l| self.shown[l as usize])
-            .map_or(a, |l| l + 1);
-        let b = (b + 1..=(b + BRIDGE).min(self.total()))
-            .rev()
-            .find(|&l| self.shown[l as usize])
-            .map_or(b, |l| l - 1);
+        let (a, b) = self.bridged(seed.start.max(1), seed.end.min(self.total()));
         let mut added = 0;
         let mut end = a;
         for line in a..=b {
@@ -246,6 +239,28 @@ impl Room<'_> {
             }
         }
         self.cost += added;
+    }
+
+    /// Lines `a..=b` joined to the windows shown within [`BRIDGE`] lines of them, when the whole
+    /// fits the room left; else `a..=b` as they are (the lines between never take the room of
+    /// the window's own).
+    fn bridged(&self, a: u32, b: u32) -> (u32, u32) {
+        let from = (a.saturating_sub(BRIDGE).max(1)..a)
+            .find(|&l| self.shown[l as usize])
+            .map_or(a, |l| l + 1);
+        let to = (b + 1..=(b + BRIDGE).min(self.total()))
+            .rev()
+            .find(|&l| self.shown[l as usize])
+            .map_or(b, |l| l - 1);
+        let cost: usize = (from..=to)
+            .filter(|&l| !self.shown[l as usize])
+            .map(|l| self.lengths[(l - 1) as usize])
+            .sum();
+        if (from, to) != (a, b) && self.cost + cost + HEADER <= self.chars {
+            (from, to)
+        } else {
+            (a, b)
+        }
     }
 
     /// Room left once every anchor has its window: widen the windows evenly, so what surrounds
@@ -429,6 +444,9 @@ mod tests {
         let anchors = [anchor(100, 5.0, false), anchor(140, 4.0, false)];
         let w = shown(&text, &[], &anchors, 1_000).ranges;
         assert!(w.iter().any(|&(a, b)| a <= 85 && b >= 155), "{w:?}");
+        // Without room for the lines between, the window keeps its own lines.
+        let w = shown(&text, &[], &anchors, 720).ranges;
+        assert!(w.iter().any(|&(a, b)| a <= 125 && b >= 155), "{w:?}");
         // Far apart, two windows.
         let anchors = [anchor(100, 5.0, false), anchor(400, 4.0, false)];
         let w = shown(&text, &[], &anchors, 1_000).ranges;
