@@ -433,17 +433,20 @@ const TEMPLATE_HEADINGS: &[&str] = &[
 ];
 
 /// `text` without what an issue template wrote rather than its author (blanked, so offsets
-/// stay): its headings (`### What operating system are you using ripgrep on?`, `### Describe
+/// stay; never inside a fenced code block): its headings (`### What operating system are you using ripgrep on?`, `### Describe
 /// your bug.`), its checkboxes (`- [x] I have a different issue.`) and its instructions in HTML
 /// comments. Their words are the same in every issue of a project, and ranked files by
 /// `operating`, `reproduce` and `behavior` instead of by the bug.
 fn without_template(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut in_comment = false;
+    let (mut in_comment, mut in_code) = (false, false);
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim();
-        let opens = trimmed.starts_with("<!--");
-        let template = in_comment || opens || is_template_line(trimmed);
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            in_code = !in_code;
+        }
+        let opens = !in_code && trimmed.starts_with("<!--");
+        let template = in_comment || opens || !in_code && is_template_line(trimmed);
         if opens && !trimmed.contains("-->") {
             in_comment = true;
         } else if in_comment && trimmed.contains("-->") {
@@ -755,6 +758,9 @@ mod tests {
             without_template("a\n# Summary\nb\n").len(),
             "a\n# Summary\nb\n".len()
         );
+        // A comment in the author's code is the author's.
+        let code = "```python\n# you must call parse_port first\nparse_port(x)\n```\n";
+        assert_eq!(without_template(code), code);
     }
 
     #[test]
