@@ -129,18 +129,30 @@ pub fn parse(path: &str, text: &str) -> Vec<Def> {
 
 /// The definitions of `text` as the map lists them: top-level items, and the members of types
 /// indented by two spaces a level. Variables and fields are left out. A file that defines
-/// nothing lists what it re-exports (`exports::reexports`): the list a new public name joins.
+/// nothing lists what it re-exports (`exports::reexports`): the list a new public name joins;
+/// a file that re-exports nothing either, its top-level variables.
 pub fn definitions(path: &str, text: &str) -> Vec<String> {
-    let listed: Vec<String> = parse(path, text)
-        .into_iter()
-        .filter(shown)
+    let parsed = parse(path, text);
+    let listed: Vec<String> = parsed
+        .iter()
+        .filter(|d| shown(d))
         .take(MAX_DEFS)
         .map(|d| format!("{}{}", "  ".repeat(usize::from(d.depth)), d.signature))
         .collect();
-    match lang(path) {
-        Some(lang) if listed.is_empty() => exports::reexports(lang, text),
-        _ => listed,
+    if !listed.is_empty() {
+        return listed;
     }
+    let reexported = lang(path).map_or(Vec::new(), |lang| exports::reexports(lang, text));
+    if !reexported.is_empty() {
+        return reexported;
+    }
+    // A module of names only (`is_py3 = …`, `DEFAULT_TIMEOUT = 30`): its top-level names.
+    parsed
+        .iter()
+        .filter(|d| d.kind == Kind::Variable && d.depth == 0)
+        .take(MAX_DEFS)
+        .map(|d| d.signature.clone())
+        .collect()
 }
 
 fn shown(d: &Def) -> bool {
@@ -181,6 +193,26 @@ mod map_tests {
                 "async def fetch(url: str) -> bytes",
             ]
         );
+    }
+
+    #[test]
+    fn a_module_of_names_only_lists_its_names_and_a_barrel_its_re_exports() {
+        let compat = "import sys\n\n_ver = sys.version_info\nis_py2 = _ver[0] == 2\nis_py3 = _ver[0] == 3\n\nif is_py3:\n    builtin_str = str\n";
+        assert_eq!(
+            definitions("src/requests/compat.py", compat),
+            [
+                "_ver = sys.version_info",
+                "is_py2 = _ver[0] == 2",
+                "is_py3 = _ver[0] == 3"
+            ]
+        );
+        let init = "from .api import get, post\nVERSION = \"1\"\n";
+        assert_eq!(
+            definitions("pkg/__init__.py", init),
+            ["from .api import get, post"]
+        );
+        let module = "TIMEOUT = 30\n\ndef get(url):\n    pass\n";
+        assert_eq!(definitions("pkg/api.py", module), ["def get(url)"]);
     }
 
     #[test]
