@@ -33,6 +33,11 @@ static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"(?P<path>[A-Za-z0-9_./\\-]+\.[A-Za-z0-9]{1,5}):(?P<line>\d+)",
         // pytest: FAILED tests/test_x.py::test_y
         r"(?:FAILED|ERROR)\s+(?P<path>[^\s:]+\.py)::",
+        // PHP: #0 /var/www/src/Handler/Curl.php(123): …  /  in /x/y.php on line 12
+        r"(?P<path>[^\s(]+\.php)\((?P<line>\d+)\)",
+        r"in (?P<path>[^\s]+\.php) on line (?P<line>\d+)",
+        // .NET: at App.Parse() in C:\src\App\Parser.cs:line 42
+        r"in (?P<path>[^\s]+\.(?:cs|fs|vb)):line (?P<line>\d+)",
     ]
     .iter()
     .map(|p| Regex::new(p).expect("static regex"))
@@ -48,11 +53,65 @@ static BARE_PATH: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static regex")
 });
 
+#[expect(
+    clippy::expect_used,
+    reason = "a regular expression written here, which the tests compile: it cannot fail"
+)]
+static JVM_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bat (?:[\w.$/]+/)?(?P<class>[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)+)\.[\w$<>-]+\((?P<file>[\w$-]+\.(?:java|kt|scala|groovy|clj)):(?P<line>\d+)\)")
+        .expect("static regex")
+});
+
+/// Stack frames read per text: the first ones, where the failure is.
+const MAX_FRAMES: usize = 16;
+
+/// A JVM stack frame's file in the tree: `at com.acme.billing.Invoice.total(Invoice.java:42)`
+/// names `Invoice.java` by its name alone; its class's package says where it lives
+/// (`…/com/acme/billing/Invoice.java`, found by that ending). A frame of a library is in no
+/// file of the tree.
+fn jvm_frame(
+    caps: &regex::Captures<'_>,
+    ending: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let class = caps.name("class")?.as_str();
+    let file = caps.name("file")?.as_str();
+    let package = class.rsplit_once('.').map_or("", |(p, _)| p);
+    let suffix = if package.is_empty() {
+        file.to_string()
+    } else {
+        format!("{}/{file}", package.replace('.', "/"))
+    };
+    ending(&suffix)
+}
+
 /// Every place `text` mentions that exists in the tree, deduplicated, in order of appearance.
-pub fn mentions(text: &str, exists: &dyn Fn(&str) -> bool) -> Vec<Mention> {
+/// `ending` finds the one file whose path ends with a given suffix (a JVM frame names its file
+/// by its package, not its path).
+pub fn mentions(
+    text: &str,
+    exists: &dyn Fn(&str) -> bool,
+    ending: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Mention> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    let mut frames = 0;
     for line in text.lines() {
+        if let Some(caps) = JVM_FRAME.captures(line) {
+            frames += 1;
+            if frames <= MAX_FRAMES
+                && let Some(path) = jvm_frame(&caps, ending)
+            {
+                let line_no = caps.name("line").and_then(|l| l.as_str().parse().ok());
+                let mention = Mention {
+                    path,
+                    line: line_no,
+                };
+                if seen.insert(mention.clone()) {
+                    out.push(mention);
+                }
+            }
+            continue;
+        }
         for re in PATTERNS.iter() {
             for caps in re.captures_iter(line) {
                 let Some(path) = caps.name("path").and_then(|p| map_path(p.as_str(), exists))
@@ -289,10 +348,62 @@ mod tests {
         move |p: &str| paths.contains(&p)
     }
 
+    fn none(_: &str) -> Option<String> {
+        None
+    }
+
+    /// The one path of `paths` that ends with `/suffix`.
+    fn ending(paths: &'static [&'static str]) -> impl Fn(&str) -> Option<String> {
+        move |suffix: &str| {
+            let tail = format!("/{suffix}");
+            let found: Vec<&&str> = paths.iter().filter(|p| p.ends_with(&tail)).collect();
+            (found.len() == 1).then(|| found[0].to_string())
+        }
+    }
+
+    #[test]
+    fn java_php_and_dotnet_stacks() {
+        let java = "Exception in thread \"main\" com.google.gson.JsonSyntaxException: bad\n\tat com.google.gson.internal.bind.TypeAdapters$7.read(TypeAdapters.java:241)\n\tat java.base/java.util.ArrayList.forEach(ArrayList.java:1541)\n\tat com.google.gson.Gson.fromJson(Gson.java:1227)\n";
+        let paths: &'static [&'static str] = &[
+            "gson/src/main/java/com/google/gson/internal/bind/TypeAdapters.java",
+            "gson/src/main/java/com/google/gson/Gson.java",
+            "extras/src/main/java/com/google/gson/extras/Gson.java",
+        ];
+        let found = mentions(java, &|_| false, &ending(paths));
+        assert_eq!(
+            found,
+            [
+                Mention {
+                    path: paths[0].into(),
+                    line: Some(241)
+                },
+                Mention {
+                    path: paths[1].into(),
+                    line: Some(1227)
+                },
+            ]
+        );
+        let php = "PHP Fatal error:  Uncaught TypeError in /var/www/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php:88\n#0 /var/www/app/src/Handler/CurlFactory.php(123): curl_setopt()\n";
+        let found = mentions(php, &tree(&["src/Handler/CurlFactory.php"]), &none);
+        assert!(found.contains(&Mention {
+            path: "src/Handler/CurlFactory.php".into(),
+            line: Some(123)
+        }));
+        let dotnet = "   at App.Parser.Parse(String s) in C:\\src\\App\\Parser.cs:line 42\n";
+        let found = mentions(dotnet, &tree(&["src/App/Parser.cs"]), &none);
+        assert_eq!(
+            found,
+            [Mention {
+                path: "src/App/Parser.cs".into(),
+                line: Some(42)
+            }]
+        );
+    }
+
     #[test]
     fn python_traceback_from_another_checkout() {
         let log = "Traceback (most recent call last):\n  File \"/home/ci/work/repo/src/app/views.py\", line 42, in index\n    return render(x)\n  File \"/usr/lib/python3.11/json/__init__.py\", line 346, in loads\nValueError: bad\n";
-        let found = mentions(log, &tree(&["src/app/views.py"]));
+        let found = mentions(log, &tree(&["src/app/views.py"]), &none);
         assert_eq!(
             found,
             [Mention {
@@ -305,7 +416,7 @@ mod tests {
     #[test]
     fn rust_panic_and_backtrace() {
         let log = "thread 'main' panicked at src/parser.rs:88:14:\ncalled `Option::unwrap()` on a `None` value\nstack backtrace:\n   4: app::run\n             at ./src/main.rs:12:5\n";
-        let found = mentions(log, &tree(&["src/parser.rs", "src/main.rs"]));
+        let found = mentions(log, &tree(&["src/parser.rs", "src/main.rs"]), &none);
         assert!(found.contains(&Mention {
             path: "src/parser.rs".into(),
             line: Some(88)
@@ -319,14 +430,14 @@ mod tests {
     #[test]
     fn cargo_test_failure() {
         let log = "---- tests::parses_empty stdout ----\nthread 'tests::parses_empty' panicked at crates/core/src/lib.rs:120:9:\nassertion `left == right` failed\n";
-        let found = mentions(log, &tree(&["crates/core/src/lib.rs"]));
+        let found = mentions(log, &tree(&["crates/core/src/lib.rs"]), &none);
         assert_eq!(found[0].line, Some(120));
     }
 
     #[test]
     fn node_and_go_stacks() {
         let node = "TypeError: x is undefined\n    at parse (/srv/app/lib/parse.js:17:11)\n    at Object.<anonymous> (/srv/app/index.js:3:1)\n";
-        let found = mentions(node, &tree(&["lib/parse.js", "index.js"]));
+        let found = mentions(node, &tree(&["lib/parse.js", "index.js"]), &none);
         assert_eq!(found.len(), 2);
         assert_eq!(
             found[0],
@@ -336,7 +447,7 @@ mod tests {
             }
         );
         let go = "panic: runtime error: index out of range\n\ngoroutine 1 [running]:\nmain.run(...)\n\t/home/u/go/src/example.com/app/cmd/run.go:27 +0x1d\n";
-        let found = mentions(go, &tree(&["cmd/run.go"]));
+        let found = mentions(go, &tree(&["cmd/run.go"]), &none);
         assert_eq!(
             found[0],
             Mention {
@@ -349,7 +460,7 @@ mod tests {
     #[test]
     fn pytest_failures() {
         let log = "FAILED tests/test_stats.py::test_empty - ZeroDivisionError\ntests/test_stats.py:4: in test_empty\nsrc/stats.py:6: ZeroDivisionError\n";
-        let found = mentions(log, &tree(&["tests/test_stats.py", "src/stats.py"]));
+        let found = mentions(log, &tree(&["tests/test_stats.py", "src/stats.py"]), &none);
         assert!(
             found
                 .iter()

@@ -40,6 +40,16 @@ pub(super) fn pointed(snap: &Snapshot<'_>, goal: &str, logs: &[(String, String)]
     p
 }
 
+/// The one file of the tree whose path ends with `/suffix`, if exactly one does.
+fn ending(snap: &Snapshot<'_>, suffix: &str) -> Option<String> {
+    let tail = format!("/{suffix}");
+    let mut found = snap.files().iter().filter(|(p, _)| p.ends_with(&tail));
+    match (found.next(), found.next()) {
+        (Some((p, _)), None) => Some(p.clone()),
+        _ => None,
+    }
+}
+
 impl Pointed {
     fn next(&mut self) -> usize {
         self.order += 1;
@@ -52,12 +62,7 @@ impl Pointed {
             if snap.is_file(suffix) {
                 return None; // a whole path: named_paths has it
             }
-            let tail = format!("/{suffix}");
-            let mut found = snap.files().iter().filter(|(p, _)| p.ends_with(&tail));
-            match (found.next(), found.next()) {
-                (Some((p, _)), None) => Some(p.clone()),
-                _ => None,
-            }
+            ending(snap, suffix)
         };
         let mut paths = locate::named_paths(goal, &|p| snap.is_file(p));
         for path in locate::partial_paths(goal, &ending) {
@@ -76,7 +81,7 @@ impl Pointed {
     /// Files a text mentions, with windows around the lines it names (none: the whole file).
     fn mentioned(&mut self, snap: &Snapshot<'_>, text: &str) {
         self.missing_dependency |= locate::mentions_missing_dependency(text);
-        for m in locate::mentions(text, &|p| snap.is_file(p)) {
+        for m in locate::mentions(text, &|p| snap.is_file(p), &|s| ending(snap, s)) {
             let order = self.next();
             let entry = self.files.entry(m.path.clone()).or_insert((
                 Vec::new(),

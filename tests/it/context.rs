@@ -113,6 +113,54 @@ fn a_cargo_test_failure_brings_the_test_and_its_surroundings() {
 }
 
 #[test]
+fn a_java_stack_trace_sends_the_frames_file_found_by_its_package() {
+    let mut text = String::from("package com.acme.billing;\n\npublic final class Invoice {\n");
+    for i in 0..400 {
+        text.push_str(&format!(
+            "    int helper{i}(int x) {{\n        return x + {i};\n    }}\n"
+        ));
+    }
+    text.push_str("    long total() {\n        return lines.get(0).amount();\n    }\n}\n");
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines
+        .iter()
+        .position(|l| l.contains("lines.get(0)"))
+        .unwrap() as u64
+        + 1;
+    let other = "package com.acme.legacy;\n\npublic final class Invoice {}\n";
+    let repo = repo_with(
+        &[
+            (
+                "billing/src/main/java/com/acme/billing/Invoice.java",
+                text.as_str(),
+            ),
+            ("legacy/src/main/java/com/acme/legacy/Invoice.java", other),
+        ],
+        20,
+    );
+    let log = format!(
+        "Exception in thread \"main\" java.lang.IndexOutOfBoundsException: Index 0 out of bounds for length 0\n\tat java.base/java.util.ArrayList.get(ArrayList.java:427)\n\tat com.acme.billing.Invoice.total(Invoice.java:{line})\n\tat com.acme.App.main(App.java:9)\n"
+    );
+    let ctx = context(&repo, "total() fails on an empty invoice", Some(&log));
+    let sent = files(&ctx);
+    let (_, source, ranges) = sent
+        .iter()
+        .find(|f| f.0 == "billing/src/main/java/com/acme/billing/Invoice.java")
+        .unwrap_or_else(|| panic!("{sent:?}"));
+    assert!(source.starts_with("named in a log"), "{source}");
+    assert!(
+        ranges.is_empty() || ranges.iter().any(|&(a, b)| a + 80 <= line && line <= b),
+        "{line}: {ranges:?}"
+    );
+    assert!(
+        !sent
+            .iter()
+            .any(|f| f.0.starts_with("legacy/") && f.1.contains("named in a log")),
+        "{sent:?}"
+    );
+}
+
+#[test]
 fn a_traceback_frame_comes_with_the_part_of_its_file_the_goal_is_about() {
     // A long file: the log names a line near its end (the caller); the goal's message is raised
     // near its start.
