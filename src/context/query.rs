@@ -432,10 +432,10 @@ const TEMPLATE_HEADINGS: &[&str] = &[
     "possible solution",
 ];
 
-/// `text` without what an issue template wrote rather than its author (blanked, so offsets
-/// stay; never inside a fenced code block): its headings (`### What operating system are you using ripgrep on?`, `### Describe
-/// your bug.`), its checkboxes (`- [x] I have a different issue.`) and its instructions in HTML
-/// comments. Their words are the same in every issue of a project, and ranked files by
+/// `text` without what an issue template wrote rather than its author (blanked byte for byte,
+/// so offsets stay; never inside a fenced code block): its headings (`### What operating system
+/// are you using ripgrep on?`, `### Describe your bug.`), its checkboxes (`- [x] I have a
+/// different issue.`) and its instructions in HTML comments. Their words are the same in every issue of a project, and ranked files by
 /// `operating`, `reproduce` and `behavior` instead of by the bug.
 fn without_template(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -453,7 +453,9 @@ fn without_template(text: &str) -> String {
             in_comment = false;
         }
         if template {
-            out.extend(line.chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+            let body = line.trim_end_matches('\n');
+            out.push_str(&" ".repeat(body.len()));
+            out.push_str(&line[body.len()..]);
         } else {
             out.push_str(line);
         }
@@ -758,6 +760,10 @@ mod tests {
             without_template("a\n# Summary\nb\n").len(),
             "a\n# Summary\nb\n".len()
         );
+        let accented = "### Which version are you using — ≥ 14?\nparse_port échoue\n";
+        let blanked = without_template(accented);
+        assert_eq!(blanked.len(), accented.len());
+        assert!(blanked.trim_start().starts_with("parse_port"), "{blanked}");
         // A comment in the author's code is the author's.
         let code = "```python\n# you must call parse_port first\nparse_port(x)\n```\n";
         assert_eq!(without_template(code), code);
