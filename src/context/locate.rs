@@ -71,6 +71,7 @@ const MAX_FRAMES: usize = 16;
 /// file of the tree.
 fn jvm_frame(
     caps: &regex::Captures<'_>,
+    exists: &dyn Fn(&str) -> bool,
     ending: &dyn Fn(&str) -> Option<String>,
 ) -> Option<String> {
     let class = caps.name("class")?.as_str();
@@ -81,6 +82,9 @@ fn jvm_frame(
     } else {
         format!("{}/{file}", package.replace('.', "/"))
     };
+    if exists(&suffix) {
+        return Some(suffix);
+    }
     ending(&suffix)
 }
 
@@ -99,7 +103,7 @@ pub fn mentions(
         if let Some(caps) = JVM_FRAME.captures(line) {
             frames += 1;
             if frames <= MAX_FRAMES
-                && let Some(path) = jvm_frame(&caps, ending)
+                && let Some(path) = jvm_frame(&caps, exists, ending)
             {
                 let line_no = caps.name("line").and_then(|l| l.as_str().parse().ok());
                 let mention = Mention {
@@ -383,6 +387,9 @@ mod tests {
                 },
             ]
         );
+        // A tree whose sources sit at its top.
+        let found = mentions(java, &tree(&["com/google/gson/Gson.java"]), &none);
+        assert_eq!(found[0].path, "com/google/gson/Gson.java");
         let php = "PHP Fatal error:  Uncaught TypeError in /var/www/vendor/guzzlehttp/guzzle/src/Handler/CurlFactory.php:88\n#0 /var/www/app/src/Handler/CurlFactory.php(123): curl_setopt()\n";
         let found = mentions(php, &tree(&["src/Handler/CurlFactory.php"]), &none);
         assert!(found.contains(&Mention {
