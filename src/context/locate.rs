@@ -98,6 +98,13 @@ pub fn mentions(
 ) -> Vec<Mention> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    let mut found = |path: String, caps: &regex::Captures<'_>| {
+        let line = caps.name("line").and_then(|l| l.as_str().parse().ok());
+        let mention = Mention { path, line };
+        if seen.insert(mention.clone()) {
+            out.push(mention);
+        }
+    };
     let mut frames = 0;
     for line in text.lines() {
         if let Some(caps) = JVM_FRAME.captures(line) {
@@ -105,30 +112,14 @@ pub fn mentions(
             if frames <= MAX_FRAMES
                 && let Some(path) = jvm_frame(&caps, exists, ending)
             {
-                let line_no = caps.name("line").and_then(|l| l.as_str().parse().ok());
-                let mention = Mention {
-                    path,
-                    line: line_no,
-                };
-                if seen.insert(mention.clone()) {
-                    out.push(mention);
-                }
+                found(path, &caps);
             }
             continue;
         }
         for re in PATTERNS.iter() {
             for caps in re.captures_iter(line) {
-                let Some(path) = caps.name("path").and_then(|p| map_path(p.as_str(), exists))
-                else {
-                    continue;
-                };
-                let line_no = caps.name("line").and_then(|l| l.as_str().parse().ok());
-                let mention = Mention {
-                    path,
-                    line: line_no,
-                };
-                if seen.insert(mention.clone()) {
-                    out.push(mention);
+                if let Some(path) = caps.name("path").and_then(|p| map_path(p.as_str(), exists)) {
+                    found(path, &caps);
                 }
             }
         }

@@ -2,6 +2,21 @@
 
 use super::*;
 
+/// `n` unrelated files `lib/otherNN.ext`, each with the text `text` makes of its number: a tree
+/// large enough for word rarity to mean something.
+fn filler(n: usize, ext: &str, text: impl Fn(usize) -> String) -> Vec<(String, String)> {
+    (0..n)
+        .map(|i| (format!("lib/other{i:02}.{ext}"), text(i)))
+        .collect()
+}
+
+fn borrowed(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect()
+}
+
 fn corpus(files: &[(&str, &str)]) -> Corpus {
     Corpus::of_files(files.iter().map(|(p, t)| {
         (
@@ -253,18 +268,10 @@ fn names_meet_paths_in_every_convention() {
 
 #[test]
 fn a_c_source_passes_to_its_header_and_a_java_class_to_what_it_imports() {
-    let filler: Vec<(String, String)> = (0..30)
-        .map(|i| {
-            (
-                format!("lib/other{i:02}.c"),
-                format!("int other{i}(void) {{ return {i}; }}\n"),
-            )
-        })
-        .collect();
-    let mut files: Vec<(&str, &str)> = filler
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
+    let filler = filler(30, "c", |i| {
+        format!("int other{i}(void) {{ return {i}; }}\n")
+    });
+    let mut files = borrowed(&filler);
     files.extend([
         (
             "src/url.c",
@@ -563,18 +570,10 @@ fn a_very_large_header_the_history_edits_often_ranks_as_code() {
 
 #[test]
 fn the_barrel_that_re_exports_the_best_file_follows_it() {
-    let filler: Vec<(String, String)> = (0..30)
-        .map(|i| {
-            (
-                format!("lib/other{i:02}.ts"),
-                format!("export function other{i}() {{ return {i}; }}\n"),
-            )
-        })
-        .collect();
-    let mut files: Vec<(&str, &str)> = filler
-        .iter()
-        .map(|(p, t)| (p.as_str(), t.as_str()))
-        .collect();
+    let filler = filler(30, "ts", |i| {
+        format!("export function other{i}() {{ return {i}; }}\n")
+    });
+    let mut files = borrowed(&filler);
     files.extend([
         (
             "src/schemas/string.ts",
